@@ -1,0 +1,125 @@
+"""Command line: `lengthgen list | run | results | book | data`."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
+from lengthgen.experiments.base import PROFILE_HELP
+from lengthgen.models import MODELS
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import LocalExecutor, collect, sweep
+from lengthgen.tasks import TASKS
+
+
+def cmd_list(args) -> None:
+    catalog = {
+        "tasks": {name: (TASKS[name].__doc__ or "").strip().splitlines()[0] for name in TASKS},
+        "models": {name: (MODELS[name][1].__doc__ or "").strip().splitlines()[0] for name in MODELS},
+        "experiments": {name: {"chapter": e.chapter, "profiles": list(e.profiles), "description": e.description}
+                        for name, e in EXPERIMENTS.items()},
+        "profiles": PROFILE_HELP,
+    }
+    if args.json:
+        print(json.dumps(catalog, indent=1))
+        return
+    for section, entries in catalog.items():
+        print(f"{section}:")
+        for name, info in entries.items():
+            if isinstance(info, dict):
+                info = f"[chapter {info['chapter']}; profiles {', '.join(info['profiles'])}] {info['description']}"
+            print(f"  {name:14s} {info}")
+
+
+def summary(df: pd.DataFrame) -> str:
+    """Mean over seeds of each (task, variant, metric) by length, with the number of seeds."""
+    acc = df[df.metric.str.startswith("accuracy")]
+    if acc.empty:
+        return "(no results)"
+    table = acc.pivot_table(index=["task", "variant", "metric"], columns="length", values="value", aggfunc="mean")
+    seeds = acc.groupby(["task", "variant", "metric"]).seed.nunique().rename("seeds")
+    return table.round(1).join(seeds).to_string()
+
+
+def _write_out(df: pd.DataFrame, out: str | None) -> None:
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out, index=False)
+        print(f"wrote {len(df)} rows to {out}")
+
+
+def cmd_run(args) -> None:
+    experiment = EXPERIMENTS[args.experiment]
+    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    df = sweep(experiment, configs, ResultStore(args.results), args.profile, LocalExecutor(args.jobs))
+    print(summary(df))
+    _write_out(df, args.out)
+
+
+def cmd_results(args) -> None:
+    experiment = EXPERIMENTS[args.experiment]
+    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    store = ResultStore(args.results)
+    df = collect(experiment, configs, store, skip_missing=True)
+    missing = sum(store.status(experiment.name, c) == "missing" for c in configs)
+    print(summary(df))
+    print(f"{len(configs) - missing} of {len(configs)} {args.profile} runs stored in {args.results}")
+    _write_out(df, args.out)
+
+
+def cmd_book(args) -> None:
+    from lengthgen.book import build_book
+
+    build_book(profile=args.profile, chapter=args.chapter)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lengthgen", description="Length generalization, reproduced and extended.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("list", help="tasks, models, experiments (with chapters and profiles)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(fn=cmd_list)
+
+    for name, fn, text in (("run", cmd_run, "train and evaluate through the results store"),
+                           ("results", cmd_results, "export stored results without training")):
+        s = sub.add_parser(name, help=text)
+        s.add_argument("experiment", help=f"one of: {', '.join(EXPERIMENTS)}")
+        s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else "cpu")
+        s.add_argument("--seeds", help="e.g. 0-4 or 1,3,7 (default: the profile's seeds)")
+        s.add_argument("--results", default="results", help="results store folder (default: results)")
+        s.add_argument("--out", help="write the tidy results (one row per measurement) to this CSV")
+        if name == "run":
+            s.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
+            s.add_argument("--threads", type=int, help="torch threads in this process (default: torch's)")
+        s.set_defaults(fn=fn)
+
+    s = sub.add_parser("book", help="execute the chapter notebooks with papermill, then build the HTML book")
+    s.add_argument("--chapter", help="only this chapter (default: all)")
+    s.add_argument("--profile", choices=PROFILES, default="quick")
+    s.set_defaults(fn=cmd_book)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        if getattr(args, "jobs", 1) < 1:
+            raise LengthgenError(f"--jobs must be >= 1, got {args.jobs}")
+        args.fn(args)
+    except LengthgenError as exc:
+        print(f"lengthgen: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

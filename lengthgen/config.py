@@ -1,0 +1,36 @@
+"""Config hashing: a run's key is a hash of its config (minus non-result fields) and CACHE_VERSION."""
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+# Bump by hand whenever a code change alters the results of an unchanged config.
+CACHE_VERSION = 1
+
+
+def ignored(default: Any) -> Any:
+    """A dataclass field that does not change results (device, logging) and is left out of the key."""
+    return dataclasses.field(default=default, metadata={"affects_results": False})
+
+
+def config_dict(cfg: Any) -> dict:
+    """The config as plain JSON-able data (nested configs become dicts, tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+
+
+def _result_fields(cfg: Any) -> dict:
+    out = {}
+    for f in dataclasses.fields(cfg):
+        if not f.metadata.get("affects_results", True):
+            continue
+        value = getattr(cfg, f.name)
+        out[f.name] = _result_fields(value) if dataclasses.is_dataclass(value) else value
+    return out
+
+
+def config_key(cfg: Any) -> str:
+    """A 16-hex-digit key that changes iff a result-affecting field or CACHE_VERSION changes."""
+    payload = {"cache_version": CACHE_VERSION, "type": type(cfg).__name__, "config": _result_fields(cfg)}
+    text = json.dumps(payload, sort_keys=True, default=list)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,60 @@
+"""What an experiment is: named configs per profile, a function computing one config, and row labels."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.errors import LengthgenError
+
+PROFILES = ("smoke", "quick", "cpu", "full")
+PROFILE_HELP = {
+    "smoke": "seconds; exercises code paths in tests, proves nothing",
+    "quick": "the book build on a 2-core CPU (minutes per chapter), still testing the paper's claim",
+    "cpu": "the largest runs done here on CPU in the background, stored and committed",
+    "full": "the paper's own settings (seeds, steps); meant for a GPU or a long CPU run",
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named experiment of one chapter.
+
+    Attributes:
+        name: CLI name.
+        chapter: the book chapter (notebook name) it belongs to.
+        description: one line.
+        configs: (profile, seeds or None for the profile's default) -> list of run configs.
+        run: config -> tidy metrics DataFrame (length, metric, value).
+        labels: config -> {task, model, variant, seed} for the tidy table.
+        profiles: profiles this experiment defines.
+    """
+
+    name: str
+    chapter: str
+    description: str
+    configs: Callable[[str, tuple[int, ...] | None], list]
+    run: Callable[[object], pd.DataFrame]
+    labels: Callable[[object], dict]
+    profiles: tuple[str, ...] = PROFILES
+
+    def configs_for(self, profile: str, seeds: tuple[int, ...] | None = None) -> list:
+        """The configs of a profile; raises a clear error for an unknown profile."""
+        if profile not in self.profiles:
+            raise LengthgenError(f"unknown profile {profile!r} for {self.name}; valid: {', '.join(self.profiles)}")
+        return self.configs(profile, seeds)
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """"0-4" -> (0,1,2,3,4); "1,3,7" -> (1,3,7); "5" -> (5,). Raises LengthgenError on anything else."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            a, b = int(lo), int(hi) if hi else int(lo)
+            if a < 0 or b < a:
+                raise ValueError
+            seeds.extend(range(a, b + 1))
+    except ValueError:
+        raise LengthgenError(f"bad seeds {text!r}; valid: non-negative integers like '0-4', '1,3,7' or '5'") from None
+    return tuple(dict.fromkeys(seeds))

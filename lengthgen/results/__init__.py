@@ -1,0 +1,1 @@
+"""Results store keyed by config hash, and sweeps that fill it."""

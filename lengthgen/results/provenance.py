@@ -1,0 +1,41 @@
+"""Where a result came from: code version, library versions, machine, date."""
+
+import datetime
+import platform
+import subprocess
+from pathlib import Path
+
+import torch
+
+import lengthgen
+
+
+def git_commit() -> str:
+    """HEAD of the package's repository, with "+dirty" if tracked files differ; "unknown" outside git."""
+    root = Path(lengthgen.__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def device_name() -> str:
+    """The device results are computed on: the CUDA GPU's name, else the CPU with its thread count."""
+    if torch.cuda.is_available():
+        return f"cuda:{torch.cuda.get_device_name(0)}"
+    return f"cpu:{platform.machine()} x{torch.get_num_threads()} threads"
+
+
+def provenance() -> dict:
+    """Provenance fields stored in every results entry (wall time is added by the caller)."""
+    return {
+        "git_commit": git_commit(),
+        "lengthgen_version": lengthgen.__version__,
+        "torch_version": torch.__version__,
+        "python_version": platform.python_version(),
+        "device": device_name(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }

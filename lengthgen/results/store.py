@@ -1,0 +1,92 @@
+"""ResultStore: results/<experiment>/<key>/{config.json, metrics.csv, meta.json}, written atomically.
+
+An entry is written into a temporary sibling folder and renamed into place in one step, so a reader sees
+either nothing or a complete entry. A folder that fails validation (missing file, unparsable JSON/CSV,
+key that does not match its config) is "corrupt": `load` refuses it with a message naming it, and `save`
+moves it aside to `<key>.corrupt-<time>` before writing, so nothing is silently lost.
+"""
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from lengthgen.config import config_dict, config_key
+from lengthgen.errors import LengthgenError
+
+FILES = ("config.json", "metrics.csv", "meta.json")
+
+
+class CorruptEntry(LengthgenError):
+    """A results folder exists but cannot be trusted."""
+
+
+class ResultStore:
+    """Stores one entry per (experiment, config) under `root`.
+
+    Args:
+        root: the store's folder (created on first write).
+    """
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def path(self, experiment: str, cfg) -> Path:
+        return self.root / experiment / config_key(cfg)
+
+    def status(self, experiment: str, cfg) -> str:
+        """"missing", "complete" or "corrupt"."""
+        path = self.path(experiment, cfg)
+        if not path.exists():
+            return "missing"
+        try:
+            self._read(path)
+        except CorruptEntry:
+            return "corrupt"
+        return "complete"
+
+    def load(self, experiment: str, cfg) -> tuple[pd.DataFrame, dict]:
+        """(metrics, meta) of a complete entry; raises CorruptEntry (or LengthgenError if missing)."""
+        path = self.path(experiment, cfg)
+        if not path.exists():
+            raise LengthgenError(f"no stored result for {experiment} at {path}")
+        return self._read(path)
+
+    def save(self, experiment: str, cfg, metrics: pd.DataFrame, meta: dict) -> Path:
+        """Atomically write an entry, moving any corrupt entry with the same key aside first."""
+        path = self.path(experiment, cfg)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
+        tmp.mkdir()
+        try:
+            (tmp / "config.json").write_text(json.dumps(config_dict(cfg), indent=1, sort_keys=True))
+            metrics.to_csv(tmp / "metrics.csv", index=False)
+            (tmp / "meta.json").write_text(json.dumps({**meta, "key": path.name}, indent=1, sort_keys=True))
+            for f in FILES:  # make the contents durable before the rename publishes them
+                with open(tmp / f, "rb") as fh:
+                    os.fsync(fh.fileno())
+            if path.exists():
+                if self.status(experiment, cfg) == "complete":
+                    shutil.rmtree(tmp)
+                    return path  # another worker finished the same config first
+                path.rename(path.parent / f"{path.name}.corrupt-{int(time.time())}")
+            tmp.rename(path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return path
+
+    @staticmethod
+    def _read(path: Path) -> tuple[pd.DataFrame, dict]:
+        try:
+            json.loads((path / "config.json").read_text())
+            meta = json.loads((path / "meta.json").read_text())
+            metrics = pd.read_csv(path / "metrics.csv")
+        except (OSError, ValueError, pd.errors.ParserError) as exc:
+            raise CorruptEntry(f"corrupt results entry {path}: {exc}; delete it or re-run to recompute") from exc
+        if meta.get("key") != path.name or not {"length", "metric", "value"} <= set(metrics.columns):
+            raise CorruptEntry(f"corrupt results entry {path}: key or columns do not match; re-run to recompute")
+        return metrics, meta

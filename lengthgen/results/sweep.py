@@ -1,0 +1,89 @@
+"""Run an experiment's configs through the store: only missing/corrupt entries are computed.
+
+Execution goes through a tiny `Executor` interface (`map(fn, items)` yielding results as they finish), so a
+distributed backend can replace the local one without touching sweep logic.
+"""
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Protocol
+
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from lengthgen.results.provenance import provenance
+from lengthgen.results.store import ResultStore
+
+PROVENANCE_COLUMNS = ("profile", "git_commit", "lengthgen_version", "torch_version", "device", "date", "wall_seconds")
+
+
+class Executor(Protocol):
+    def map(self, fn: Callable, items: Iterable) -> Iterator: ...
+
+
+class LocalExecutor:
+    """Runs jobs in this process (jobs=1) or in `jobs` spawned worker processes sharing the CPU threads."""
+
+    def __init__(self, jobs: int = 1):
+        if jobs < 1:
+            raise ValueError(f"jobs must be >= 1, got {jobs}")
+        self.jobs = jobs
+
+    def map(self, fn: Callable, items: Iterable) -> Iterator:
+        items = list(items)
+        if self.jobs == 1 or len(items) <= 1:
+            yield from map(fn, items)
+            return
+        threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(self.jobs, mp_context=ctx, initializer=torch.set_num_threads,
+                                    initargs=(threads,)) as pool:
+            futures = [pool.submit(fn, item) for item in items]
+            for fut in cf.as_completed(futures):
+                yield fut.result()
+
+
+def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
+    """Compute one config and write its entry (executed in a worker; arguments are picklable)."""
+    from lengthgen.experiments import EXPERIMENTS
+
+    start = time.perf_counter()
+    metrics = EXPERIMENTS[experiment_name].run(cfg)
+    meta = {**provenance(), "profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
+    return str(ResultStore(root).save(experiment_name, cfg, metrics, meta))
+
+
+def sweep(experiment, configs: list, store: ResultStore, profile: str, executor: Executor | None = None,
+          progress: bool = True) -> pd.DataFrame:
+    """Compute every config not yet complete in `store`, then return all of them as one tidy DataFrame."""
+    todo = [c for c in configs if store.status(experiment.name, c) != "complete"]
+    job = partial(run_and_store, experiment.name, str(store.root), profile)
+    bar = tqdm(total=len(todo), desc=f"{experiment.name} ({len(configs) - len(todo)} stored)",
+               disable=not progress or not todo)
+    for _ in (executor or LocalExecutor()).map(job, todo):
+        bar.update()
+    bar.close()
+    return collect(experiment, configs, store)
+
+
+def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = False) -> pd.DataFrame:
+    """Tidy rows of stored configs: experiment, task, model, variant, seed, length, metric, value, provenance."""
+    frames = []
+    for cfg in configs:
+        if skip_missing and store.status(experiment.name, cfg) == "missing":
+            continue
+        metrics, meta = store.load(experiment.name, cfg)
+        labels = {"experiment": experiment.name, **experiment.labels(cfg)}
+        prov = {c: meta.get(c) for c in PROVENANCE_COLUMNS}
+        frames.append(metrics.assign(**labels, **prov, key=Path(store.path(experiment.name, cfg)).name))
+    if not frames:
+        return pd.DataFrame(columns=["experiment", "task", "model", "variant", "seed", "length", "metric", "value"])
+    df = pd.concat(frames, ignore_index=True)
+    first = ["experiment", "task", "model", "variant", "seed", "length", "metric", "value"]
+    return df[first + [c for c in df.columns if c not in first]]

@@ -1,0 +1,1 @@
+"""The one training loop, evaluation by length, and explicit seeding."""
