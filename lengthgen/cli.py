@@ -40,8 +40,9 @@ def summary(df: pd.DataFrame) -> str:
     acc = df[df.metric.str.startswith("accuracy")]
     if acc.empty:
         return "(no results)"
-    table = acc.pivot_table(index=["task", "variant", "metric"], columns="length", values="value", aggfunc="mean")
-    seeds = acc.groupby(["task", "variant", "metric"]).seed.nunique().rename("seeds")
+    index = [c for c in ("task", "setting", "variant", "metric") if c in acc.columns]
+    table = acc.pivot_table(index=index, columns="length", values="value", aggfunc="mean")
+    seeds = acc.groupby(index).seed.nunique().rename("seeds")
     return table.round(1).join(seeds).to_string()
 
 

@@ -105,3 +105,40 @@ VV_CURRICULUM = Experiment(
     run=run_probe,
     labels=probe_labels,
 )
+
+
+# What does the +LN effect depend on? Argmax retrieval only, paired baseline/+LN runs over a grid of
+# training length, item-MLP depth and training steps (not in the paper: our follow-up of its headline).
+FACTOR_PROFILES = {
+    "smoke": dict(max_lengths=(8, 16), item_layers=(1,), steps=(20,), seeds=(0, 1), lengths=(16, 64), samples=32,
+                  width=16, batch=16),
+    "cpu": dict(max_lengths=(16, 64), item_layers=(1, 3), steps=(1000, 4000), seeds=tuple(range(5)),
+                lengths=(16, 64, 256, 1024, 4096), samples=400, width=64, batch=128),
+}
+
+
+def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
+    p = FACTOR_PROFILES[profile]
+    return [
+        ProbeRun(task="argmax", seed=seed, model=ProbeConfig(width=p["width"], norm=norm, item_layers=layers),
+                 train=TrainConfig(steps=steps, batch_size=p["batch"], max_length=max_len),
+                 eval_lengths=p["lengths"], eval_samples=p["samples"])
+        for max_len in p["max_lengths"] for layers in p["item_layers"] for steps in p["steps"]
+        for seed in (seeds if seeds is not None else p["seeds"]) for norm in ("baseline", "ln")
+    ]
+
+
+def factor_labels(cfg: ProbeRun) -> dict:
+    setting = f"train N<={cfg.train.max_length}, item MLP {cfg.model.item_layers} layers, {cfg.train.steps} steps"
+    return {**probe_labels(cfg), "setting": setting}
+
+
+VV_FACTORS = Experiment(
+    name="vv-factors",
+    chapter="vanishing-variance",
+    description="argmax retrieval, baseline vs +LN across training length, item-MLP depth and steps",
+    configs=factor_configs,
+    run=run_probe,
+    labels=factor_labels,
+    profiles=tuple(FACTOR_PROFILES),
+)

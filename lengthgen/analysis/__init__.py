@@ -1,0 +1,1 @@
+"""Measurements on trained or synthetic models, statistics, and plotly figure builders."""

@@ -1,0 +1,29 @@
+"""Paired comparisons across seeds (the paper's test): mean difference and paired t-test p-value."""
+
+import pandas as pd
+from scipy import stats
+
+
+def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = "accuracy", metric_b: str | None = None,
+                      by: tuple[str, ...] = ("task", "length")) -> pd.DataFrame:
+    """Compare variant `b` against variant `a` seed by seed.
+
+    Args:
+        df: tidy results with columns variant, seed, metric, value and the `by` columns.
+        a, b: the variants compared (b - a).
+        metric_a, metric_b: the metrics compared (metric_b defaults to metric_a).
+
+    Returns:
+        One row per `by` group: mean_a, mean_b, diff (b - a), p_value (two-sided paired t-test), n (pairs).
+    """
+    metric_b = metric_b or metric_a
+    left = df[(df.variant == a) & (df.metric == metric_a)].set_index([*by, "seed"]).value.rename("a")
+    right = df[(df.variant == b) & (df.metric == metric_b)].set_index([*by, "seed"]).value.rename("b")
+    paired = pd.concat([left, right], axis=1, join="inner").reset_index()
+    rows = []
+    for key, g in paired.groupby(list(by)):
+        same = (g.a == g.b).all()
+        p = 1.0 if same else float(stats.ttest_rel(g.b, g.a).pvalue) if len(g) > 1 else float("nan")
+        rows.append({**dict(zip(by, key, strict=True)), "mean_a": g.a.mean(), "mean_b": g.b.mean(),
+                     "diff": g.b.mean() - g.a.mean(), "p_value": p, "n": len(g)})
+    return pd.DataFrame(rows)

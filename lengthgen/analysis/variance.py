@@ -1,0 +1,74 @@
+"""Vanishing variance: Proposition 1 simulated exactly, global statistics of attention outputs, log-log slopes."""
+
+import numpy as np
+import pandas as pd
+import torch
+
+from lengthgen.train.seeding import generator
+
+
+def loglog_slope(lengths, values) -> float:
+    """Least-squares slope of log(values) against log(lengths)."""
+    x, y = np.log(np.asarray(lengths, float)), np.log(np.asarray(values, float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def sample_counts(n_sequences: int, length: int, probs: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Token counts (n_sequences, V) of `length` i.i.d. draws from `probs`: exact multinomial, via binomials.
+
+    Without positional information an attention output depends on a sequence only through these counts,
+    so any length (2^20 included) costs V binomial draws per sequence.
+    """
+    counts = torch.zeros(n_sequences, len(probs), dtype=torch.float64)
+    left = torch.full((n_sequences,), float(length), dtype=torch.float64)
+    mass_left = 1.0
+    last = len(probs) - 1
+    for v, p in enumerate(probs.tolist()):
+        share = 1.0 if v == last else min(1.0, p / mass_left)
+        counts[:, v] = torch.binomial(left, torch.full_like(left, share), generator=gen)
+        left -= counts[:, v]
+        mass_left -= p
+    return counts
+
+
+def prop1_variance(lengths, vocab: int = 64, width: int = 16, n_sequences: int = 1000, temperature: float = 1.0,
+                   mean_zero: bool = True, seed: int = 0) -> pd.DataFrame:
+    """Variance over sequences of each attention-output component, for i.i.d. uniform tokens (Prop. 1).
+
+    A random attention module (token embeddings, W_Q, W_K, W_V ~ N(0, 1/width)) and a fixed random query;
+    `mean_zero` centres the values so E[W_V x] = 0 (the proposition's second assumption); `temperature`
+    divides the logits.
+
+    Returns:
+        DataFrame length, component, variance (one row per length x component).
+    """
+    g = generator(seed, "prop1")
+    scale = width**-0.5
+    emb = torch.randn(vocab, width, generator=g, dtype=torch.float64)
+    w_q, w_k, w_v = (torch.randn(width, width, generator=g, dtype=torch.float64) * scale for _ in range(3))
+    query = torch.randn(width, generator=g, dtype=torch.float64)
+    values = emb @ w_v  # V,D
+    if mean_zero:
+        values = values - values.mean(0)
+    logits = (emb @ w_k) @ (w_q.T @ query) * scale / temperature  # V
+    unnorm = (logits - logits.max()).exp()  # V
+    probs = torch.full((vocab,), 1.0 / vocab, dtype=torch.float64)
+    rows = []
+    for length in lengths:
+        weights = sample_counts(n_sequences, length, probs, g) * unnorm  # B,V: total attention mass per token
+        out = (weights @ values) / weights.sum(1, keepdim=True)  # B,D attention outputs
+        for d, var in enumerate(out.var(0).tolist()):
+            rows.append({"length": length, "component": d, "variance": var})
+    return pd.DataFrame(rows)
+
+
+def global_stats(outputs: torch.Tensor) -> dict:
+    """Paper's global statistics of attention outputs O (B, D), averaged over the B vectors.
+
+    Returns:
+        {"global_mean": mean over b of mu_b, "global_var": mean over b of sigma_b^2}, where mu_b and sigma_b^2
+        are the mean and (biased) variance of the D features of vector b.
+    """
+    mu = outputs.mean(-1)
+    var = (outputs - mu.unsqueeze(-1)).pow(2).mean(-1)
+    return {"global_mean": float(mu.mean()), "global_var": float(var.mean())}
