@@ -3,14 +3,17 @@
 import torch
 
 from lengthgen.models.hooks import capture
+from lengthgen.train.evaluate import sub_batches
 
 
 @torch.no_grad()
 def probe_internals(model, batch) -> dict[str, torch.Tensor]:
-    """Attention weights (B,N), outputs O (B,D) and normed outputs (B,D) of the probe on one batch."""
-    with capture(model, "hook_weights", "hook_out", "hook_normed") as rec:
-        model(batch)
-    return {"weights": rec["hook_weights"][0], "outputs": rec["hook_out"][0], "normed": rec["hook_normed"][0]}
+    """Attention weights (B,N), outputs O (B,D) and normed outputs (B,D) of the probe, in memory-bounded parts."""
+    names = {"weights": "hook_weights", "outputs": "hook_out", "normed": "hook_normed"}
+    with capture(model, *names.values()) as rec:
+        for part in sub_batches(batch, model.w_o.in_features):
+            model(part)
+    return {key: torch.cat(rec[hook]) for key, hook in names.items()}
 
 
 def top_k(weights: torch.Tensor, k: int) -> torch.Tensor:

@@ -22,8 +22,13 @@ def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = "accurac
     paired = pd.concat([left, right], axis=1, join="inner").reset_index()
     rows = []
     for key, g in paired.groupby(list(by)):
-        same = (g.a == g.b).all()
-        p = 1.0 if same else float(stats.ttest_rel(g.b, g.a).pvalue) if len(g) > 1 else float("nan")
+        d = g.b - g.a
+        if len(g) < 2:
+            p = float("nan")
+        elif d.nunique() == 1:  # no spread: the t statistic is 0/0 or ±inf
+            p = 1.0 if d.iloc[0] == 0 else 0.0
+        else:
+            p = float(stats.ttest_rel(g.b, g.a).pvalue)
         rows.append({**dict(zip(by, key, strict=True)), "mean_a": g.a.mean(), "mean_b": g.b.mean(),
                      "diff": g.b.mean() - g.a.mean(), "p_value": p, "n": len(g)})
     return pd.DataFrame(rows)

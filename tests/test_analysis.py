@@ -1,0 +1,75 @@
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy import stats as sps
+
+from lengthgen.analysis import compare, stats, variance
+from lengthgen.analysis.attention import top_k
+
+
+def test_loglog_slope_exact_on_power_law():
+    n = np.array([2, 4, 8, 16, 32])
+    assert variance.loglog_slope(n, 3.0 * n**-0.5) == pytest.approx(-0.5)
+
+
+def test_sample_counts_sum_to_length_and_match_probabilities():
+    probs = torch.tensor([0.5, 0.25, 0.125, 0.125], dtype=torch.float64)
+    counts = variance.sample_counts(4000, 1000, probs, torch.Generator().manual_seed(0))
+    assert torch.all(counts.sum(1) == 1000)
+    assert torch.allclose(counts.mean(0) / 1000, probs, atol=0.005)
+    # multinomial variance of one count: N p (1 - p) = 1000 * 0.5 * 0.5 = 250
+    assert counts[:, 0].var().item() == pytest.approx(250, rel=0.1)
+
+
+def test_prop1_variance_falls_like_one_over_n():
+    df = variance.prop1_variance([2**k for k in range(4, 15)], n_sequences=2000, seed=0)
+    curve = df.groupby("length").variance.mean()
+    assert variance.loglog_slope(curve.index, curve.values) == pytest.approx(-1.0, abs=0.05)
+
+
+def test_prop1_mean_zero_assumption_does_not_change_the_variance():
+    """Softmax averages are shift-equivariant: centring the values leaves Var(O_d) unchanged."""
+    a = variance.prop1_variance([4, 64, 1024], n_sequences=300, mean_zero=True, seed=3)
+    b = variance.prop1_variance([4, 64, 1024], n_sequences=300, mean_zero=False, seed=3)
+    np.testing.assert_allclose(a.variance, b.variance, rtol=1e-9)
+
+
+def test_global_stats_hand_computed():
+    out = torch.tensor([[1.0, 3.0], [0.0, 4.0]])  # means 2, 2; variances 1, 4
+    assert variance.global_stats(out) == {"global_mean": 2.0, "global_var": 2.5}
+
+
+def test_paired_comparison_matches_scipy():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(50, 5, 8), rng.normal(52, 5, 8)
+    df = pd.DataFrame({"task": "t", "length": 16, "metric": "accuracy", "seed": list(range(8)) * 2,
+                       "variant": ["x"] * 8 + ["y"] * 8, "value": np.concatenate([a, b])})
+    row = stats.paired_comparison(df, "x", "y").iloc[0]
+    assert row["diff"] == pytest.approx((b - a).mean())
+    assert row["p_value"] == pytest.approx(sps.ttest_rel(b, a).pvalue)
+    assert row["n"] == 8
+
+
+def test_paired_comparison_pairs_by_seed_not_by_order():
+    df = pd.DataFrame({"task": "t", "length": 16, "metric": "accuracy", "seed": [0, 1, 2, 2, 1, 0],
+                       "variant": ["x"] * 3 + ["y"] * 3, "value": [1.0, 2.0, 3.0, 4.0, 3.0, 2.0]})
+    row = stats.paired_comparison(df, "x", "y").iloc[0]
+    assert row["diff"] == pytest.approx(1.0) and row["p_value"] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("pd_,pp,od,op,expected", [
+    (2.0, 0.01, 1.0, 0.01, "reproduced"),
+    (2.0, 0.01, -1.0, 0.01, "not reproduced (opposite sign)"),
+    (2.0, 0.01, 1.0, 0.30, "inconclusive (ours not significant)"),
+    (0.1, 0.60, 0.0, 0.90, "reproduced (no difference)"),
+    (0.1, 0.60, 3.0, 0.001, "not reproduced (we find a difference)"),
+])
+def test_verdict_rules(pd_, pp, od, op, expected):
+    assert compare.verdict(pd_, pp, od, op) == expected
+
+
+def test_top_k_sorted():
+    w = torch.tensor([[0.1, 0.6, 0.3]])
+    assert torch.equal(top_k(w, 2), torch.tensor([[0.6, 0.3]]))
+    assert top_k(w, 10).shape == (1, 3)

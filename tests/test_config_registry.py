@@ -1,0 +1,63 @@
+from dataclasses import replace
+
+import pytest
+
+from lengthgen import config
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments import EXPERIMENTS, parse_seeds
+from lengthgen.experiments.vanishing_variance import ProbeRun
+from lengthgen.registry import Registry
+from lengthgen.train.loop import TrainConfig
+
+
+def test_key_is_stable_and_sensitive_to_result_fields_only():
+    cfg = ProbeRun(task="argmax", seed=0)
+    assert config.config_key(cfg) == config.config_key(ProbeRun(task="argmax", seed=0))
+    assert config.config_key(cfg) != config.config_key(replace(cfg, seed=1))
+    assert config.config_key(cfg) != config.config_key(replace(cfg, train=TrainConfig(steps=10)))
+    assert config.config_key(cfg) == config.config_key(replace(cfg, progress=True))  # display only
+    assert config.config_key(cfg) == config.config_key(replace(cfg, train=TrainConfig(progress=False)))
+
+
+def test_key_changes_with_cache_version(monkeypatch):
+    cfg = ProbeRun(task="argmax", seed=0)
+    before = config.config_key(cfg)
+    monkeypatch.setattr(config, "CACHE_VERSION", config.CACHE_VERSION + 1)
+    assert config.config_key(cfg) != before
+
+
+def test_configs_are_frozen_and_hashable():
+    cfg = ProbeRun(task="argmax", seed=0)
+    assert hash(cfg) == hash(ProbeRun(task="argmax", seed=0))
+    with pytest.raises(AttributeError):
+        cfg.seed = 3
+
+
+def test_registry_error_names_valid_entries():
+    reg = Registry("widget", {"a": 1, "b": 2})
+    assert reg["a"] == 1 and list(reg) == ["a", "b"] and len(reg) == 2
+    with pytest.raises(LengthgenError, match=r"unknown widget 'c'; valid: a, b"):
+        reg["c"]
+
+
+@pytest.mark.parametrize("text,seeds", [("0-4", (0, 1, 2, 3, 4)), ("1,3,7", (1, 3, 7)), ("5", (5,)),
+                                        ("2-3,3,9", (2, 3, 9))])
+def test_parse_seeds(text, seeds):
+    assert parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["x", "4-2", "-1", "1,,2", ""])
+def test_parse_seeds_rejects(text):
+    with pytest.raises(LengthgenError, match="bad seeds"):
+        parse_seeds(text)
+
+
+def test_profiles_pair_variants_by_seed():
+    configs = EXPERIMENTS["vv-retrieval"].configs_for("cpu")
+    assert len(configs) == 2 * 20 * 3
+    for task in ("argmax", "dictionary"):
+        for seed in range(20):
+            norms = {c.model.norm for c in configs if c.task == task and c.seed == seed}
+            assert norms == {"baseline", "ln", "std"}
+    with pytest.raises(LengthgenError, match="valid: smoke, cpu"):
+        EXPERIMENTS["vv-factors"].configs_for("quick")

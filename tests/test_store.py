@@ -1,0 +1,103 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lengthgen.experiments import EXPERIMENTS
+from lengthgen.experiments.vanishing_variance import ProbeRun
+from lengthgen.results.store import CorruptEntry, ResultStore
+from lengthgen.results.sweep import LocalExecutor, collect, sweep
+
+CFG = ProbeRun(task="argmax", seed=0)
+METRICS = pd.DataFrame({"length": [16, 32], "metric": ["accuracy"] * 2, "value": [99.0, 80.5]})
+
+
+def test_roundtrip_and_no_temporary_left(tmp_path):
+    store = ResultStore(tmp_path)
+    assert store.status("exp", CFG) == "missing"
+    path = store.save("exp", CFG, METRICS, {"date": "today"})
+    metrics, meta = store.load("exp", CFG)
+    pd.testing.assert_frame_equal(metrics, METRICS)
+    assert meta["date"] == "today" and meta["key"] == path.name
+    assert json.loads((path / "config.json").read_text())["seed"] == 0
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+    assert store.status("exp", CFG) == "complete"
+
+
+@pytest.mark.parametrize("damage", ["truncate_meta", "delete_metrics", "wrong_key", "bad_columns"])
+def test_corrupt_entries_are_detected_refused_and_kept_aside(tmp_path, damage):
+    store = ResultStore(tmp_path)
+    path = store.save("exp", CFG, METRICS, {})
+    if damage == "truncate_meta":
+        (path / "meta.json").write_text('{"key": ')
+    elif damage == "delete_metrics":
+        (path / "metrics.csv").unlink()
+    elif damage == "wrong_key":
+        (path / "meta.json").write_text(json.dumps({"key": "0000"}))
+    else:
+        (path / "metrics.csv").write_text("a,b\n1,2\n")
+    assert store.status("exp", CFG) == "corrupt"
+    with pytest.raises(CorruptEntry, match=str(path)):
+        store.load("exp", CFG)
+    store.save("exp", CFG, METRICS, {"again": True})  # recompute replaces it; the damaged folder is kept aside
+    assert store.load("exp", CFG)[1]["again"] is True
+    assert len(list(path.parent.glob(f"{path.name}.corrupt-*"))) == 1
+
+
+def test_sweep_computes_only_missing_and_collects_tidy_rows(tmp_path):
+    exp = EXPERIMENTS["vv-retrieval"]
+    configs = exp.configs_for("smoke", (0,))
+    store = ResultStore(tmp_path)
+    store.save(exp.name, configs[0], METRICS, {"profile": "smoke", "marker": 1})
+    df = sweep(exp, configs, store, "smoke", progress=False)
+    assert store.load(exp.name, configs[0])[1]["marker"] == 1  # not recomputed
+    assert {"experiment", "task", "model", "variant", "seed", "length", "metric", "value", "git_commit", "device",
+            "date", "wall_seconds", "torch_version", "profile"} <= set(df.columns)
+    assert df.key.nunique() == len(configs) == 4
+    assert set(df.variant) == {"baseline", "ln"}
+
+
+def test_parallel_sweep_matches_serial(tmp_path):
+    exp = EXPERIMENTS["vv-retrieval"]
+    configs = exp.configs_for("smoke", (0,))
+    serial = sweep(exp, configs, ResultStore(tmp_path / "a"), "smoke", progress=False)
+    parallel = sweep(exp, configs, ResultStore(tmp_path / "b"), "smoke", LocalExecutor(2), progress=False)
+    cols = ["key", "length", "metric", "value"]
+    pd.testing.assert_frame_equal(serial[cols], parallel[cols])
+
+
+def test_sweep_killed_with_sigkill_resumes_only_unfinished(tmp_path):
+    """Kill a sweep after its first entries are written; the rerun keeps them and computes the rest."""
+    root = tmp_path / "store"
+    cmd = [sys.executable, "-m", "lengthgen.cli", "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0-4",
+           "--results", str(root)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    folder = root / "vv-retrieval"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(folder.glob("[!.]*"))) < 3:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = {p.name: (p / "meta.json").read_text() for p in folder.iterdir() if not p.name.startswith(".")}
+    total = len(EXPERIMENTS["vv-retrieval"].configs_for("smoke", tuple(range(5))))
+    assert 3 <= len(done) < total, "the kill should land mid-sweep"
+    for leftover in folder.glob(".*"):  # a temporary folder from the killed write is never read as an entry
+        assert ".tmp-" in leftover.name
+    subprocess.run(cmd, check=True, capture_output=True)
+    after = {p.name: (p / "meta.json").read_text() for p in folder.iterdir() if not p.name.startswith(".")}
+    assert len(after) == total
+    assert all(after[k] == v for k, v in done.items())  # finished runs were not recomputed
+    exp = EXPERIMENTS["vv-retrieval"]
+    assert collect(exp, exp.configs_for("smoke", tuple(range(5))), ResultStore(root)).key.nunique() == total
+
+
+def test_store_paths_are_per_experiment(tmp_path):
+    store = ResultStore(tmp_path)
+    assert store.path("a", CFG).parent.name == "a" and store.path("a", CFG).name == store.path("b", CFG).name
+    assert Path(store.path("a", CFG)).name.isalnum()
