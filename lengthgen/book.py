@@ -16,8 +16,8 @@ from lengthgen.experiments.base import PROFILES
 from lengthgen.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
+CELL_TIMEOUT = 1800  # seconds per notebook cell: a hung kernel fails the build instead of blocking it
 CHAPTERS = Registry("chapter", {"vanishing-variance": "notebooks/vanishing-variance.ipynb"})
-EXECUTED = ROOT / "book" / "chapters"
 
 
 def plotly_js() -> Path:
@@ -30,35 +30,57 @@ def plotly_js() -> Path:
     return path
 
 
-def execute_chapter(chapter: str, profile: str, out_dir: Path = EXECUTED, results_dir: str | None = None) -> Path:
-    """Run one chapter notebook with papermill; returns the executed copy's path."""
+def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str | None = None) -> Path:
+    """Run one chapter notebook with papermill (figures in book mode); returns the executed copy's path."""
     import papermill
 
     source = ROOT / CHAPTERS[chapter]
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
-    params = {"profile": profile}
-    if results_dir:
-        params["results_dir"] = results_dir
-    os.environ[BOOK_ENV] = "1"
+    params = {"profile": profile, **({"results_dir": results_dir} if results_dir else {})}
+    previous = os.environ.get(BOOK_ENV)
+    os.environ[BOOK_ENV] = "1"  # inherited by the kernel
     start = time.perf_counter()
-    papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT), kernel_name="python3",
-                               progress_bar=False)
-    print(f"executed {chapter} ({profile}) in {time.perf_counter() - start:.0f} s -> {target.relative_to(ROOT)}")
+    try:
+        papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT),
+                                   kernel_name="python3", progress_bar=False, execution_timeout=CELL_TIMEOUT)
+    finally:
+        if previous is None:
+            os.environ.pop(BOOK_ENV)
+        else:
+            os.environ[BOOK_ENV] = previous
+    print(f"executed {chapter} ({profile}) in {time.perf_counter() - start:.0f} s -> {target}")
     return target
 
 
-def build_book(profile: str = "quick", chapter: str | None = None) -> Path:
-    """Execute the chapters (one, or all) and build the HTML book; returns the path of index.html."""
+def build_book(profile: str = "quick", chapter: str | None = None, root: Path = ROOT,
+               results_dir: str | None = None) -> Path:
+    """Execute the chapters (one, or all) into root/book/chapters and build the HTML book in root/_build.
+
+    Args:
+        profile: sizes of the live runs.
+        chapter: only this chapter (the others keep their last executed copy).
+        root: the book root (the repository; tests pass a scratch copy).
+        results_dir: results store for the live runs (default: the notebook's own, _build/results).
+
+    Returns:
+        The path of the built index.html.
+    """
     if profile not in PROFILES:
         raise LengthgenError(f"unknown profile {profile!r}; valid: {', '.join(PROFILES)}")
-    for name in [chapter] if chapter else list(CHAPTERS):
-        execute_chapter(name, profile)
-    static = ROOT / "book" / "_static"
+    names = [chapter] if chapter else list(CHAPTERS)
+    for name in names:
+        CHAPTERS[name]  # unknown chapter: fail before any work
+    for name in names:
+        execute_chapter(name, profile, root / "book" / "chapters", results_dir)
+    missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / Path(CHAPTERS[n]).name).exists()]
+    if missing:
+        raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
+    static = root / "book" / "_static"
     static.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), static / "plotly.min.js")
     jb = Path(sys.executable).parent / "jupyter-book"
-    subprocess.run([str(jb), "build", str(ROOT), "--quiet"], check=True)
-    index = ROOT / "_build" / "html" / "index.html"
+    subprocess.run([str(jb), "build", str(root), "--quiet"], check=True)
+    index = root / "_build" / "html" / "index.html"
     print(f"book built: open file://{index}")
     return index

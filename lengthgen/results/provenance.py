@@ -37,5 +37,5 @@ def provenance() -> dict:
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),
         "device": device_name(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }

@@ -1,0 +1,20 @@
+"""Every chapter notebook executes end to end with papermill in the smoke profile."""
+
+import json
+
+import pytest
+
+from lengthgen.book import CHAPTERS, execute_chapter
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
+def test_chapter_executes_in_smoke_profile(chapter, tmp_path):
+    out = execute_chapter(chapter, "smoke", tmp_path / "executed", results_dir=str(tmp_path / "results"))
+    cells = json.loads(out.read_text())["cells"]
+    outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
+    assert not [o for o in outputs if o["output_type"] == "error"]
+    html = ["".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {})]
+    figures = [h for h in html if "Plotly.newPlot" in h]
+    assert len(figures) >= 7  # figures render as plotly divs for the book ...
+    assert not any("cdn.plot.ly" in h or len(h) > 3_000_000 for h in figures)  # ... without plotly.js inside

@@ -1,0 +1,77 @@
+import json
+
+import pandas as pd
+import pytest
+
+from lengthgen.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_list_json_names_tasks_models_experiments(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    catalog = json.loads(out)
+    assert code == 0
+    assert {"argmax", "dictionary"} <= set(catalog["tasks"])
+    assert catalog["experiments"]["vv-retrieval"]["chapter"] == "vanishing-variance"
+    assert "smoke" in catalog["experiments"]["vv-retrieval"]["profiles"]
+
+
+def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
+    store, out1, out2 = tmp_path / "store", tmp_path / "run.csv", tmp_path / "export.csv"
+    code, out, _ = run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),
+                       "--out", str(out1))
+    assert code == 0 and "accuracy" in out
+    df = pd.read_csv(out1)
+    for col in ["experiment", "task", "model", "variant", "seed", "length", "metric", "value", "git_commit",
+                "torch_version", "device", "date", "wall_seconds", "profile"]:
+        assert col in df.columns
+    assert set(df.seed) == {0} and set(df.length) == {16, 64}
+    code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0-1",
+                       "--results", str(store), "--out", str(out2))
+    assert code == 0 and "4 of 8 smoke runs stored" in out
+    pd.testing.assert_frame_equal(pd.read_csv(out2), df)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["run", "nope", "--profile", "smoke"], "unknown experiment 'nope'; valid: vv-retrieval"),
+    (["run", "vv-retrieval", "--profile", "smoke", "--seeds", "1-x"], "bad seeds '1-x'"),
+    (["run", "vv-retrieval", "--profile", "smoke", "--jobs", "0"], "--jobs must be >= 1"),
+    (["run", "vv-factors", "--profile", "quick"], "unknown profile 'quick' for vv-factors; valid: smoke, cpu"),
+    (["results", "nope"], "unknown experiment 'nope'"),
+])
+def test_bad_input_one_message_nonzero_exit_nothing_written(tmp_path, capsys, argv, message):
+    code, out, err = run(capsys, *argv, "--results", str(tmp_path / "store"), "--out", str(tmp_path / "o.csv"))
+    assert code == 2
+    assert message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_profile_is_rejected_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "vv-retrieval", "--profile", "huge"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'huge'" in capsys.readouterr().err
+
+
+def test_corrupt_entry_is_reported_and_kept(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store))[0] == 0
+    entry = sorted((store / "vv-retrieval").iterdir())[0]
+    (entry / "metrics.csv").write_text("garbage\n\x00")
+    code, _, err = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0",
+                       "--results", str(store), "--out", str(tmp_path / "o.csv"))
+    assert code == 2 and f"corrupt results entry {entry}" in err
+    assert not (tmp_path / "o.csv").exists() and (entry / "metrics.csv").read_text() == "garbage\n\x00"
+    # `run` recomputes it and keeps the damaged folder aside
+    assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store))[0] == 0
+    assert len(list((store / "vv-retrieval").glob("*.corrupt-*"))) == 1
+
+
+def test_book_rejects_unknown_chapter(capsys):
+    code, _, err = run(capsys, "book", "--chapter", "nope")
+    assert code == 2 and "unknown chapter 'nope'; valid: vanishing-variance" in err
