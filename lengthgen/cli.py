@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | run | results | book | data`."""
+"""Command line: `lengthgen list | run | results | book | bench`."""
 
 import argparse
 import json
@@ -82,6 +82,12 @@ def cmd_book(args) -> None:
     build_book(profile=args.profile, chapter=args.chapter)
 
 
+def cmd_bench(args) -> None:
+    from lengthgen.bench import bench
+
+    print(bench(train_steps=args.steps).to_string(index=False))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lengthgen", description="Length generalization, reproduced and extended.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -107,6 +113,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--chapter", help="only this chapter (default: all)")
     s.add_argument("--profile", choices=PROFILES, default="quick")
     s.set_defaults(fn=cmd_book)
+
+    s = sub.add_parser("bench", help="training and evaluation throughput on this machine")
+    s.add_argument("--steps", type=int, default=200, help="training steps timed per task")
+    s.set_defaults(fn=cmd_bench)
     return p
 
 

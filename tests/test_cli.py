@@ -75,3 +75,15 @@ def test_corrupt_entry_is_reported_and_kept(tmp_path, capsys):
 def test_book_rejects_unknown_chapter(capsys):
     code, _, err = run(capsys, "book", "--chapter", "nope")
     assert code == 2 and "unknown chapter 'nope'; valid: vanishing-variance" in err
+
+
+
+def test_bench_reports_rates(capsys, monkeypatch):
+    import functools
+
+    import lengthgen.bench
+
+    small = functools.partial(lengthgen.bench.bench, eval_lengths=(64,), eval_sets=2)
+    monkeypatch.setattr(lengthgen.bench, "bench", small)
+    code, out, _ = run(capsys, "bench", "--steps", "5")
+    assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out

@@ -1,0 +1,11 @@
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ruff_clean():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "lengthgen", "tests", "book/_ext"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
