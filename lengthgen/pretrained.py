@@ -96,7 +96,7 @@ def first_layer_outputs(model: torch.nn.Module, ids: torch.Tensor, position: int
 def text_ids(tokenizer) -> torch.Tensor:
     """Token ids of an English text shipped with CPython (the Python reference manual's topics)."""
     text = "\n".join(pydoc_data.topics.topics.values())
-    return torch.tensor(tokenizer(text, add_special_tokens=False)["input_ids"])
+    return torch.tensor(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
 
 def std_by_length(model, tokenizer, lengths, n_sequences: int = 100, seed: int = 0, strategies=STRATEGIES,

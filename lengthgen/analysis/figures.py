@@ -77,5 +77,5 @@ def topk_heatmap(weights: np.ndarray, variants: list[str], lengths: list[int], t
     for i, name in enumerate(variants):
         fig.layout.annotations[i].text = name
     for step, n in zip(fig.layout.sliders[0].steps, lengths, strict=True):
-        step.label = f"N={n}"
+        step.label = str(n)
     return fig.update_layout(height=480)

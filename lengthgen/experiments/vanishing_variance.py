@@ -123,8 +123,10 @@ def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun
         ProbeRun(task="argmax", seed=seed, model=ProbeConfig(width=p["width"], norm=norm, item_layers=layers),
                  train=TrainConfig(steps=steps, batch_size=p["batch"], max_length=max_len),
                  eval_lengths=p["lengths"], eval_samples=p["samples"])
+        # seeds outermost: a partly finished sweep already covers every setting with a few seeds
+        for seed in (seeds if seeds is not None else p["seeds"])
         for max_len in p["max_lengths"] for layers in p["item_layers"] for steps in p["steps"]
-        for seed in (seeds if seeds is not None else p["seeds"]) for norm in ("baseline", "ln")
+        for norm in ("baseline", "ln")
     ]
 
 
