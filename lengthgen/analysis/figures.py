@@ -12,10 +12,15 @@ from lengthgen.analysis.variance import loglog_slope
 BOOK_ENV = "LENGTHGEN_BOOK"  # set by `lengthgen book`: figures become plain divs using the book's plotly.js
 
 
+def in_book() -> bool:
+    """True while `lengthgen book` executes a chapter (no live user, no widgets)."""
+    return bool(os.environ.get(BOOK_ENV))
+
+
 def show(fig: go.Figure) -> None:
     """Display a figure: in the book build as an HTML div without plotly.js inside (the book serves plotly.js
     once from _static); in a live notebook with plotly's default renderer."""
-    if os.environ.get(BOOK_ENV):
+    if in_book():
         from IPython.display import HTML, display
 
         display(HTML(fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})))
