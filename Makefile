@@ -31,4 +31,4 @@ bench: setup
 	$(VENV)/bin/lengthgen bench
 
 clean:
-	rm -rf _build book/chapters book/_static/plotly.min.js
+	rm -rf _build book/chapters

@@ -76,7 +76,7 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
     missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / Path(CHAPTERS[n]).name).exists()]
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
-    static = root / "book" / "_static"
+    static = root / "_build" / "static"  # a build artifact, kept out of the source tree
     static.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), static / "plotly.min.js")
     jb = Path(sys.executable).parent / "jupyter-book"
