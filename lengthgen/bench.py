@@ -27,7 +27,7 @@ def bench(train_steps: int = 200, eval_lengths=(2**14, 2**16, 2**20), eval_sets:
             continue
         for n in eval_lengths:
             start = time.perf_counter()
-            accuracy_by_length(model, task, [n], eval_sets, seed=0, width=64, adaptive_too=True, progress=False)
+            accuracy_by_length(model, task, [n], eval_sets, seed=0, adaptive_too=True, progress=False)
             projected = (time.perf_counter() - start) * 1000 / eval_sets
             rows.append({"what": "evaluate argmax (plain + adaptive)", "N": n,
                          "measured": f"{eval_sets} sets", "rate": f"{projected:.0f} s per 1,000 sets",

@@ -11,7 +11,7 @@ def probe_internals(model, batch) -> dict[str, torch.Tensor]:
     """Attention weights (B,N), outputs O (B,D) and normed outputs (B,D) of the probe, in memory-bounded parts."""
     names = {"weights": "hook_weights", "outputs": "hook_out", "normed": "hook_normed"}
     with capture(model, *names.values()) as rec:
-        for part in sub_batches(batch, model.w_o.in_features):
+        for part in sub_batches(batch, model.width):
             model(part)
     return {key: torch.cat(rec[hook]) for key, hook in names.items()}
 

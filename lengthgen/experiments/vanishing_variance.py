@@ -3,7 +3,6 @@
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
-import torch
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
@@ -41,9 +40,8 @@ def train_probe(cfg: ProbeRun) -> tuple[AttentionProbe, object, dict]:
 
 def run_probe(cfg: ProbeRun) -> pd.DataFrame:
     """Train, then accuracy (plain and adaptive-temperature softmax) at every evaluation length."""
-    torch.set_grad_enabled(True)
     model, task, stats = train_probe(cfg)
-    df = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed, cfg.model.width,
+    df = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed,
                             adaptive_too=True, progress=cfg.progress)
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": "final_train_loss", "value": stats["loss"]}])
     return pd.concat([df, loss], ignore_index=True)

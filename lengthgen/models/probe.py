@@ -74,6 +74,11 @@ class AttentionProbe(nn.Module):
         self.hook_out = HookPoint()  # B,D attention output O (before the norm)
         self.hook_normed = HookPoint()  # B,D norm(O)
 
+    @property
+    def width(self) -> int:
+        """D, the width of the attention output (evaluation sizes its sub-batches by it)."""
+        return self.w_o.in_features
+
     def _features(self, batch: SetBatch) -> tuple[torch.Tensor, torch.Tensor]:
         """Item features (B,N,F) and query vectors (B,Dq)."""
         if self.query_kind == "learned":

@@ -24,9 +24,9 @@ def sub_batches(batch, width: int):
 
 @torch.no_grad()
 def accuracy_by_length(
-    model, task, lengths, n_samples: int, seed: int, width: int, adaptive_too: bool = False, progress: bool = True
+    model, task, lengths, n_samples: int, seed: int, adaptive_too: bool = False, progress: bool = True
 ) -> pd.DataFrame:
-    """Accuracy of `model.predict(batch, modes)` on `n_samples` test sets per length.
+    """Accuracy of `model.predict(batch, modes)` on `n_samples` test sets per length (sub-batched by `model.width`).
 
     Returns:
         DataFrame with columns length, metric ("accuracy" or "accuracy_adaptive"), value (in %).
@@ -37,7 +37,7 @@ def accuracy_by_length(
     for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
         batch = test_set(task, length, n_samples, seed)
         correct = dict.fromkeys([m for m, _ in modes], 0)
-        for part in sub_batches(batch, width):
+        for part in sub_batches(batch, model.width):
             preds = model.predict(part, tuple(adaptive for _, adaptive in modes))
             for (metric, _), pred in zip(modes, preds, strict=True):
                 correct[metric] += int((pred == part.target).sum())
