@@ -40,6 +40,8 @@ def summary(df: pd.DataFrame) -> str:
     acc = df[df.metric.str.startswith("accuracy")]
     if acc.empty:
         return "(no results)"
+    if acc.length.dtype == object:  # split names ("iid", "15", ...): keep them as text
+        acc = acc.assign(length=acc.length.astype(str))
     index = [c for c in ("task", "setting", "variant", "metric") if c in acc.columns]
     table = acc.pivot_table(index=index, columns="length", values="value", aggfunc="mean")
     seeds = acc.groupby(index).seed.nunique().rename("seeds")
@@ -67,6 +69,7 @@ def cmd_run(args) -> None:
 
 def cmd_results(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
+    args.profile = args.profile or experiment.stored_profile
     configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
     store = ResultStore(args.results)
     df = collect(experiment, configs, store, skip_missing=True)
@@ -100,7 +103,8 @@ def parser() -> argparse.ArgumentParser:
                            ("results", cmd_results, "export stored results without training")):
         s = sub.add_parser(name, help=text)
         s.add_argument("experiment", help=f"one of: {', '.join(EXPERIMENTS)}")
-        s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else "cpu")
+        s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else None,
+                       help="default: quick for run; for results, the experiment's stored profile (cpu or full)")
         s.add_argument("--seeds", help="e.g. 0-4 or 1,3,7 (default: the profile's seeds)")
         s.add_argument("--results", default="results", help="results store folder (default: results)")
         s.add_argument("--out", help="write the tidy results (one row per measurement) to this CSV")

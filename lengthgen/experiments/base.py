@@ -25,9 +25,11 @@ class Experiment:
         chapter: the book chapter (notebook name) it belongs to.
         description: one line.
         configs: (profile, seeds or None for the profile's default) -> list of run configs.
-        run: config -> tidy metrics DataFrame (length, metric, value).
+        run: config -> tidy metrics DataFrame (length, metric, value), or (metrics, model state dict) when
+            `checkpoint` is set.
         labels: config -> {task, model, variant, seed} for the tidy table.
         profiles: profiles this experiment defines.
+        checkpoint: whether `run` also returns a state dict for the store to keep (as model.pt, not committed).
     """
 
     name: str
@@ -37,6 +39,12 @@ class Experiment:
     run: Callable[[object], pd.DataFrame]
     labels: Callable[[object], dict]
     profiles: tuple[str, ...] = PROFILES
+    checkpoint: bool = False
+
+    @property
+    def stored_profile(self) -> str:
+        """The profile whose results are committed: cpu where defined, else full."""
+        return "cpu" if "cpu" in self.profiles else "full"
 
     def configs_for(self, profile: str, seeds: tuple[int, ...] | None = None) -> list:
         """The configs of a profile; raises a clear error for an unknown profile."""

@@ -13,11 +13,13 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import torch
 
 from lengthgen.config import config_dict, config_key
 from lengthgen.errors import LengthgenError
 
 FILES = ("config.json", "metrics.csv", "meta.json")
+CHECKPOINT = "model.pt"  # optional; gitignored
 
 
 class CorruptEntry(LengthgenError):
@@ -55,8 +57,8 @@ class ResultStore:
             raise LengthgenError(f"no stored result for {experiment} at {path}")
         return self._read(path)
 
-    def save(self, experiment: str, cfg, metrics: pd.DataFrame, meta: dict) -> Path:
-        """Atomically write an entry, moving any corrupt entry with the same key aside first."""
+    def save(self, experiment: str, cfg, metrics: pd.DataFrame, meta: dict, checkpoint: dict | None = None) -> Path:
+        """Atomically write an entry (plus `model.pt` if a state dict is given), moving a corrupt one aside first."""
         path = self.path(experiment, cfg)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
@@ -64,8 +66,11 @@ class ResultStore:
         try:
             (tmp / "config.json").write_text(json.dumps(config_dict(cfg), indent=1, sort_keys=True))
             metrics.to_csv(tmp / "metrics.csv", index=False)
+            if checkpoint is not None:
+                torch.save(checkpoint, tmp / CHECKPOINT)
             (tmp / "meta.json").write_text(json.dumps({**meta, "key": path.name}, indent=1, sort_keys=True))
-            for f in FILES:  # make the contents durable before the rename publishes them
+            written = FILES + ((CHECKPOINT,) if checkpoint is not None else ())
+            for f in written:  # make the contents durable before the rename publishes them
                 with open(tmp / f, "rb") as fh:
                     os.fsync(fh.fileno())
             if path.exists():
@@ -78,6 +83,14 @@ class ResultStore:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return path
+
+    def load_checkpoint(self, experiment: str, cfg) -> dict:
+        """The state dict kept with a complete entry (loaded with weights_only=True)."""
+        self.load(experiment, cfg)
+        path = self.path(experiment, cfg) / CHECKPOINT
+        if not path.is_file():
+            raise LengthgenError(f"no checkpoint in {path.parent} (checkpoints are not committed; re-run to create)")
+        return torch.load(path, weights_only=True)
 
     @staticmethod
     def _read(path: Path) -> tuple[pd.DataFrame, dict]:

@@ -54,9 +54,11 @@ def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
     from lengthgen.experiments import EXPERIMENTS
 
     start = time.perf_counter()
-    metrics = EXPERIMENTS[experiment_name].run(cfg)
+    experiment = EXPERIMENTS[experiment_name]
+    result = experiment.run(cfg)
+    metrics, state = result if experiment.checkpoint else (result, None)
     meta = {**provenance(), "profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
-    return str(ResultStore(root).save(experiment_name, cfg, metrics, meta))
+    return str(ResultStore(root).save(experiment_name, cfg, metrics, meta, checkpoint=state))
 
 
 def sweep(experiment, configs: list, store: ResultStore, profile: str, executor: Executor | None = None,

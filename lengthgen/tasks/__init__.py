@@ -2,13 +2,38 @@
 
 from lengthgen.registry import Registry
 from lengthgen.tasks.base import SetBatch
+from lengthgen.tasks.cfq import Cfq
+from lengthgen.tasks.copying import (
+    Copy,
+    DeDupe,
+    InvReCopy,
+    InvReverseReCopy,
+    PosRetrieve,
+    ReCopy,
+    ReverseCopy,
+    ReverseReCopy,
+)
+from lengthgen.tasks.lookup import Lookup, ReverseLookup
 from lengthgen.tasks.retrieval import ArgmaxRetrieval, DictionaryLookup
+from lengthgen.tasks.scan import Scan
 
 TASKS = Registry(
     "task",
     {
         "argmax": ArgmaxRetrieval,
         "dictionary": DictionaryLookup,
+        "copy": Copy,
+        "reverse_copy": ReverseCopy,
+        "lookup": Lookup,
+        "reverse_lookup": ReverseLookup,
+        "recopy": ReCopy,
+        "reverse_recopy": ReverseReCopy,
+        "inv_recopy": InvReCopy,
+        "inv_reverse_recopy": InvReverseReCopy,
+        "dedupe": DeDupe,
+        "posretrieve": PosRetrieve,
+        "scan": Scan,
+        "cfq": Cfq,
     },
 )
 

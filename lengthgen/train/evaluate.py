@@ -1,13 +1,18 @@
-"""Accuracy by length, computed in memory-bounded sub-batches, returned as a tidy DataFrame."""
+"""Evaluation: set-task accuracy by length (memory-bounded sub-batches, tidy DataFrame); seq2seq exact match and
+edit distance of greedy decoding, and the teacher-forced exact match used as the dev metric."""
 
 import pandas as pd
 import torch
+from rapidfuzz.distance import Levenshtein
 from tqdm.auto import tqdm
 
+from lengthgen.tasks.seq2seq import EOS, PAD, Seq2SeqBatch
 from lengthgen.train.seeding import generator
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
 ELEMENT_BUDGET = 2**26
+DECODE_BATCH = 500  # seq2seq examples decoded together
+DECODE_MARGIN = 10  # greedy decoding stops at the longest target + this many steps
 
 
 def test_set(task, length: int, n_samples: int, seed: int):
@@ -43,3 +48,45 @@ def accuracy_by_length(
                 correct[metric] += int((pred == part.target).sum())
         rows += [{"length": length, "metric": m, "value": 100.0 * c / n_samples} for m, c in correct.items()]
     return pd.DataFrame(rows)
+
+
+def strip(ids: torch.Tensor) -> list[list[int]]:
+    """Rows of token ids cut before their first <eos> (or <pad>)."""
+    out = []
+    for row in ids.tolist():
+        cut = next((i for i, tok in enumerate(row) if tok in (EOS, PAD)), len(row))
+        out.append(row[:cut])
+    return out
+
+
+@torch.no_grad()
+def teacher_forced_accuracy(model, batch: Seq2SeqBatch) -> float:
+    """% of examples whose every target token (incl. <eos>) is the argmax under teacher forcing (the public code's
+    dev metric)."""
+    model.eval()
+    pred = model.teacher_forced(batch).argmax(-1)  # (B, T)
+    valid = batch.tgt != PAD
+    return 100.0 * float(((pred == batch.tgt) | ~valid).all(dim=1).float().mean())
+
+
+@torch.no_grad()
+def greedy_outputs(model, batch: Seq2SeqBatch, margin: int = DECODE_MARGIN) -> list[list[int]]:
+    """Greedy predictions (ids, cut at <eos>), decoding at most (longest target + margin) steps."""
+    model.eval()
+    return strip(model.greedy(batch, int(batch.tgt_len.max()) + margin))
+
+
+def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, progress: bool = False) -> dict:
+    """Exact-match accuracy (%) and mean token edit distance of greedy decoding on `examples`.
+
+    Returns:
+        {"accuracy": ..., "edit_distance": ..., "predictions": list of predicted token lists}.
+    """
+    preds: list[list[int]] = []
+    for start in tqdm(range(0, len(examples), batch_size), desc="decode", disable=not progress, leave=False):
+        preds += greedy_outputs(model, task.batch(examples[start: start + batch_size]))
+    golds = [task.vocab.encode(t) for _, t in examples]
+    exact = sum(p == g for p, g in zip(preds, golds, strict=True))
+    dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
+    return {"accuracy": 100.0 * exact / len(examples), "edit_distance": dist / len(examples),
+            "predictions": [task.vocab.decode(p) for p in preds]}

@@ -1,6 +1,10 @@
-"""The only training loop: Adam on task batches of random length, optional length curriculum, tqdm progress."""
+"""Training: one update step shared by the step-based loop (set tasks, fresh batches every step) and the epoch-based
+loop (seq2seq tasks: a fixed training set, dev-based lr halving, early stopping, best checkpoint kept).
+"""
 
+import copy
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -29,6 +33,17 @@ class TrainConfig:
         return max(self.min_length, round(self.min_length + frac * (self.max_length - self.min_length)))
 
 
+def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: float | None = None) -> float:
+    """One gradient step on `model.loss(batch)` (gradient norm clipped to `clip` if given); returns the loss."""
+    loss = model.loss(batch)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    opt.step()
+    return loss.item()
+
+
 def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train") -> dict:
     """Train `model` (anything with `.loss(batch)`) in place on `task`; lengths ~ U{min..cap(step)}.
 
@@ -43,13 +58,64 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     for step in bar:
         cap = cfg.length_cap(step)
         length = int(torch.randint(cfg.min_length, cap + 1, (1,), generator=gen))
-        loss = model.loss(task.sample(cfg.batch_size, length, gen))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+        loss = update(model, opt, task.sample(cfg.batch_size, length, gen))
+        running = loss if running is None else 0.98 * running + 0.02 * loss
         if step % every == 0:
             losses.append(running)
             bar.set_postfix(loss=f"{running:.3f}", refresh=False)
     model.eval()
     return {"loss": running, "seconds": time.perf_counter() - start, "losses": losses}
+
+
+@dataclass(frozen=True)
+class EpochConfig:
+    """How a seq2seq model is trained (defaults: the public code of Chowdhury & Caragea 2023)."""
+
+    epochs: int = 100  # maximum number of passes over the training set
+    batch_size: int = 32  # examples per step
+    lr: float = 1e-3  # AdamW learning rate (weight decay 0)
+    clip: float = 5.0  # gradient-norm clip
+    plateau: int = 4  # halve the lr after this many epochs without a new best dev score
+    patience: int = 50  # stop after this many epochs without a new best dev score
+    progress: bool = ignored(True)  # show a tqdm bar (does not change results)
+
+
+def train_epochs(model: torch.nn.Module, examples: Sequence, collate: Callable, dev_score: Callable[[], float],
+                 cfg: EpochConfig, gen: torch.Generator, desc: str = "train") -> dict:
+    """Train on `examples` (reshuffled every epoch, batched by `collate`), keep the weights of the best dev epoch.
+
+    Args:
+        dev_score: evaluates the model (in eval mode) on the dev set; higher is better.
+
+    Returns:
+        {"epochs", "best_epoch", "best_dev", "seconds", "history": [(epoch, mean loss, dev score, lr), ...]}.
+    """
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0, fused=True)
+    best, best_state, best_epoch, since_best, since_lr = -float("inf"), None, -1, 0, 0
+    history, start = [], time.perf_counter()
+    bar = tqdm(range(cfg.epochs), desc=desc, disable=not cfg.progress, leave=False)
+    for epoch in bar:
+        model.train()
+        order = torch.randperm(len(examples), generator=gen).tolist()
+        losses = [update(model, opt, collate([examples[i] for i in order[k: k + cfg.batch_size]]), cfg.clip)
+                  for k in range(0, len(order), cfg.batch_size)]
+        model.eval()
+        score = dev_score()
+        lr = opt.param_groups[0]["lr"]
+        history.append((epoch, sum(losses) / len(losses), score, lr))
+        if score > best:
+            best, best_epoch, since_best, since_lr = score, epoch, 0, 0
+            best_state = copy.deepcopy(model.state_dict())
+        else:
+            since_best, since_lr = since_best + 1, since_lr + 1
+            if since_lr >= cfg.plateau:
+                for group in opt.param_groups:
+                    group["lr"] = lr / 2
+                since_lr = 0
+            if since_best >= cfg.patience:
+                break
+        bar.set_postfix(loss=f"{history[-1][1]:.3f}", dev=f"{score:.1f}", best=f"{best:.1f}", refresh=False)
+    model.load_state_dict(best_state)
+    model.eval()
+    return {"epochs": len(history), "best_epoch": best_epoch, "best_dev": best,
+            "seconds": time.perf_counter() - start, "history": history}

@@ -1,0 +1,106 @@
+"""SCAN (Lake & Baroni 2018) generated from its grammar, with the length split and the official line format.
+
+Grammar (all 20,910 commands):
+    C -> S and S | S after S | S          S -> V twice | V thrice | V
+    V -> X opposite dir | X around dir | D | U     (X: a primitive U or turn)
+    D -> U dir | turn dir                 U -> walk | look | run | jump        dir -> left | right
+Length split: train = commands whose action sequence has <= 22 actions (16,990), test = >= 24 actions (3,920).
+We hold out 10% of the train commands (seeded) as the dev set used for early stopping.
+"""
+
+import itertools
+from collections.abc import Iterable
+
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.tasks.seq2seq import Example, Seq2SeqTask, Split
+from lengthgen.train.seeding import generator
+
+PRIMITIVES = {"walk": "I_WALK", "look": "I_LOOK", "run": "I_RUN", "jump": "I_JUMP"}
+DIRECTIONS = {"left": "I_TURN_LEFT", "right": "I_TURN_RIGHT"}
+WORDS = tuple(PRIMITIVES) + ("turn",) + tuple(DIRECTIONS) + ("opposite", "around", "twice", "thrice", "and", "after")
+ACTIONS = tuple(PRIMITIVES.values()) + tuple(DIRECTIONS.values())
+MAX_TRAIN_ACTIONS, MIN_TEST_ACTIONS = 22, 24
+DEV_FRACTION = 0.1
+
+
+def _verbs() -> list[tuple[str, ...]]:
+    """Every V phrase as a word tuple."""
+    units = list(PRIMITIVES) + ["turn"]
+    out: list[tuple[str, ...]] = []
+    for x, d in itertools.product(units, DIRECTIONS):
+        out += [(x, "opposite", d), (x, "around", d)]
+    out += [(x, d) for x, d in itertools.product(units, DIRECTIONS)]
+    return out + [(u,) for u in PRIMITIVES]
+
+
+def commands() -> list[tuple[str, ...]]:
+    """All 20,910 SCAN commands, in a fixed order."""
+    sentences = [v + m for v in _verbs() for m in ((), ("twice",), ("thrice",))]
+    pairs = [a + (conj,) + b for a in sentences for b in sentences for conj in ("and", "after")]
+    return sentences + pairs
+
+
+def interpret(command: Iterable[str]) -> tuple[str, ...]:
+    """The action sequence of a command (raises LengthgenError for a word sequence outside the grammar)."""
+    words = tuple(command)
+    for conj in ("and", "after"):
+        if conj in words:
+            i = words.index(conj)
+            first, second = interpret(words[:i]), interpret(words[i + 1:])
+            return first + second if conj == "and" else second + first
+    if words and words[-1] in ("twice", "thrice"):
+        return interpret(words[:-1]) * (2 if words[-1] == "twice" else 3)
+    if len(words) == 1 and words[0] in PRIMITIVES:
+        return (PRIMITIVES[words[0]],)
+    if len(words) in (2, 3) and words[0] in (*PRIMITIVES, "turn") and words[-1] in DIRECTIONS:
+        base = (PRIMITIVES[words[0]],) if words[0] in PRIMITIVES else ()
+        turn = (DIRECTIONS[words[-1]],)
+        if len(words) == 2:
+            return turn + base
+        if words[1] == "opposite":
+            return turn + turn + base
+        if words[1] == "around":
+            return (turn + base) * 4
+    raise LengthgenError(f"not a SCAN command: {' '.join(words)!r}")
+
+
+def to_line(example: Example) -> str:
+    """The official `IN: <command> OUT: <actions>` format."""
+    return f"IN: {' '.join(example[0])} OUT: {' '.join(example[1])}"
+
+
+def from_line(line: str) -> Example:
+    """Parse one official-format line; raises LengthgenError naming the problem."""
+    if not line.startswith("IN: ") or " OUT: " not in line:
+        raise LengthgenError(f"not a SCAN line (expected 'IN: ... OUT: ...'): {line[:80]!r}")
+    command, actions = line[4:].split(" OUT: ", 1)
+    return tuple(command.split()), tuple(actions.split())
+
+
+class Scan(Seq2SeqTask):
+    """SCAN length split.
+
+    Examples:
+        jump twice after walk left -> I_TURN_LEFT I_WALK I_JUMP I_JUMP
+    """
+
+    name = "scan"
+    tokens = WORDS + ACTIONS
+
+    def __init__(self, data_seed: int = 0):
+        super().__init__(data_seed)
+        pairs = [(c, interpret(c)) for c in commands()]
+        train = [p for p in pairs if len(p[1]) <= MAX_TRAIN_ACTIONS]
+        order = torch.randperm(len(train), generator=generator(data_seed, "scan/dev")).tolist()
+        n_dev = round(DEV_FRACTION * len(train))
+        self._splits = {
+            "train": [train[i] for i in order[n_dev:]],
+            "dev": [train[i] for i in order[:n_dev]],
+            "test": [p for p in pairs if len(p[1]) >= MIN_TEST_ACTIONS],
+        }
+        self.splits = {k: Split(0, 0, len(v)) for k, v in self._splits.items()}
+
+    def examples(self, split: str, n: int | None = None) -> list[Example]:
+        return self._splits[split][: self.count(split, n)]

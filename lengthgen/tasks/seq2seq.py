@@ -1,0 +1,147 @@
+"""What every sequence-to-sequence task shares: a vocabulary, named splits, seeded unique examples, padded batches."""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.train.seeding import generator
+
+SPECIALS = ("<pad>", "<sos>", "<eos>", "<unk>")
+PAD, SOS, EOS, UNK = range(4)
+
+Example = tuple[tuple[str, ...], tuple[str, ...]]  # (source tokens, target tokens without <eos>)
+
+
+class Vocab:
+    """Token <-> id map: the four specials first (ids 0-3), then the task's tokens in the given order."""
+
+    def __init__(self, tokens: Sequence[str]):
+        self.tokens = SPECIALS + tuple(t for t in tokens if t not in SPECIALS)
+        self.ids = {t: i for i, t in enumerate(self.tokens)}
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def encode(self, tokens: Sequence[str]) -> list[int]:
+        return [self.ids.get(t, UNK) for t in tokens]
+
+    def decode(self, ids: Sequence[int]) -> list[str]:
+        """Ids -> tokens, cut before the first <eos> (padding after it is dropped)."""
+        out = []
+        for i in ids:
+            if i == EOS:
+                break
+            out.append(self.tokens[i])
+        return out
+
+
+@dataclass(frozen=True)
+class Seq2SeqBatch:
+    """B padded examples.
+
+    Attributes:
+        src: (B, S) source ids, <pad>-padded.
+        src_len: (B,) source lengths.
+        tgt: (B, T) target ids ending in <eos>, <pad>-padded.
+        tgt_len: (B,) target lengths including <eos>.
+    """
+
+    src: torch.Tensor
+    src_len: torch.Tensor
+    tgt: torch.Tensor
+    tgt_len: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return self.src.shape[0]
+
+    def slice(self, start: int, stop: int) -> "Seq2SeqBatch":
+        return Seq2SeqBatch(self.src[start:stop], self.src_len[start:stop], self.tgt[start:stop],
+                            self.tgt_len[start:stop])
+
+
+def collate(examples: Sequence[Example], vocab: Vocab) -> Seq2SeqBatch:
+    """Encode and pad a list of examples; targets get <eos> appended."""
+    src = [vocab.encode(s) for s, _ in examples]
+    tgt = [vocab.encode(t) + [EOS] for _, t in examples]
+
+    def pad(rows):
+        out = torch.full((len(rows), max(map(len, rows))), PAD, dtype=torch.long)
+        for i, row in enumerate(rows):
+            out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        return out, torch.tensor([len(r) for r in rows], dtype=torch.long)
+
+    (s, sl), (t, tl) = pad(src), pad(tgt)
+    return Seq2SeqBatch(s, sl, t, tl)
+
+
+@dataclass(frozen=True)
+class Split:
+    """How one split is drawn: a length range (inclusive) and a number of unique examples."""
+
+    min_length: int
+    max_length: int
+    size: int
+
+
+class Seq2SeqTask:
+    """Base class: subclasses set `name`, `tokens`, `splits` and implement `draw(length, gen)`.
+
+    `length` is the task's length unit (for the copy family: number of digits of the underlying sequence).
+    """
+
+    name: str = ""
+    tokens: tuple[str, ...] = ()
+    splits: dict[str, Split] = {}
+    train_split, dev_split = "train", "dev"
+
+    def __init__(self, data_seed: int = 0):
+        self.data_seed = data_seed
+        self.vocab = Vocab(self.tokens)
+
+    @property
+    def test_splits(self) -> tuple[str, ...]:
+        return tuple(s for s in self.splits if s not in (self.train_split, self.dev_split))
+
+    def draw(self, length: int, gen: torch.Generator) -> Example:
+        raise NotImplementedError
+
+    def count(self, split: str, n: int | None) -> int:
+        """Validate (split, n); returns n, defaulting to the split's size."""
+        if split not in self.splits:
+            raise LengthgenError(f"unknown split {split!r} for {self.name}; valid: {', '.join(self.splits)}")
+        size = self.splits[split].size
+        n = size if n is None else n
+        if not 1 <= n <= size:
+            raise LengthgenError(f"n={n} for {self.name}/{split}; valid: 1..{size}")
+        return n
+
+    def examples(self, split: str, n: int | None = None) -> list[Example]:
+        """The first `n` (default: the split's size) unique examples of `split`, the same for the same data_seed."""
+        n = self.count(split, n)
+        spec = self.splits[split]
+        return unique_draws(lambda g: self.draw(int(torch.randint(spec.min_length, spec.max_length + 1, (1,),
+                                                                  generator=g)), g),
+                            n, generator(self.data_seed, f"{self.name}/{split}"), f"{self.name}/{split}")
+
+    def batch(self, examples: Sequence[Example]) -> Seq2SeqBatch:
+        return collate(examples, self.vocab)
+
+
+def unique_draws(draw: Callable[[torch.Generator], Example], n: int, gen: torch.Generator, what: str) -> list[Example]:
+    """Draw until `n` distinct examples exist (in first-drawn order); fails clearly if the space is too small."""
+    seen: dict[Example, None] = {}
+    tries = 0
+    while len(seen) < n:
+        seen.setdefault(draw(gen), None)
+        tries += 1
+        if tries > 50 * n + 1000:
+            raise LengthgenError(f"{what}: only {len(seen)} distinct examples found for n={n}")
+    return list(seen)
+
+
+def digits(length: int, gen: torch.Generator) -> list[int]:
+    """`length` uniform random digits 0-9."""
+    return torch.randint(0, 10, (length,), generator=gen).tolist()
