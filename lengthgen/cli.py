@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | run | results | book | bench`."""
+"""Command line: `lengthgen list | data | run | results | book | bench`."""
 
 import argparse
 import json
@@ -14,6 +14,9 @@ from lengthgen.models import MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
 from lengthgen.tasks import TASKS
+from lengthgen.tasks.seq2seq import Seq2SeqTask
+
+DATA_FORMATS = ("txt", "jsonl", "scan")
 
 
 def cmd_list(args) -> None:
@@ -33,6 +36,36 @@ def cmd_list(args) -> None:
             if isinstance(info, dict):
                 info = f"[chapter {info['chapter']}; profiles {', '.join(info['profiles'])}] {info['description']}"
             print(f"  {name:14s} {info}")
+
+
+def cmd_data(args) -> None:
+    cls = TASKS[args.task]
+    sequence_tasks = [n for n in TASKS if issubclass(TASKS[n], Seq2SeqTask)]
+    if not issubclass(cls, Seq2SeqTask):
+        raise LengthgenError(f"task {args.task!r} has no fixed splits; valid: {', '.join(sequence_tasks)}")
+    if args.task == "cfq":
+        if not args.cfq_root:
+            raise LengthgenError("cfq needs --cfq-root DIR (a user-supplied copy; CFQ is never downloaded)")
+        task = cls(args.cfq_root, data_seed=args.data_seed)
+    else:
+        task = cls(data_seed=args.data_seed)
+    examples = task.examples(args.split, args.n)
+    lines = [format_example(e, args.format) for e in examples]
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("".join(line + "\n" for line in lines))
+        print(f"wrote {len(lines)} {task.name}/{args.split} examples to {args.out}", file=sys.stderr)
+    else:
+        print("\n".join(lines))
+
+
+def format_example(example, fmt: str) -> str:
+    """One example as a line: txt (source TAB target), jsonl, or scan (the official IN:/OUT: format)."""
+    from lengthgen.tasks.scan import to_line
+
+    src, tgt = (" ".join(side) for side in example)
+    return {"txt": lambda: f"{src}\t{tgt}", "jsonl": lambda: json.dumps({"source": src, "target": tgt}),
+            "scan": lambda: to_line(example)}[fmt]()
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -88,7 +121,7 @@ def cmd_book(args) -> None:
 def cmd_bench(args) -> None:
     from lengthgen.bench import bench
 
-    print(bench(train_steps=args.steps).to_string(index=False))
+    print(bench(args.suite, train_steps=args.steps).to_string(index=False))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -98,6 +131,17 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("list", help="tasks, models, experiments (with chapters and profiles)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(fn=cmd_list)
+
+    s = sub.add_parser("data", help="print or write the examples of a task's split")
+    s.add_argument("task", help="a sequence task, e.g. copy, recopy, lookup, scan, cfq")
+    s.add_argument("--split", default="train", help="split name (default train; `lengthgen list` shows tasks)")
+    s.add_argument("--n", type=int, help="number of examples (default: the whole split)")
+    s.add_argument("--format", choices=DATA_FORMATS, default="txt",
+                   help="txt: source<TAB>target; jsonl; scan: the official 'IN: ... OUT: ...' lines")
+    s.add_argument("--data-seed", type=int, default=0, help="seed of the generated data (default 0)")
+    s.add_argument("--cfq-root", help="folder with the official CFQ release (for task cfq)")
+    s.add_argument("--out", help="write to this file instead of printing")
+    s.set_defaults(fn=cmd_data)
 
     for name, fn, text in (("run", cmd_run, "train and evaluate through the results store"),
                            ("results", cmd_results, "export stored results without training")):
@@ -119,7 +163,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_book)
 
     s = sub.add_parser("bench", help="training and evaluation throughput on this machine")
-    s.add_argument("--steps", type=int, default=200, help="training steps timed per task")
+    s.add_argument("--suite", choices=("all", "vv", "mla"), default="all",
+                   help="vv: attention probe; mla: GRU seq2seq per mechanism (default all)")
+    s.add_argument("--steps", type=int, default=200, help="vv: training steps timed per task")
     s.set_defaults(fn=cmd_bench)
     return p
 

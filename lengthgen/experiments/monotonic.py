@@ -80,7 +80,7 @@ def run_seq2seq(cfg: Seq2SeqRun) -> tuple[pd.DataFrame, dict]:
     """Train, evaluate; returns (metrics, model state dict) — the store keeps the state dict as a checkpoint."""
     model, task, stats = train_seq2seq(cfg)
     train_rows = pd.DataFrame([{"length": "train", "metric": k, "value": stats[k]}
-                               for k in ("epochs", "best_epoch", "best_dev", "seconds")])
+                               for k in ("epochs", "best_epoch", "best_dev")])
     return pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True), model.state_dict()
 
 
@@ -92,7 +92,7 @@ def seq2seq_labels(cfg: Seq2SeqRun) -> dict:
 # chapter's appendix); full is the paper's protocol (the whole generated data, 100 epochs, 5 seeds).
 PROFILE_SIZES = {
     "smoke": dict(epochs=1, train_size=64, dev_size=32, eval_size=16, seeds=(0,), tasks=2, mechanisms=2),
-    "quick": dict(epochs=3, train_size=None, dev_size=500, eval_size=200, seeds=(0,), tasks=None, mechanisms=None),
+    "quick": dict(epochs=6, train_size=2000, dev_size=300, eval_size=200, seeds=(0,), tasks=None, mechanisms=None),
     "full": dict(epochs=100, train_size=None, dev_size=None, eval_size=None, seeds=(0, 1, 2, 3, 4), tasks=None,
                  mechanisms=None),
 }

@@ -157,6 +157,9 @@ class CrossAttention(nn.Module):
         self.mixer = nn.Linear(d, 1) if spec.mix else None
         self.value = nn.Sequential(nn.Linear(d, d), nn.LeakyReLU(), nn.Linear(d, d))
         self.weights = HookPoint()  # (B, S) attention weights of each step
+        for m in self.modules():  # Glorot-uniform weights for every projection, as in the public code
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_uniform_(m.weight)
 
     def prepare(self, memory: Memory, max_steps: int) -> dict:
         """Per-sequence precomputation for up to `max_steps` steps; returns the step state."""

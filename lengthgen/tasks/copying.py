@@ -154,7 +154,12 @@ class PosRetrieve(_DigitTask):
 
     def draw(self, length, gen):
         x = digits(length, gen)
-        tgt: list[str] = []
-        for i in x:
-            tgt += [str(i), ":", str(x[i]) if i < len(x) else "n/a", ";"]
-        return tokens(x), tuple(tgt)
+        return tokens(x), posretrieve(x)
+
+
+def posretrieve(x: list[int]) -> tuple[str, ...]:
+    """PosRetrieve's target for the digits x."""
+    out: list[str] = []
+    for i in x:
+        out += [str(i), ":", str(x[i]) if i < len(x) else "n/a", ";"]
+    return tuple(out)
