@@ -25,7 +25,7 @@ test: setup chromium
 	$(PY) -m pytest
 
 lint: setup
-	$(VENV)/bin/ruff check lengthgen tests
+	$(VENV)/bin/ruff check lengthgen tests book/_ext notebooks
 
 bench: setup
 	$(VENV)/bin/lengthgen bench

@@ -17,7 +17,10 @@ from lengthgen.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_TIMEOUT = 1800  # seconds per notebook cell: a hung kernel fails the build instead of blocking it
-CHAPTERS = Registry("chapter", {"vanishing-variance": "notebooks/vanishing-variance.ipynb"})
+CHAPTERS = Registry("chapter", {
+    "monotonic-attention": "notebooks/monotonic-attention.ipynb",
+    "vanishing-variance": "notebooks/vanishing-variance.ipynb",
+})
 
 
 def plotly_js() -> Path:

@@ -10,7 +10,7 @@ import pandas as pd
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
 from lengthgen.experiments.base import PROFILE_HELP
-from lengthgen.models import MODELS
+from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
 from lengthgen.tasks import TASKS
@@ -23,6 +23,9 @@ def cmd_list(args) -> None:
     catalog = {
         "tasks": {name: (TASKS[name].__doc__ or "").strip().splitlines()[0] for name in TASKS},
         "models": {name: (MODELS[name][1].__doc__ or "").strip().splitlines()[0] for name in MODELS},
+        "cross-attention mechanisms (gru_seq2seq)": {
+            name: ", ".join(k if v == "yes" else f"{k}={v}" for k, v in spec.describe().items() if v)
+            for name, spec in CROSS_ATTENTION.items()},
         "experiments": {name: {"chapter": e.chapter, "profiles": list(e.profiles), "description": e.description}
                         for name, e in EXPERIMENTS.items()},
         "profiles": PROFILE_HELP,

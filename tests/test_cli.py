@@ -74,7 +74,7 @@ def test_corrupt_entry_is_reported_and_kept(tmp_path, capsys):
 
 def test_book_rejects_unknown_chapter(capsys):
     code, _, err = run(capsys, "book", "--chapter", "nope")
-    assert code == 2 and "unknown chapter 'nope'; valid: vanishing-variance" in err
+    assert code == 2 and "unknown chapter 'nope'; valid: monotonic-attention, vanishing-variance" in err
 
 
 
@@ -83,7 +83,50 @@ def test_bench_reports_rates(capsys, monkeypatch):
 
     import lengthgen.bench
 
-    small = functools.partial(lengthgen.bench.bench, eval_lengths=(64,), eval_sets=2)
-    monkeypatch.setattr(lengthgen.bench, "bench", small)
+    probe = functools.partial(lengthgen.bench.bench_probe, eval_lengths=(64,), eval_sets=2)
+    seq2seq = functools.partial(lengthgen.bench.bench_seq2seq, train_batches=2, decode_samples=8, length=15)
+    monkeypatch.setattr(lengthgen.bench, "bench_probe", probe)
+    monkeypatch.setattr(lengthgen.bench, "bench_seq2seq", seq2seq)
     code, out, _ = run(capsys, "bench", "--steps", "5")
     assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out
+    assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
+
+
+def test_data_prints_and_writes_examples(tmp_path, capsys):
+    code, out, _ = run(capsys, "data", "recopy", "--split", "15", "--n", "2")
+    lines = out.strip().split("\n")
+    assert code == 0 and len(lines) == 2 and all(len(line.split("\t")[0].split()) == 15 for line in lines)
+    code, out, _ = run(capsys, "data", "scan", "--split", "test", "--n", "3", "--format", "scan")
+    assert code == 0 and all(line.startswith("IN: ") and " OUT: " in line for line in out.strip().split("\n"))
+    target = tmp_path / "d" / "lookup.jsonl"
+    code, _, err = run(capsys, "data", "lookup", "--split", "11", "--n", "5", "--format", "jsonl", "--out", str(target))
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert code == 0 and len(rows) == 5 and all(len(r["source"].split()) == 11 for r in rows) and "wrote 5" in err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["data", "nope"], "unknown task 'nope'; valid: argmax"),
+    (["data", "argmax"], "task 'argmax' has no fixed splits; valid: copy"),
+    (["data", "copy", "--split", "50"], "unknown split '50' for copy; valid: train, dev, iid, 15, 30, 100"),
+    (["data", "copy", "--n", "0"], "n=0 for copy/train; valid: 1..10000"),
+    (["data", "cfq"], "cfq needs --cfq-root DIR"),
+    (["results", "mla-main", "--profile", "cpu"], "unknown profile 'cpu' for mla-main; valid: smoke, quick, full"),
+])
+def test_data_and_mla_bad_input(tmp_path, capsys, argv, message):
+    out_file = tmp_path / "o.txt"
+    code, out, err = run(capsys, *argv, "--out", str(out_file))
+    assert code == 2 and message in err and err.count("\n") == 1 and not out_file.exists()
+
+
+def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys):
+    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.experiments.monotonic import build
+    from lengthgen.results.store import ResultStore
+
+    code, out, _ = run(capsys, "run", "mla-ablations", "--profile", "smoke", "--results", str(tmp_path))
+    assert code == 0 and "onestep_no_sigmoid" in out
+    store, configs = ResultStore(tmp_path), EXPERIMENTS["mla-ablations"].configs_for("smoke")
+    metrics, meta = store.load("mla-ablations", configs[0])
+    assert {"accuracy", "edit_distance", "epochs", "best_dev"} <= set(metrics.metric) and meta["profile"] == "smoke"
+    _, model = build(configs[0])
+    model.load_state_dict(store.load_checkpoint("mla-ablations", configs[0]))

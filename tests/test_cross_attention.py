@@ -104,7 +104,7 @@ def test_direction_gate_reverses_the_values():
         state = attn.prepare(mem, 3)
         ctx, _ = attn.step(torch.zeros(1, D), 0, state)
         source = mem.enc[0, 1] if forward else mem.enc[0, 5]  # first token, or last token (before END)
-        assert torch.allclose(ctx[0], attn.value(source), atol=1e-4)
+        assert torch.allclose(ctx[0], attn.value(source), atol=2e-3)  # neighbours keep weights ~1e-4
 
 
 def test_locattn_reference_and_locattn_s_first_step():
@@ -149,3 +149,16 @@ def test_relative_and_rope_scores_depend_on_distance_only():
         h = torch.randn(1, D)
         s0, s1 = attn.scorer(h, 0, pre)[0], attn.scorer(h, 1, pre)[0]
         assert torch.allclose(s0[:-1], s1[1:], atol=1e-4)  # shift query and key by one: same score
+
+
+def test_on_source_maps_mixed_positions_back():
+    mem = memory(lengths=(4, 2))
+    attn = build("onestep")
+    weights = torch.softmax(torch.randn(2, 3, mem.enc.shape[1]) + torch.where(mem.mask, 0.0, -1e9)[:, None], -1)
+    for forward in (True, False):
+        set_direction(attn, forward)
+        out = attn.on_source(weights, mem)
+        expected = weights if forward else torch.stack([weights[0, :, [5, 4, 3, 2, 1, 0]],
+                                                        weights[1, :, [3, 2, 1, 0, 4, 5]]])
+        assert torch.allclose(out, expected, atol=1e-4)
+    assert build("content").on_source(weights, mem) is weights

@@ -6,6 +6,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ruff_clean():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "lengthgen", "tests", "book/_ext"], cwd=ROOT,
-                            capture_output=True, text=True)
+    paths = ["lengthgen", "tests", "book/_ext", "notebooks"]
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", *paths], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout

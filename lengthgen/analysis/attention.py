@@ -19,3 +19,24 @@ def probe_internals(model, batch) -> dict[str, torch.Tensor]:
 def top_k(weights: torch.Tensor, k: int) -> torch.Tensor:
     """The k largest attention weights of each row, in decreasing order (B, k)."""
     return weights.topk(min(k, weights.shape[-1]), dim=-1).values
+
+
+@torch.no_grad()
+def seq2seq_attention(model, task, examples, margin: int = 10) -> list[dict]:
+    """Greedy-decode `examples` one by one, capturing the cross-attention of every step.
+
+    Returns:
+        One dict per example: weights (T, S) over the source positions [START, source..., END] (direction
+        mixing undone, see `CrossAttention.on_source`), source and predicted tokens, and the gold target.
+    """
+    out = []
+    model.eval()
+    for src, tgt in examples:
+        batch = task.batch([(src, tgt)])
+        with capture(model, "attention.weights") as rec:
+            pred = model.greedy(batch, len(tgt) + 1 + margin)
+        weights = torch.cat(rec["attention.weights"])[None]  # (1, T, S) over the attended positions
+        weights = model.attention.on_source(weights, model.encode(batch.src, batch.src_len))[0]  # (T, S)
+        out.append({"weights": weights.numpy(), "source": ["START", *src, "END"],
+                    "prediction": task.vocab.decode(pred[0].tolist()), "target": list(tgt)})
+    return out

@@ -29,3 +29,38 @@ def side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series, pap
                      "ours p": float(f"{r.p_value:.2g}"), "seeds": r.n,
                      "verdict": verdict(pb - pa, pp, r.diff, r.p_value)})
     return pd.DataFrame(rows)
+
+
+def band(accuracy: float) -> str:
+    """solved (>= 90%), failed (<= 10%) or partial."""
+    return "solved" if accuracy >= 90 else "failed" if accuracy <= 10 else "partial"
+
+
+def accuracy_verdict(paper: float, ours: float) -> str:
+    """reproduced when both fall in the same band (solved/partial/failed), not reproduced when one is solved and
+    the other failed, partly otherwise."""
+    a, b = band(paper), band(ours)
+    if a == b:
+        return "reproduced"
+    return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
+
+
+def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
+    """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
+
+    Args:
+        paper: columns variant, task, length, paper (from `monotonic_paper.paper_table`).
+        ours: columns variant, task, length, ours (our median over seeds) and seeds.
+        reason: (row with paper/ours/seeds) -> text explaining a divergence.
+    """
+    both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
+    both["verdict"] = [accuracy_verdict(p, o) for p, o in zip(both.paper, both.ours, strict=True)]
+    both["reason"] = [reason(r) if r.verdict != "reproduced" else "" for r in both.itertuples()]
+    return both
+
+
+def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count."""
+    rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
+    return (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
+            .rename(columns={"median": "ours", "count": "seeds"}))

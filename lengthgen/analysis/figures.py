@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from lengthgen.analysis.variance import loglog_slope
 
@@ -84,3 +85,70 @@ def topk_heatmap(weights: np.ndarray, variants: list[str], lengths: list[int], t
     for step, n in zip(fig.layout.sliders[0].steps, lengths, strict=True):
         step.label = str(n)
     return fig.update_layout(height=480)
+
+
+def attention_heatmaps(maps: dict[str, list[dict]], title: str) -> go.Figure:
+    """Decoder step x encoder position heatmaps, one column per example, a dropdown choosing the mechanism.
+
+    Args:
+        maps: mechanism -> examples, each a dict with weights (T, S), a "label" and source/prediction tokens.
+    """
+    mechanisms = list(maps)
+    n_cols = len(maps[mechanisms[0]])
+    fig = make_subplots(rows=1, cols=n_cols, subplot_titles=[e["label"] for e in maps[mechanisms[0]]],
+                        horizontal_spacing=0.08)
+    for i, mechanism in enumerate(mechanisms):
+        for j, ex in enumerate(maps[mechanism]):
+            fig.add_trace(go.Heatmap(z=np.round(ex["weights"], 2), coloraxis="coloraxis", visible=i == 0,
+                                     name=mechanism, hovertemplate="step %{y}, position %{x}: %{z}<extra></extra>"),
+                          row=1, col=j + 1)
+    buttons = []
+    for i, mechanism in enumerate(mechanisms):
+        visible = [k // n_cols == i for k in range(len(mechanisms) * n_cols)]
+        ok = ", ".join("correct" if e["prediction"] == e["target"] else "wrong" for e in maps[mechanism])
+        buttons.append({"label": mechanism, "method": "update",
+                        "args": [{"visible": visible}, {"title.text": f"{title}: {mechanism} ({ok})"}]})
+    first_ok = ", ".join("correct" if e["prediction"] == e["target"] else "wrong" for e in maps[mechanisms[0]])
+    fig.update_layout(updatemenus=[{"buttons": buttons, "x": 1.0, "y": 1.18, "xanchor": "right"}],
+                      coloraxis={"colorscale": "Viridis", "cmin": 0, "cmax": 1}, height=460,
+                      title=f"{title}: {mechanisms[0]} ({first_ok})")
+    fig.update_xaxes(title="encoder position (0 = START)")
+    fig.update_yaxes(title="decoder step", autorange="reversed")
+    return fig
+
+
+def accuracy_grid(df: pd.DataFrame, title: str) -> go.Figure:
+    """Table 2 as heatmaps: mechanism x (task, split) accuracy, one panel per source (e.g. paper / ours).
+
+    Rows and columns keep their order of first appearance in `df`, so every panel lines up with the first.
+    """
+    df = df.assign(column=df.task + " " + df.length.astype(str))
+    sources = list(dict.fromkeys(df.source))
+    rows, columns = list(dict.fromkeys(df.variant))[::-1], list(dict.fromkeys(df.column))
+    fig = make_subplots(rows=len(sources), cols=1, subplot_titles=sources, vertical_spacing=0.22)
+    for i, source in enumerate(sources):
+        g = df[df.source == source].pivot_table(index="variant", columns="column", values="value")
+        g = g.reindex(index=[r for r in rows if r in g.index], columns=[c for c in columns if c in g.columns])
+        fig.add_trace(go.Heatmap(z=g.values, x=list(g.columns), y=list(g.index), coloraxis="coloraxis",
+                                 text=np.round(g.values, 1), texttemplate="%{text}",
+                                 hovertemplate="%{y}, %{x}: %{z:.1f}%<extra></extra>"), row=i + 1, col=1)
+    fig.update_layout(coloraxis={"colorscale": "RdYlGn", "cmin": 0, "cmax": 100}, title=title,
+                      height=300 * len(sources) + 120)
+    return fig
+
+
+def highlight_prefix(rows: list[dict]) -> str:
+    """Table 10 as HTML: input, oracle and prediction, the prediction's correct prefix highlighted in cyan."""
+    import html
+
+    out = ["<table class='lengthgen-failures'><tr><th>model</th><th>task</th><th>example</th></tr>"]
+    for r in rows:
+        pred, gold = r["prediction"], r["target"]
+        k = next((i for i, (a, b) in enumerate(zip(pred, gold, strict=False)) if a != b), min(len(pred), len(gold)))
+        good = html.escape(" ".join(pred[:k]))
+        rest = html.escape(" ".join(pred[k:]))
+        out.append(
+            f"<tr><td>{html.escape(r['model'])}</td><td>{html.escape(r['task'])}</td><td>"
+            f"<b>Input:</b> {html.escape(' '.join(r['source']))}<br><b>Oracle:</b> {html.escape(' '.join(gold))}<br>"
+            f"<b>Prediction:</b> <span style='background:#7fffd4'>{good}</span> {rest}</td></tr>")
+    return "\n".join(out + ["</table>"])

@@ -139,6 +139,14 @@ class AttentionSpec:
     mix: bool = False  # a = m * location + (1 - m) * content (needs scorer and location)
     pr: bool = False  # previous attended position from the location-only distribution (only with mix)
 
+    def describe(self) -> dict[str, str]:
+        """The parts as short texts ("" where a part is absent), for tables and `lengthgen list`."""
+        loc = self.location
+        return {"scorer": self.scorer or "", "direction mixing": "yes" if self.bidirectional else "",
+                "reference": loc.reference if loc else "", "step": loc.step if loc else "",
+                "clamp": "yes" if loc and loc.clamp else "", "mix": "yes" if self.mix else "",
+                "PR": "yes" if self.pr else ""}
+
 
 class CrossAttention(nn.Module):
     """One-head cross-attention assembled from an `AttentionSpec`.
@@ -160,6 +168,20 @@ class CrossAttention(nn.Module):
         for m in self.modules():  # Glorot-uniform weights for every projection, as in the public code
             if isinstance(m, nn.Linear):
                 nn.init.xavier_uniform_(m.weight)
+
+    def on_source(self, weights: torch.Tensor, memory: Memory) -> torch.Tensor:
+        """Weights (B, T, S) over the attended (possibly direction-mixed) positions -> over the source positions.
+
+        With direction mixing, position j holds g e_j + (1 - g) e_{n-1-j}, so source position i receives
+        g a_i + (1 - g) a_{n-1-i}; without it the weights are already on the source positions.
+        """
+        if self.direction is None:
+            return weights
+        g = torch.sigmoid(5 * self.direction(memory.cls))[:, :, None]  # (B, 1, 1)
+        S = weights.shape[-1]
+        j = torch.arange(S, device=weights.device)
+        idx = torch.where(memory.mask, memory.n[:, None] - 1 - j, j)[:, None, :].expand_as(weights)  # (B, T, S)
+        return g * weights + (1 - g) * weights.gather(2, idx)
 
     def prepare(self, memory: Memory, max_steps: int) -> dict:
         """Per-sequence precomputation for up to `max_steps` steps; returns the step state."""

@@ -6,6 +6,8 @@ import pytest
 
 from lengthgen.book import CHAPTERS, execute_chapter
 
+MIN_FIGURES = {"vanishing-variance": 7, "monotonic-attention": 2}  # smoke runs one task: one heatmap figure
+
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
@@ -16,5 +18,5 @@ def test_chapter_executes_in_smoke_profile(chapter, tmp_path):
     assert not [o for o in outputs if o["output_type"] == "error"]
     html = ["".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {})]
     figures = [h for h in html if "Plotly.newPlot" in h]
-    assert len(figures) >= 7  # figures render as plotly divs for the book ...
+    assert len(figures) >= MIN_FIGURES[chapter]  # figures render as plotly divs for the book ...
     assert not any("cdn.plot.ly" in h or len(h) > 3_000_000 for h in figures)  # ... without plotly.js inside
