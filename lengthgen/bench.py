@@ -38,7 +38,7 @@ def _verdict(rate: float, target: float, unit: str) -> str:
     return f"{'met' if rate >= target else 'missed'} (target {target:.0f} {unit})"
 
 
-def bench_seq2seq(train_batches: int = 60, decode_samples: int = 2000, length: int = 100) -> pd.DataFrame:
+def bench_seq2seq(train_batches: int = 200, decode_samples: int = 2000, length: int = 100) -> pd.DataFrame:
     """Training samples/s (batch 32 on Copy, the full update: AdamW, clipping) and greedy sequences/s at `length`.
 
     Decoding is timed over the full length (<eos> suppressed), as a trained model decodes a length-100 Copy input.
