@@ -19,7 +19,7 @@ from lengthgen.train.seeding import generator, init_model
 PROBING = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "reverse_recopy", "inv_recopy",
            "inv_reverse_recopy")
 MAIN = ("content", "relative", "locattn", "bi_relative", "onestep", "mono")
-ABLATIONS = ("onestep", "onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid")
+ABLATIONS = ("onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid")  # the OneStep row is mla-main's
 EXTRA_TASKS = ("dedupe", "posretrieve")
 EXTRA_MECHANISMS = ("content", "bi_relative", "locattn", "onestep", "mono")
 VARIANTS = ("bi_rope", "mix_locattn", "locattn_s", "mix_locattn_s", "mix_locattn_s_pr", "mix_onestep",
