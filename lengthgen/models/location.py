@@ -103,7 +103,7 @@ class Location(nn.Module):
         self.spec = spec
         self.reference = REFERENCES[spec.reference]
         self.step_activation = STEPS[spec.step]()
-        self.state = nn.Linear(d, d)  # l_t = f_l(h)
+        self.project = nn.Linear(d, d)  # l_t = f_l(h)
         self.heads = nn.Linear(d, 4)  # sigma, step, gate, start: the scalar read-outs of l_t
 
     @staticmethod
@@ -114,7 +114,7 @@ class Location(nn.Module):
 
     def forward(self, h: torch.Tensor, t: int, c: dict) -> torch.Tensor:
         """Location weights (B, S) at step t from h (B, D), the `constants` c and the padding bias c["bias"] (B, S)."""
-        sigma, rho, gate, start = self.heads(self.state(h)).unbind(-1)  # each (B,)
+        sigma, rho, gate, start = self.heads(self.project(h)).unbind(-1)  # each (B,)
         sigma = (F.relu(sigma) + self.spec.min_sigma) * c["inv_n"]
         mu = self.reference(c["pa"], gate, start, t) + self.step_activation(rho) * c["stepsize"]
         if self.spec.clamp:
