@@ -39,12 +39,14 @@ class Memory:
     n: torch.Tensor
     cls: torch.Tensor
 
+    def reverse_index(self) -> torch.Tensor:
+        """(B, S): position j -> n - 1 - j on valid positions, j on padding."""
+        j = torch.arange(self.enc.shape[1], device=self.enc.device)
+        return torch.where(self.mask, self.n[:, None] - 1 - j, j)
+
     def reversed(self) -> torch.Tensor:
         """enc with the valid positions of each sequence in reverse order (padding stays in place)."""
-        S = self.enc.shape[1]
-        j = torch.arange(S, device=self.enc.device)
-        idx = torch.where(self.mask, self.n[:, None] - 1 - j, j)  # (B, S)
-        return self.enc.gather(1, idx[:, :, None].expand_as(self.enc))
+        return self.enc.gather(1, self.reverse_index()[:, :, None].expand_as(self.enc))
 
     def positions(self) -> torch.Tensor:
         """(B, S) normalised positions j / max(1, n - 1), in [0, 1] on valid positions."""
@@ -177,17 +179,19 @@ class CrossAttention(nn.Module):
         """
         if self.direction is None:
             return weights
-        g = torch.sigmoid(5 * self.direction(memory.cls))[:, :, None]  # (B, 1, 1)
-        S = weights.shape[-1]
-        j = torch.arange(S, device=weights.device)
-        idx = torch.where(memory.mask, memory.n[:, None] - 1 - j, j)[:, None, :].expand_as(weights)  # (B, T, S)
+        g = self.gate(memory)
+        idx = memory.reverse_index()[:, None, :].expand_as(weights)  # (B, T, S)
         return g * weights + (1 - g) * weights.gather(2, idx)
+
+    def gate(self, memory: Memory) -> torch.Tensor:
+        """The direction gate g = sigmoid(5 f(e_cls)), (B, 1, 1): 1 keeps the encodings, 0 reverses them."""
+        return torch.sigmoid(5 * self.direction(memory.cls))[:, :, None]
 
     def prepare(self, memory: Memory, max_steps: int) -> dict:
         """Per-sequence precomputation for up to `max_steps` steps; returns the step state."""
         enc = memory.enc
         if self.direction is not None:
-            g = torch.sigmoid(5 * self.direction(memory.cls))[:, :, None]  # (B, 1, 1)
+            g = self.gate(memory)
             enc = g * enc + (1 - g) * memory.reversed()
         bias = torch.zeros(memory.mask.shape, dtype=enc.dtype, device=enc.device).masked_fill(~memory.mask, NEG)
         state = {"values": self.value(enc), "bias": bias}  # values (B, S, D); bias (B, S): 0 or NEG on padding
