@@ -43,7 +43,7 @@ class GRUSeq2Seq(nn.Module):
         self.encoder = nn.GRU(cfg.embed, d // 2, batch_first=True, bidirectional=True)
         self.start = nn.Parameter(torch.randn(d) * 0.1)
         self.end = nn.Parameter(torch.randn(d) * 0.1)
-        self.noise: torch.Generator | None = None  # dropout randomness; set by the trainer for reproducible runs
+        self.noise: torch.Generator | None = None  # dropout randomness; `experiments.monotonic.build` seeds it
         self.attention = CrossAttention(CROSS_ATTENTION[cfg.attention], d)
         self.cell = nn.GRUCell(cfg.embed + d, d)
         self.out = nn.Linear(d, cfg.embed, bias=False)
