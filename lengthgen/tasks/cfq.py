@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.seq2seq import Example, Seq2SeqTask, Split
+from lengthgen.tasks.seq2seq import Example, ListedTask, Split
 
 SPLIT_FILE = "splits/query_complexity_split.json"
 SPLIT_KEYS = {"train": "trainIdxs", "dev": "devIdxs", "test": "testIdxs"}
@@ -48,7 +48,7 @@ def load(root: str | Path) -> dict[str, list[Example]]:
         raise LengthgenError(f"malformed CFQ files under {root}: {err!r}") from None
 
 
-class Cfq(Seq2SeqTask):
+class Cfq(ListedTask):
     """CFQ query-complexity (length) split loaded from `root`; its vocabulary is built from the training split.
 
     Examples:
@@ -62,6 +62,3 @@ class Cfq(Seq2SeqTask):
         self.tokens = tuple(dict.fromkeys(t for s, q in self._splits["train"] for t in s + q))
         super().__init__(data_seed)
         self.splits = {k: Split(0, 0, len(v)) for k, v in self._splits.items()}
-
-    def examples(self, split: str, n: int | None = None) -> list[Example]:
-        return self._splits[split][: self.count(split, n)]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.seq2seq import Example, Seq2SeqTask, Split
+from lengthgen.tasks.seq2seq import Example, ListedTask, Split
 from lengthgen.train.seeding import generator
 
 PRIMITIVES = {"walk": "I_WALK", "look": "I_LOOK", "run": "I_RUN", "jump": "I_JUMP"}
@@ -79,7 +79,7 @@ def from_line(line: str) -> Example:
     return tuple(command.split()), tuple(actions.split())
 
 
-class Scan(Seq2SeqTask):
+class Scan(ListedTask):
     """SCAN length split.
 
     Examples:
@@ -101,6 +101,3 @@ class Scan(Seq2SeqTask):
             "test": [p for p in pairs if len(p[1]) >= MIN_TEST_ACTIONS],
         }
         self.splits = {k: Split(0, 0, len(v)) for k, v in self._splits.items()}
-
-    def examples(self, split: str, n: int | None = None) -> list[Example]:
-        return self._splits[split][: self.count(split, n)]

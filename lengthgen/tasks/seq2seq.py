@@ -130,6 +130,15 @@ class Seq2SeqTask:
         return collate(examples, self.vocab)
 
 
+class ListedTask(Seq2SeqTask):
+    """A task whose splits are fixed lists built once in `__init__` (`self._splits`: name -> examples)."""
+
+    _splits: dict[str, list[Example]]
+
+    def examples(self, split: str, n: int | None = None) -> list[Example]:
+        return self._splits[split][: self.count(split, n)]
+
+
 def unique_draws(draw: Callable[[torch.Generator], Example], n: int, gen: torch.Generator, what: str) -> list[Example]:
     """Draw until `n` distinct examples exist (in first-drawn order); fails clearly if the space is too small."""
     seen: dict[Example, None] = {}
