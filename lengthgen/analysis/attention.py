@@ -3,7 +3,7 @@
 import torch
 
 from lengthgen.models.hooks import capture
-from lengthgen.train.evaluate import sub_batches
+from lengthgen.train.evaluate import DECODE_MARGIN, sub_batches
 
 
 @torch.no_grad()
@@ -22,7 +22,7 @@ def top_k(weights: torch.Tensor, k: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def seq2seq_attention(model, task, examples, margin: int = 10) -> list[dict]:
+def seq2seq_attention(model, task, examples, margin: int = DECODE_MARGIN) -> list[dict]:
     """Greedy-decode `examples` one by one, capturing the cross-attention of every step.
 
     Returns:

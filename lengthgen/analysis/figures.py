@@ -102,16 +102,14 @@ def attention_heatmaps(maps: dict[str, list[dict]], title: str) -> go.Figure:
             fig.add_trace(go.Heatmap(z=np.round(ex["weights"], 2), coloraxis="coloraxis", visible=i == 0,
                                      name=mechanism, hovertemplate="step %{y}, position %{x}: %{z}<extra></extra>"),
                           row=1, col=j + 1)
-    buttons = []
-    for i, mechanism in enumerate(mechanisms):
-        visible = [k // n_cols == i for k in range(len(mechanisms) * n_cols)]
-        ok = ", ".join("correct" if e["prediction"] == e["target"] else "wrong" for e in maps[mechanism])
-        buttons.append({"label": mechanism, "method": "update",
-                        "args": [{"visible": visible}, {"title.text": f"{title}: {mechanism} ({ok})"}]})
-    first_ok = ", ".join("correct" if e["prediction"] == e["target"] else "wrong" for e in maps[mechanisms[0]])
+    titles = {m: f"{title}: {m} (" + ", ".join("correct" if e["prediction"] == e["target"] else "wrong"
+                                               for e in maps[m]) + ")" for m in mechanisms}
+    buttons = [{"label": m, "method": "update",
+                "args": [{"visible": [k // n_cols == i for k in range(len(mechanisms) * n_cols)]},
+                         {"title.text": titles[m]}]} for i, m in enumerate(mechanisms)]
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 1.0, "y": 1.18, "xanchor": "right"}],
                       coloraxis={"colorscale": "Viridis", "cmin": 0, "cmax": 1}, height=460,
-                      title=f"{title}: {mechanisms[0]} ({first_ok})")
+                      title=titles[mechanisms[0]])
     fig.update_xaxes(title="encoder position (0 = START)")
     fig.update_yaxes(title="decoder step", autorange="reversed")
     return fig
