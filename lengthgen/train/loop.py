@@ -75,14 +75,21 @@ class EpochConfig:
     batch_size: int = 32  # examples per step
     lr: float = 1e-3  # AdamW learning rate (weight decay 0)
     clip: float = 5.0  # gradient-norm clip
-    plateau: int = 4  # halve the lr after this many epochs without a new best dev score
-    patience: int = 50  # stop after this many epochs without a new best dev score
+    plateau: int = 4  # halve the lr once more than this many epochs bring no better dev score (from epoch 1)
+    patience: int = 50  # stop once more than this many epochs after the first bring no new best or tie
+    tie: float = 0.001  # a dev score within this many points of the best is a tie: its weights are kept
     progress: bool = ignored(True)  # show a tqdm bar (does not change results)
 
 
 def train_epochs(model: torch.nn.Module, examples: Sequence, collate: Callable, dev_score: Callable[[], float],
                  cfg: EpochConfig, gen: torch.Generator, desc: str = "train") -> dict:
-    """Train on `examples` (reshuffled every epoch, batched by `collate`), keep the weights of the best dev epoch.
+    """Train on `examples` (reshuffled every epoch, batched by `collate`); keep the weights of the latest epoch
+    whose dev score is a new best or ties the best.
+
+    The rules follow the public code of Chowdhury & Caragea (2023): the learning rate follows torch's
+    ReduceLROnPlateau (mode max, factor 1/2, patience `plateau`) from the second epoch on, where a tie is no
+    improvement; for the checkpoint and early stopping a tie counts as one, so a model whose dev score has
+    saturated keeps training, and is kept, until `epochs`.
 
     Args:
         dev_score: evaluates the model (in eval mode) on the dev set; higher is better.
@@ -91,7 +98,8 @@ def train_epochs(model: torch.nn.Module, examples: Sequence, collate: Callable, 
         {"epochs", "best_epoch", "best_dev", "seconds", "history": [(epoch, mean loss, dev score, lr), ...]}.
     """
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0, fused=True)
-    best, best_state, best_epoch, since_best, since_lr = -float("inf"), None, -1, 0, 0
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", factor=0.5, patience=cfg.plateau)
+    best, best_state, best_epoch, impatience = -float("inf"), None, -1, 0
     history, start = [], time.perf_counter()
     bar = tqdm(range(cfg.epochs), desc=desc, disable=not cfg.progress, leave=False)
     for epoch in bar:
@@ -101,20 +109,16 @@ def train_epochs(model: torch.nn.Module, examples: Sequence, collate: Callable, 
                   for k in range(0, len(order), cfg.batch_size)]
         model.eval()
         score = dev_score()
-        lr = opt.param_groups[0]["lr"]
-        history.append((epoch, sum(losses) / len(losses), score, lr))
-        if score > best:
-            best, best_epoch, since_best, since_lr = score, epoch, 0, 0
+        history.append((epoch, sum(losses) / len(losses), score, opt.param_groups[0]["lr"]))
+        if epoch > 0:
+            plateau.step(score)
+            impatience += 1
+        if score > best or abs(score - best) < cfg.tie:
+            best, best_epoch, impatience = score, epoch, 0
             best_state = copy.deepcopy(model.state_dict())
-        else:
-            since_best, since_lr = since_best + 1, since_lr + 1
-            if since_lr >= cfg.plateau:
-                for group in opt.param_groups:
-                    group["lr"] = lr / 2
-                since_lr = 0
-            if since_best >= cfg.patience:
-                break
         bar.set_postfix(loss=f"{history[-1][1]:.3f}", dev=f"{score:.1f}", best=f"{best:.1f}", refresh=False)
+        if impatience > cfg.patience:
+            break
     model.load_state_dict(best_state)
     model.eval()
     return {"epochs": len(history), "best_epoch": best_epoch, "best_dev": best,
