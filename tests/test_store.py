@@ -50,6 +50,18 @@ def test_corrupt_entries_are_detected_refused_and_kept_aside(tmp_path, damage):
     assert len(list(path.parent.glob(f"{path.name}.corrupt-*"))) == 1
 
 
+def test_entries_lists_every_complete_entry_with_its_stored_config(tmp_path):
+    store = ResultStore(tmp_path)
+    store.save("exp", CFG, METRICS, {"n": 0})
+    store.save("exp", ProbeRun(task="argmax", seed=1), METRICS, {"n": 1})
+    damaged = store.save("exp", ProbeRun(task="argmax", seed=2), METRICS, {"n": 2})
+    (damaged / "metrics.csv").unlink()
+    store.save("other", ProbeRun(task="argmax", seed=3), METRICS, {"n": 3})
+    found = sorted((cfg["seed"], meta["n"]) for cfg, _, meta in store.entries("exp"))
+    assert found == [(0, 0), (1, 1)]  # the corrupt entry and the other experiment are left out
+    assert list(store.entries("never-run")) == []
+
+
 def test_sweep_computes_only_missing_and_collects_tidy_rows(tmp_path):
     exp = EXPERIMENTS["vv-retrieval"]
     configs = exp.configs_for("smoke", (0,))

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -91,6 +92,18 @@ class ResultStore:
         if not path.is_file():
             raise LengthgenError(f"no checkpoint in {path.parent} (checkpoints are not committed; re-run to create)")
         return torch.load(path, weights_only=True)
+
+    def entries(self, experiment: str) -> Iterator[tuple[dict, pd.DataFrame, dict]]:
+        """(config as stored, metrics, meta) of every complete entry of an experiment, including entries whose
+        config the current code no longer produces (written under an earlier protocol); corrupt ones are skipped."""
+        for path in sorted((self.root / experiment).glob("*")):
+            if not path.is_dir() or path.name.startswith(".") or ".corrupt-" in path.name:
+                continue
+            try:
+                metrics, meta = self._read(path)
+            except CorruptEntry:
+                continue
+            yield json.loads((path / "config.json").read_text()), metrics, meta
 
     @staticmethod
     def _read(path: Path) -> tuple[pd.DataFrame, dict]:
