@@ -54,7 +54,8 @@ def build(cfg: Seq2SeqRun):
 
 
 def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
-    """Build and train the model of a config (best dev epoch kept); returns (model, task, training stats)."""
+    """Build and train the model of a config (the latest best-or-tied dev epoch is kept); returns (model, task,
+    training stats)."""
     task, model = build(cfg)
     dev = task.batch(task.examples(task.dev_split, cfg.dev_size))
     stats = train_epochs(model, task.examples(task.train_split, cfg.train_size), task.batch,

@@ -1,5 +1,6 @@
 """Training: one update step shared by the step-based loop (set tasks, fresh batches every step) and the epoch-based
-loop (seq2seq tasks: a fixed training set, dev-based lr halving, early stopping, best checkpoint kept).
+loop (seq2seq tasks: a fixed training set, dev-based lr halving, early stopping, the latest best-or-tied checkpoint
+kept).
 """
 
 import copy
