@@ -114,7 +114,7 @@ def train_epochs(model: torch.nn.Module, examples: Sequence, collate: Callable, 
         if epoch > 0:
             plateau.step(score)
             impatience += 1
-        if score > best or abs(score - best) < cfg.tie:
+        if score > best - cfg.tie:  # a new best, or a tie with it
             best, best_epoch, impatience = score, epoch, 0
             best_state = copy.deepcopy(model.state_dict())
         bar.set_postfix(loss=f"{history[-1][1]:.3f}", dev=f"{score:.1f}", best=f"{best:.1f}", refresh=False)
