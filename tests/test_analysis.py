@@ -69,6 +69,22 @@ def test_verdict_rules(pd_, pp, od, op, expected):
     assert compare.verdict(pd_, pp, od, op) == expected
 
 
+@pytest.mark.parametrize("paper,ours,expected", [
+    (95, 90, "reproduced"), (95, 50, "partly"), (95, 10, "not reproduced"), (5, 95, "not reproduced"),
+    (50, 11, "reproduced"), (50, 10, "partly"),  # 10 is already "failed": the bands are closed at 10 and 90
+])
+def test_accuracy_verdict_bands(paper, ours, expected):
+    assert compare.accuracy_verdict(paper, ours) == expected
+
+
+@pytest.mark.parametrize("mean,std,ours,expected", [
+    (20.0, 5.0, 29.9, "reproduced"), (20.0, 5.0, 10.0, "reproduced"), (20.0, 5.0, 30.5, "not reproduced (higher)"),
+    (15.0, 0.15, 14.6, "not reproduced (lower)"), (15.0, 0.0, 15.0, "reproduced"),
+])
+def test_spread_verdict_uses_two_paper_stds(mean, std, ours, expected):
+    assert compare.spread_verdict(mean, std, ours) == expected
+
+
 def test_top_k_sorted():
     w = torch.tensor([[0.1, 0.6, 0.3]])
     assert torch.equal(top_k(w, 2), torch.tensor([[0.6, 0.3]]))

@@ -45,6 +45,17 @@ def accuracy_verdict(paper: float, ours: float) -> str:
     return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
 
 
+SPREAD = 2.0  # a mean-and-std cell is reproduced when our mean lies within the paper's mean +- SPREAD std
+
+
+def spread_verdict(paper_mean: float, paper_std: float, ours: float) -> str:
+    """reproduced when `ours` lies within the paper's mean +- 2 std (its spread over seeds), else not reproduced
+    (higher or lower)."""
+    if abs(ours - paper_mean) <= SPREAD * paper_std:
+        return "reproduced"
+    return f"not reproduced ({'higher' if ours > paper_mean else 'lower'})"
+
+
 def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
     """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
 
