@@ -38,11 +38,13 @@ def run(attn: CrossAttention, mem: Memory, steps: int, h=None):
 
 
 def set_heads(attn, sigma=-10.0, step=0.0, gate=0.0, start=0.0):
-    """Make the location read-outs constant: weights 0, biases as given (sigma -> its minimum)."""
-    heads = attn.location.heads
+    """Make the location read-outs constant (sigma -10 -> its minimum): l_t = e_0 whatever h, read out as given."""
     with torch.no_grad():
-        heads.weight.zero_()
-        heads.bias.copy_(torch.tensor([sigma, step, gate, start]))
+        attn.location.project.weight.zero_()
+        attn.location.project.bias.zero_()
+        attn.location.project.bias[0] = 1.0
+        attn.location.heads.weight.zero_()
+        attn.location.heads.weight[:, 0] = torch.tensor([sigma, step, gate, start])
 
 
 def set_direction(attn, forward: bool):
@@ -54,9 +56,27 @@ def set_direction(attn, forward: bool):
 @pytest.mark.parametrize("name", list(CROSS_ATTENTION))
 def test_weights_are_distributions_over_valid_positions(name):
     mem = memory()
-    w, _ = run(build(name), mem, steps=7)
-    assert torch.allclose(w.sum(-1), torch.ones(w.shape[:2]), atol=1e-5)
+    attn = build(name)
+    w, _ = run(attn, mem, steps=7)
     assert (w >= 0).all() and (w[~mem.mask[:, None, :].expand_as(w)] < 1e-6).all()
+    if attn.location is None:
+        assert torch.allclose(w.sum(-1), torch.ones(w.shape[:2]), atol=1e-5)
+        return
+    # location weights are a Gaussian divided by its sum: they sum to 1 unless the Gaussian underflows everywhere
+    # (random read-outs can send mu far outside [0, 1]); with the centre kept inside [0, 1] they always do
+    assert (w.sum(-1) <= 1 + 1e-5).all()
+    set_heads(attn)  # step 0: mu stays at START (previous), or at sigmoid(0) = 0.5 and pa (learned references)
+    w, _ = run(attn, mem, steps=7)
+    assert torch.allclose(w.sum(-1), torch.ones(w.shape[:2]), atol=1e-5)
+
+
+def test_location_weights_vanish_far_from_every_position_and_pa_restarts():
+    """As in the public code: a centre far beyond END gives all-zero weights, so pa (and the context) fall to 0."""
+    attn = build("onestep_no_sigmoid")
+    set_heads(attn, step=1000.0)  # identity step: mu = pa + 1000 / (n - 1)
+    set_direction(attn, forward=True)
+    w, pas = run(attn, memory(lengths=(5,)), steps=3)
+    assert torch.equal(w, torch.zeros_like(w)) and all(bool((pa == 0).all()) for pa in pas)
 
 
 def test_code_faithful_mix_variants_are_the_unmixed_mechanisms():

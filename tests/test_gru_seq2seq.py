@@ -26,6 +26,23 @@ def test_encoding_does_not_depend_on_padding():
     assert b.mask[0].sum() == n and b.mask[1].sum() == 32  # 30 tokens + START + END
 
 
+def test_start_and_end_are_encoded_with_the_source():
+    """Revision 2, as the public code: START/END are embedded and encoded, so the encoder's final states are its
+    outputs at END (forward) and START (backward), and both positions carry the source."""
+    model, task = model_and_task()
+    batch = task.batch(task.examples("iid", 1))
+    other = batch.src.clone()
+    zero, one = task.vocab.encode(["0", "1"])
+    other[0, 0] = one if other[0, 0] == zero else zero  # another first digit
+    m, m2 = model.encode(batch.src, batch.src_len), model.encode(other, batch.src_len)
+    n, half = int(m.n[0]), m.enc.shape[2] // 2
+    assert torch.allclose(m.cls[0, :half], m.enc[0, n - 1, :half])
+    assert torch.allclose(m.cls[0, half:], m.enc[0, 0, half:])
+    assert not torch.allclose(m.enc[0, [0, n - 1]], m2.enc[0, [0, n - 1]], atol=1e-4)
+    with pytest.raises(ValueError, match="revision 1 cannot be built"):
+        Seq2SeqConfig(revision=1)
+
+
 @pytest.mark.parametrize("attention", ["content", "relative", "bi_rope", "locattn", "mix_onestep_pr", "mono"])
 def test_greedy_matches_teacher_forcing_on_its_own_output(attention):
     model, task = model_and_task(attention)

@@ -165,10 +165,14 @@ class CrossAttention(nn.Module):
         self.location = Location(spec.location, d) if spec.location else None
         self.direction = nn.Linear(d, 1) if spec.bidirectional else None
         self.mixer = nn.Linear(d, 1) if spec.mix else None
-        self.value = nn.Sequential(nn.Linear(d, d), nn.LeakyReLU(), nn.Linear(d, d))
+        # Values: LeakyReLU(Linear) then the bias-free value projection, then the bias-free output projection that
+        # the public code applies to the context. The weights sum to one, so projecting the values before attending
+        # gives the same context, computed once per sequence instead of once per step.
+        self.value = nn.Sequential(nn.Linear(d, d), nn.LeakyReLU(), nn.Linear(d, d, bias=False),
+                                   nn.Linear(d, d, bias=False))
         self.weights = HookPoint()  # (B, S) attention weights of each step
-        for m in self.modules():  # Glorot-uniform weights for every projection, as in the public code
-            if isinstance(m, nn.Linear):
+        for m in self.modules():  # Glorot-uniform weights for the projections, as in the public code, whose
+            if isinstance(m, nn.Linear) and m is not self.direction:  # direction gate keeps torch's default
                 nn.init.xavier_uniform_(m.weight)
 
     def on_source(self, weights: torch.Tensor, memory: Memory) -> torch.Tensor:

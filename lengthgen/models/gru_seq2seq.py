@@ -1,9 +1,15 @@
 """GRU encoder-decoder with a pluggable cross-attention mechanism (the model of Chowdhury & Caragea 2023, App. E).
 
-Encoder: embedding (64) -> 1-layer bidirectional GRU (64 per direction, packed so padding never enters it)
--> [START ; e_1 .. e_n ; END] (learned vectors the attention may land on) -> dropout 0.5.
+Encoder: embedding (64) of [START ; x_1 .. x_n ; END] (START and END are learned embedding vectors, so the
+attention has positions before and after the source) -> 1-layer bidirectional GRU (64 per direction, packed so
+padding never enters it) -> dropout 0.5.
 Decoder: h_0 = [final forward state ; final backward state]; at step t the attention reads h_{t-1}, and a GRUCell
-takes [embedding of the previous token ; context]. Output logits = (W h_t) E^T + b with E the tied embedding.
+takes [embedding of the previous token ; context]. Output logits = (W h_t + c) E^T + b with E the tied embedding.
+
+Revision 2 (`Seq2SeqConfig.revision`) follows the public code where the paper is silent: START/END are embedded
+and encoded (revision 1 placed learned vectors around the encoder outputs), the embedding is initialised
+N(0, 2/V) (Kaiming, fan-out), the output projection has a bias, and the attention (`cross_attention.py`) has the
+code's value and output projections, bias-free location read-outs and sum-normalised Gaussian weights.
 """
 
 from dataclasses import dataclass
@@ -16,6 +22,8 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from lengthgen.models.cross_attention import CROSS_ATTENTION, CrossAttention, Memory
 from lengthgen.tasks.seq2seq import EOS, PAD, SOS, Seq2SeqBatch
 
+REVISION = 2
+
 
 @dataclass(frozen=True)
 class Seq2SeqConfig:
@@ -25,6 +33,12 @@ class Seq2SeqConfig:
     embed: int = 64  # token embedding size (tied with the output layer)
     hidden: int = 128  # D: decoder state = encoder output width (two directions of hidden/2)
     dropout: float = 0.5  # dropout on the encoder outputs
+    revision: int = 2  # architecture revision (module docstring); only the current one can be built
+
+    def __post_init__(self):
+        if self.revision != REVISION:
+            raise ValueError(f"Seq2SeqConfig.revision {self.revision} cannot be built: this code builds revision "
+                             f"{REVISION} (entries of earlier revisions stay readable in the results store)")
 
 
 class GRUSeq2Seq(nn.Module):
@@ -40,26 +54,28 @@ class GRUSeq2Seq(nn.Module):
         self.cfg = cfg
         d = cfg.hidden
         self.embedding = nn.Embedding(vocab_size, cfg.embed, padding_idx=PAD)
+        nn.init.kaiming_normal_(self.embedding.weight, mode="fan_out")
         self.encoder = nn.GRU(cfg.embed, d // 2, batch_first=True, bidirectional=True)
-        self.start = nn.Parameter(torch.randn(d) * 0.1)
-        self.end = nn.Parameter(torch.randn(d) * 0.1)
+        self.start = nn.Parameter(torch.zeros(cfg.embed))
+        self.end = nn.Parameter(torch.zeros(cfg.embed))
         self.noise: torch.Generator | None = None  # dropout randomness; `experiments.monotonic.build` seeds it
         self.attention = CrossAttention(CROSS_ATTENTION[cfg.attention], d)
         self.cell = nn.GRUCell(cfg.embed + d, d)
-        self.out = nn.Linear(d, cfg.embed, bias=False)
+        self.out = nn.Linear(d, cfg.embed)
+        nn.init.xavier_uniform_(self.out.weight)
         self.out_bias = nn.Parameter(torch.zeros(vocab_size))
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> Memory:
         """src (B, S) -> Memory with S + 2 positions (START, tokens, END, padding)."""
         B, S = src.shape
-        packed = pack_padded_sequence(self.embedding(src), src_len.cpu(), batch_first=True, enforce_sorted=False)
-        out, last = self.encoder(packed)
-        e, _ = pad_packed_sequence(out, batch_first=True, total_length=S)  # (B, S, D)
         n = src_len + 2
         j = torch.arange(S + 2, device=src.device)
-        enc = torch.cat([self.start.expand(B, 1, -1), e, e.new_zeros(B, 1, e.shape[2])], dim=1)  # (B, S+2, D)
-        is_end = (j[None, :] == (n - 1)[:, None])[:, :, None]  # (B, S+2, 1)
-        enc = torch.where(is_end, self.end, enc)
+        x = self.embedding(src)
+        x = torch.cat([self.start.expand(B, 1, -1), x, x.new_zeros(B, 1, x.shape[2])], dim=1)  # (B, S+2, E)
+        x = torch.where((j[None, :] == (n - 1)[:, None])[:, :, None], self.end, x)
+        packed = pack_padded_sequence(x, n.cpu(), batch_first=True, enforce_sorted=False)
+        out, last = self.encoder(packed)
+        enc, _ = pad_packed_sequence(out, batch_first=True, total_length=S + 2)  # (B, S+2, D), zeros on padding
         cls = torch.cat([last[0], last[1]], dim=-1)  # (B, D): final forward and backward states
         if self.training and self.cfg.dropout > 0:  # explicit generator: global RNG would make runs irreproducible
             keep = torch.rand(enc.shape, generator=self.noise, device=enc.device) >= self.cfg.dropout

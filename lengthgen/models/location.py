@@ -1,8 +1,9 @@
 """Location attention (Dubois et al. 2020) and its OneStep / monotonic descendants (Chowdhury & Caragea 2023).
 
 Positions are normalised, p_j = j / max(1, n - 1). At step t a Gaussian with centre mu_t and width sigma_t is
-renormalised over the valid positions:
-    l_t = f_l(h_{t-1});  sigma_t = (ReLU(f_s(l_t)) + 0.27) / n
+renormalised over the valid positions by its sum (as in the public code: where it underflows everywhere, far
+from every position, the weights are all zero rather than a softmax's one-hot at the nearest position):
+    l_t = f_l(h_{t-1});  sigma_t = (ReLU(w_s . l_t) + 0.27) / n   (the read-outs w of l_t have no bias)
     mu_t = reference_t + steps_t / max(1, n - 1)         (optionally leaky-clamped to [0, 1], slope 0.01)
 `reference` (REFERENCES) and the step activation (STEPS) are what distinguish the mechanisms; pa_{t-1} is the
 previously attended position sum_j a_{t-1,j} p_j (pa_0 = 0, the START vector).
@@ -19,6 +20,7 @@ from lengthgen.registry import Registry
 SOFTSTAIR_TEMPERATURE = 20.0
 SIGMOID_SCALE = 5.0  # beta of the sigmoid step: sigmoid(5 rho)
 CLAMP_SLOPE = 0.01
+SUM_EPS = 1e-20  # added to every Gaussian value before summing: finite where all of them underflow
 
 
 def softstair(x: torch.Tensor) -> torch.Tensor:
@@ -104,7 +106,7 @@ class Location(nn.Module):
         self.reference = REFERENCES[spec.reference]
         self.step_activation = STEPS[spec.step]()
         self.project = nn.Linear(d, d)  # l_t = f_l(h)
-        self.heads = nn.Linear(d, 4)  # sigma, step, gate, start: the scalar read-outs of l_t
+        self.heads = nn.Linear(d, 4, bias=False)  # sigma, step, gate, start: the scalar read-outs of l_t
 
     @staticmethod
     def constants(pos: torch.Tensor, n: torch.Tensor) -> dict:
@@ -119,8 +121,8 @@ class Location(nn.Module):
         mu = self.reference(c["pa"], gate, start, t) + self.step_activation(rho) * c["stepsize"]
         if self.spec.clamp:
             mu = leaky_clamp(mu)
-        logits = (c["pos"] - mu[:, None]).square() * (-0.5 / sigma.square())[:, None]  # (B, S)
-        return F.softmax(logits + c["bias"], dim=-1)
+        gauss = torch.exp((c["pos"] - mu[:, None]).square() * (-0.5 / sigma.square())[:, None] + c["bias"])  # (B, S)
+        return gauss / (gauss + SUM_EPS).sum(-1, keepdim=True)
 
     @staticmethod
     def attended(weights: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
