@@ -33,7 +33,7 @@ class Seq2SeqConfig:
     embed: int = 64  # token embedding size (tied with the output layer)
     hidden: int = 128  # D: decoder state = encoder output width (two directions of hidden/2)
     dropout: float = 0.5  # dropout on the encoder outputs
-    revision: int = 2  # architecture revision (module docstring); only the current one can be built
+    revision: int = REVISION  # architecture revision (module docstring); only the current one can be built
 
     def __post_init__(self):
         if self.revision != REVISION:
