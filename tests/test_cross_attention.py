@@ -182,3 +182,14 @@ def test_on_source_maps_mixed_positions_back():
                                                         weights[1, :, [3, 2, 1, 0, 4, 5]]])
         assert torch.allclose(out, expected, atol=1e-4)
     assert build("content").on_source(weights, mem) is weights
+
+
+def test_mono_gate_gets_no_gradient_at_its_initial_value():
+    """b = 20: sigmoid(b) is exactly 1 in float32, so MonoAttn's step is ReLU and b never moves (chapter, section 2)."""
+    attn = build("mono")
+    w, _ = run(attn, memory(), steps=4)
+    (w * torch.arange(w.shape[-1])).sum().backward()
+    gate = attn.location.step_activation.gate
+    assert gate.grad is not None and gate.grad.item() == 0.0
+    assert attn.location.project.weight.grad.abs().sum() > 0  # the rest of the read-out does learn
+

@@ -48,7 +48,8 @@ class _Fixed(nn.Module):
 class GatedMonoStep(nn.Module):
     """MonoAttn: s * ReLU(rho) + (1 - s) * sigmoid(5 rho), s = sigmoid(b), b a learned scalar initialised to 20.
 
-    As in the public code, b starts at 20, where ds/db = 2e-9: s stays ~1 and the step is effectively ReLU.
+    As in the public code, b starts at 20, where sigmoid(20) rounds to exactly 1 in float32: s = 1, b receives a
+    zero gradient and never moves, and the step is ReLU.
     """
 
     def __init__(self):
