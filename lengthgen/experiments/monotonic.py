@@ -101,7 +101,7 @@ PROFILE_SIZES = {
 
 # The book also trains the Table 4 and Table 7 mechanisms live, on Reverse Copy only and at a smaller budget, so
 # that every mechanism gets a heatmap within the chapter's time budget.
-QUICK_OTHERS = dict(train_size=1000, epochs=6)
+QUICK_OTHERS = dict(train_size=1000, epochs=5)
 
 
 def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple[str, ...] | None = None,
