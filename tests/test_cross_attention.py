@@ -65,7 +65,7 @@ def test_weights_are_distributions_over_valid_positions(name):
     # location weights are a Gaussian divided by its sum: they sum to 1 unless the Gaussian underflows everywhere
     # (random read-outs can send mu far outside [0, 1]); with the centre kept inside [0, 1] they always do
     assert (w.sum(-1) <= 1 + 1e-5).all()
-    set_heads(attn)  # step 0: mu stays at START (previous), or at sigmoid(0) = 0.5 and pa (learned references)
+    set_heads(attn)  # read-outs 0: mu moves at most half a position past pa (<= 1), or to 0.5 pa + 0.5 (learned)
     w, _ = run(attn, mem, steps=7)
     assert torch.allclose(w.sum(-1), torch.ones(w.shape[:2]), atol=1e-5)
 
