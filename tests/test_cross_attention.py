@@ -139,6 +139,16 @@ def test_locattn_reference_and_locattn_s_first_step():
     assert w[0].argmax(-1).tolist() == [8, 7, 6]
 
 
+def test_step2_ablation_keeps_locattn_clamp():
+    """-Step 2 (public code): LocAttn's reference sigma(g) pa + sigma(b) and its leaky clamp, so a centre pushed past
+    END stays there instead of leaving every position (which would zero the weights)."""
+    attn = build("onestep_no_step2")
+    set_heads(attn, step=10.0, gate=20.0, start=20.0)  # mu = pa + 1 + 1/(n-1) before the clamp
+    set_direction(attn, forward=True)
+    w, _ = run(attn, memory(lengths=(8,)), steps=3)
+    assert w[0].argmax(-1).tolist() == [9, 9, 9] and torch.allclose(w.sum(-1), torch.ones(1, 3), atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["mix_onestep", "mix_onestep_pr"])
 def test_mixing_and_pr(name):
     mem = memory(lengths=(6,))

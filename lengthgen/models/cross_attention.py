@@ -251,9 +251,10 @@ CROSS_ATTENTION = Registry("cross-attention mechanism", {
     "rmono": AttentionSpec(scorer=None, bidirectional=True, location=RMONO),
     "mix_rmono": AttentionSpec(bidirectional=True, location=RMONO, mix=True),
     "mix_rmono_pr": AttentionSpec(bidirectional=True, location=RMONO, mix=True, pr=True),
-    # OneStep ablations (Table 4): LocAttn's reference, softstair steps, or raw (identity) steps.
+    # OneStep ablations (Table 4): LocAttn's reference (and, as in the public code, its clamp), softstair steps,
+    # or raw (identity) steps.
     "onestep_no_step2": AttentionSpec(scorer=None, bidirectional=True, location=_loc(reference="learned",
-                                                                                      step="sigmoid")),
+                                                                                      step="sigmoid", clamp=True)),
     "onestep_no_step3": AttentionSpec(scorer=None, bidirectional=True, location=_loc(reference="previous",
                                                                                       step="softstair")),
     "onestep_no_sigmoid": AttentionSpec(scorer=None, bidirectional=True, location=_loc(reference="previous",
