@@ -25,6 +25,9 @@ class Registry(Mapping[str, T], Generic[T]):
             raise LengthgenError(f"unknown {self.kind} {name!r}; valid: {', '.join(self._entries)}")
         return self._entries[name]
 
+    def __contains__(self, name: object) -> bool:  # Mapping's default would raise LengthgenError, not return False
+        return name in self._entries
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 

@@ -61,3 +61,8 @@ def test_profiles_pair_variants_by_seed():
             assert norms == {"baseline", "ln", "std"}
     with pytest.raises(LengthgenError, match="valid: smoke, cpu"):
         EXPERIMENTS["vv-factors"].configs_for("quick")
+
+
+def test_registry_membership_is_a_plain_answer():
+    reg = Registry("widget", {"a": 1})
+    assert "a" in reg and "z" not in reg
