@@ -91,9 +91,15 @@ def _write_out(df: pd.DataFrame, out: str | None) -> None:
         print(f"wrote {len(df)} rows to {out}")
 
 
+def _configs(experiment, args) -> list:
+    """The configs chosen on the command line: profile, seeds, and the --task/--variant filters."""
+    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    return experiment.select(configs, task=args.task, variant=args.variant)
+
+
 def cmd_run(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
-    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    configs = _configs(experiment, args)
     if args.threads:
         import torch
 
@@ -106,7 +112,7 @@ def cmd_run(args) -> None:
 def cmd_results(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
     args.profile = args.profile or experiment.stored_profile
-    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    configs = _configs(experiment, args)
     store = ResultStore(args.results)
     df = collect(experiment, configs, store, skip_missing=True)
     missing = sum(store.status(experiment.name, c) == "missing" for c in configs)
@@ -153,6 +159,8 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else None,
                        help="default: quick for run; for results, the experiment's stored profile (cpu or full)")
         s.add_argument("--seeds", help="e.g. 0-4 or 1,3,7 (default: the profile's seeds)")
+        s.add_argument("--task", help="only these tasks, comma-separated (e.g. copy,recopy; default all)")
+        s.add_argument("--variant", help="only these variants (for mla-*: mechanisms, e.g. onestep,mono; default all)")
         s.add_argument("--results", default="results", help="results store folder (default: results)")
         s.add_argument("--out", help="write the tidy results (one row per measurement) to this CSV")
         if name == "run":

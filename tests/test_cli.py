@@ -43,12 +43,26 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
     (["run", "vv-retrieval", "--profile", "smoke", "--jobs", "0"], "--jobs must be >= 1"),
     (["run", "vv-factors", "--profile", "quick"], "unknown profile 'quick' for vv-factors; valid: smoke, cpu"),
     (["results", "nope"], "unknown experiment 'nope'"),
+    (["run", "mla-main", "--profile", "smoke", "--variant", "mono,nope"],
+     "no variant 'nope' in mla-main; valid: content, relative, locattn, bi_relative, onestep, mono"),
+    (["results", "mla-main", "--profile", "smoke", "--task", "recopy"], "no task 'recopy' in mla-main; valid: copy"),
 ])
 def test_bad_input_one_message_nonzero_exit_nothing_written(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, *argv, "--results", str(tmp_path / "store"), "--out", str(tmp_path / "o.csv"))
     assert code == 2
     assert message in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_task_and_variant_select_cells_of_the_grid(tmp_path, capsys):
+    store = str(tmp_path / "store")
+    code, out, _ = run(capsys, "run", "mla-main", "--profile", "smoke", "--variant", "mono,content", "--results", store)
+    assert code == 0
+    configs = tmp_path.glob("store/mla-main/*/config.json")
+    stored = sorted(json.loads(p.read_text())["model"]["attention"] for p in configs)
+    assert stored == ["content", "mono"]
+    code, out, _ = run(capsys, "results", "mla-main", "--profile", "smoke", "--variant", "mono", "--results", store)
+    assert code == 0 and "1 of 1 smoke runs stored" in out and "content" not in out
 
 
 def test_unknown_profile_is_rejected_by_the_parser(capsys):

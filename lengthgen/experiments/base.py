@@ -52,6 +52,22 @@ class Experiment:
             raise LengthgenError(f"unknown profile {profile!r} for {self.name}; valid: {', '.join(self.profiles)}")
         return self.configs(profile, seeds)
 
+    def select(self, configs: list, **wanted: str | None) -> list:
+        """The configs whose labels match, e.g. select(cs, task="copy,recopy", variant="mono"); None keeps all.
+
+        Each value is a comma-separated list of label values; one that no config has raises a clear error.
+        """
+        for key, text in wanted.items():
+            if text is None:
+                continue
+            have = list(dict.fromkeys(str(self.labels(c)[key]) for c in configs))
+            values = [v.strip() for v in text.split(",")]
+            unknown = [v for v in values if v not in have]
+            if unknown:
+                raise LengthgenError(f"no {key} {unknown[0]!r} in {self.name}; valid: {', '.join(have)}")
+            configs = [c for c in configs if str(self.labels(c)[key]) in values]
+        return configs
+
 
 def parse_seeds(text: str) -> tuple[int, ...]:
     """"0-4" -> (0,1,2,3,4); "1,3,7" -> (1,3,7); "5" -> (5,). Raises LengthgenError on anything else."""
