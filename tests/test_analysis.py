@@ -4,7 +4,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from lengthgen.analysis import compare, stats, variance
+from lengthgen.analysis import compare, figures, stats, variance
 from lengthgen.analysis.attention import top_k
 
 
@@ -89,3 +89,15 @@ def test_top_k_sorted():
     w = torch.tensor([[0.1, 0.6, 0.3]])
     assert torch.equal(top_k(w, 2), torch.tensor([[0.6, 0.3]]))
     assert top_k(w, 10).shape == (1, 3)
+
+
+def test_training_curves_dropdown_shows_exactly_one_tasks_loss_and_dev_lines():
+    history = pd.DataFrame([{"task": t, "variant": v, "epoch": e, "train_loss": 1.0 / (e + 1), "dev_score": 10.0 * e}
+                            for t in ("copy", "lookup") for v in ("content", "onestep", "mono") for e in range(4)])
+    history = history[~((history.task == "lookup") & (history.variant == "mono"))]  # a cell not run
+    fig = figures.training_curves(history, "curves")
+    assert len(fig.data) == 2 * 5 and [t.visible for t in fig.data] == [True] * 6 + [False] * 4
+    lookup = fig.layout.updatemenus[0].buttons[1]
+    assert lookup.label == "lookup" and lookup.args[0]["visible"] == [False] * 6 + [True] * 4
+    assert [t.name for t in fig.data if t.showlegend] == ["content", "onestep", "mono", "content", "onestep"]
+    assert list(fig.data[1].y) == [0.0, 10.0, 20.0, 30.0]  # the dev row of copy/content

@@ -136,11 +136,17 @@ def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys
     from lengthgen.experiments import EXPERIMENTS
     from lengthgen.experiments.monotonic import build
     from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import collect_history
 
     code, out, _ = run(capsys, "run", "mla-ablations", "--profile", "smoke", "--results", str(tmp_path))
     assert code == 0 and "onestep_no_sigmoid" in out
     store, configs = ResultStore(tmp_path), EXPERIMENTS["mla-ablations"].configs_for("smoke")
     metrics, meta = store.load("mla-ablations", configs[0])
     assert {"accuracy", "edit_distance", "epochs", "best_dev"} <= set(metrics.metric) and meta["profile"] == "smoke"
+    history = store.load_history("mla-ablations", configs[0])
+    assert list(history.columns) == ["epoch", "train_loss", "dev_score", "lr"]
+    assert len(history) == metrics.set_index("metric").value["epochs"]
+    every = collect_history(EXPERIMENTS["mla-ablations"], configs, store)
+    assert set(every.variant) == {c.model.attention for c in configs} and len(every) == len(configs) * len(history)
     _, model = build(configs[0])
     model.load_state_dict(store.load_checkpoint("mla-ablations", configs[0]))

@@ -69,11 +69,15 @@ def test_greedy_stops_when_every_sequence_emitted_eos():
 def test_training_is_deterministic_and_keeps_the_best_dev_epoch():
     cfg = Seq2SeqRun(task="copy", seed=3, model=Seq2SeqConfig(attention="mix_locattn_s_pr"),
                      train=EpochConfig(epochs=2), train_size=96, dev_size=32, eval_size=16, eval_splits=("15",))
-    (m1, state1), (m2, _) = run_seq2seq(cfg), run_seq2seq(cfg)
-    assert m1.equals(m2)
+    first, second = run_seq2seq(cfg), run_seq2seq(cfg)
+    assert first.metrics.equals(second.metrics) and first.history.equals(second.history)
     model, task, stats = train_seq2seq(cfg)
     assert stats["epochs"] == 2 and stats["best_dev"] == max(h[2] for h in stats["history"])
-    assert all(torch.equal(v, state1[k]) for k, v in model.state_dict().items())
+    assert all(torch.equal(v, first.checkpoint[k]) for k, v in model.state_dict().items())
+    history = first.history.set_index("epoch")
+    kept = first.metrics.set_index("metric").value
+    assert list(history.index) == [0, 1] and history.dev_score[kept.best_epoch] == kept.best_dev
+    assert (history.train_loss > 0).all() and history.lr.iloc[0] == cfg.train.lr
 
 
 def test_edit_distance_and_accuracy_by_hand():
@@ -92,6 +96,6 @@ def test_bidirectional_attention_learns_reverse_copy_and_content_does_not():
         cfg = Seq2SeqRun(task="reverse_copy", seed=0, model=Seq2SeqConfig(attention=attention),
                          train=EpochConfig(epochs=3), train_size=1500, dev_size=200, eval_size=100,
                          eval_splits=("30",))
-        df, _ = run_seq2seq(cfg)
+        df = run_seq2seq(cfg).metrics
         acc[attention] = df.query("metric == 'accuracy'").value.item()
     assert acc["bi_relative"] >= 90.0 and acc["content"] <= 10.0, acc

@@ -30,6 +30,18 @@ def test_roundtrip_and_no_temporary_left(tmp_path):
     assert store.status("exp", CFG) == "complete"
 
 
+def test_history_is_optional_roundtrips_and_a_damaged_one_is_refused(tmp_path):
+    store = ResultStore(tmp_path)
+    history = pd.DataFrame({"epoch": [0, 1], "train_loss": [2.5, 0.75], "dev_score": [10.0, 55.5]})
+    store.save("exp", CFG, METRICS, {})
+    assert store.load_history("exp", CFG) is None  # entries written without one (older runs) stay valid
+    path = store.save("exp", ProbeRun(task="argmax", seed=1), METRICS, {}, history=history)
+    pd.testing.assert_frame_equal(store.load_history("exp", ProbeRun(task="argmax", seed=1)), history)
+    (path / "history.csv").write_text('epoch,"train')
+    with pytest.raises(CorruptEntry, match=str(path)):
+        store.load_history("exp", ProbeRun(task="argmax", seed=1))
+
+
 @pytest.mark.parametrize("damage", ["truncate_meta", "delete_metrics", "wrong_key", "bad_columns"])
 def test_corrupt_entries_are_detected_refused_and_kept_aside(tmp_path, damage):
     store = ResultStore(tmp_path)

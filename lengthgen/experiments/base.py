@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lengthgen.errors import LengthgenError
+from lengthgen.results.store import RunOutput
 
 PROFILES = ("smoke", "quick", "cpu", "full")
 PROFILE_HELP = {
@@ -25,21 +26,19 @@ class Experiment:
         chapter: the book chapter (notebook name) it belongs to.
         description: one line.
         configs: (profile, seeds or None for the profile's default) -> list of run configs.
-        run: config -> tidy metrics DataFrame (length, metric, value), or (metrics, model state dict) when
-            `checkpoint` is set.
+        run: config -> tidy metrics DataFrame (length, metric, value), or a RunOutput (metrics plus a
+            checkpoint and/or a training history for the store to keep).
         labels: config -> {task, model, variant, seed} for the tidy table.
         profiles: profiles this experiment defines.
-        checkpoint: whether `run` also returns a state dict for the store to keep (as model.pt, not committed).
     """
 
     name: str
     chapter: str
     description: str
     configs: Callable[[str, tuple[int, ...] | None], list]
-    run: Callable[[object], pd.DataFrame]
+    run: Callable[[object], pd.DataFrame | RunOutput]
     labels: Callable[[object], dict]
     profiles: tuple[str, ...] = PROFILES
-    checkpoint: bool = False
 
     @property
     def stored_profile(self) -> str:

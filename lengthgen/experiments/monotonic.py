@@ -11,6 +11,7 @@ import pandas as pd
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
+from lengthgen.results.store import RunOutput
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
@@ -77,12 +78,15 @@ def _cap(task, split: str, n: int | None) -> int | None:
     return None if n is None else min(n, task.splits[split].size)
 
 
-def run_seq2seq(cfg: Seq2SeqRun) -> tuple[pd.DataFrame, dict]:
-    """Train, evaluate; returns (metrics, model state dict) — the store keeps the state dict as a checkpoint."""
+def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
+    """Train, evaluate; the store keeps the metrics, the kept weights (as a checkpoint) and the per-epoch history
+    (train_loss: mean training loss of the epoch; dev_score: teacher-forced dev exact match, %; lr)."""
     model, task, stats = train_seq2seq(cfg)
     train_rows = pd.DataFrame([{"length": "train", "metric": k, "value": stats[k]}
                                for k in ("epochs", "best_epoch", "best_dev")])
-    return pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True), model.state_dict()
+    history = pd.DataFrame(stats["history"], columns=["epoch", "train_loss", "dev_score", "lr"])
+    return RunOutput(pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True),
+                     checkpoint=model.state_dict(), history=history)
 
 
 def seq2seq_labels(cfg: Seq2SeqRun) -> dict:
@@ -123,7 +127,7 @@ def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple
 
 def _experiment(name: str, description: str, configs) -> Experiment:
     return Experiment(name=name, chapter="monotonic-attention", description=description, configs=configs,
-                      run=run_seq2seq, labels=seq2seq_labels, profiles=tuple(PROFILE_SIZES), checkpoint=True)
+                      run=run_seq2seq, labels=seq2seq_labels, profiles=tuple(PROFILE_SIZES))
 
 
 MLA_MAIN = _experiment("mla-main", "Tables 2 and 9: six mechanisms x eight probing tasks",

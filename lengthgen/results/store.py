@@ -1,4 +1,5 @@
-"""ResultStore: results/<experiment>/<key>/{config.json, metrics.csv, meta.json}, written atomically.
+"""ResultStore: results/<experiment>/<key>/{config.json, metrics.csv, meta.json}, written atomically, plus
+optionally history.csv (one row per training epoch, committed) and model.pt (a checkpoint, gitignored).
 
 An entry is written into a temporary sibling folder and renamed into place in one step, so a reader sees
 either nothing or a complete entry. A folder that fails validation (missing file, unparsable JSON/CSV,
@@ -11,6 +12,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +22,23 @@ from lengthgen.config import config_dict, config_key
 from lengthgen.errors import LengthgenError
 
 FILES = ("config.json", "metrics.csv", "meta.json")
+HISTORY = "history.csv"  # optional; committed
 CHECKPOINT = "model.pt"  # optional; gitignored
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """What computing one config produced, beyond a bare metrics table.
+
+    Attributes:
+        metrics: tidy (length, metric, value) rows.
+        checkpoint: a model state dict, kept as model.pt (not committed) for later decoding.
+        history: one row per training epoch (e.g. epoch, train_loss, dev_score, lr), kept as history.csv.
+    """
+
+    metrics: pd.DataFrame
+    checkpoint: dict | None = None
+    history: pd.DataFrame | None = None
 
 
 class CorruptEntry(LengthgenError):
@@ -58,8 +76,9 @@ class ResultStore:
             raise LengthgenError(f"no stored result for {experiment} at {path}")
         return self._read(path)
 
-    def save(self, experiment: str, cfg, metrics: pd.DataFrame, meta: dict, checkpoint: dict | None = None) -> Path:
-        """Atomically write an entry (plus `model.pt` if a state dict is given), moving a corrupt one aside first."""
+    def save(self, experiment: str, cfg, metrics: pd.DataFrame, meta: dict, checkpoint: dict | None = None,
+             history: pd.DataFrame | None = None) -> Path:
+        """Atomically write an entry (plus `model.pt` / `history.csv` if given), moving a corrupt one aside first."""
         path = self.path(experiment, cfg)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
@@ -69,9 +88,10 @@ class ResultStore:
             metrics.to_csv(tmp / "metrics.csv", index=False)
             if checkpoint is not None:
                 torch.save(checkpoint, tmp / CHECKPOINT)
+            if history is not None:
+                history.to_csv(tmp / HISTORY, index=False)
             (tmp / "meta.json").write_text(json.dumps({**meta, "key": path.name}, indent=1, sort_keys=True))
-            written = FILES + ((CHECKPOINT,) if checkpoint is not None else ())
-            for f in written:  # make the contents durable before the rename publishes them
+            for f in os.listdir(tmp):  # make the contents durable before the rename publishes them
                 with open(tmp / f, "rb") as fh:
                     os.fsync(fh.fileno())
             if path.exists():
@@ -92,6 +112,17 @@ class ResultStore:
         if not path.is_file():
             raise LengthgenError(f"no checkpoint in {path.parent} (checkpoints are not committed; re-run to create)")
         return torch.load(path, weights_only=True)
+
+    def load_history(self, experiment: str, cfg) -> pd.DataFrame | None:
+        """The per-epoch training history of a complete entry, or None if its run kept none (older entries)."""
+        self.load(experiment, cfg)
+        path = self.path(experiment, cfg) / HISTORY
+        if not path.is_file():
+            return None
+        try:
+            return pd.read_csv(path)
+        except (OSError, ValueError, pd.errors.ParserError) as exc:
+            raise CorruptEntry(f"corrupt results entry {path.parent}: {exc}; delete it or re-run to recompute") from exc
 
     def entries(self, experiment: str) -> Iterator[tuple[dict, pd.DataFrame, dict]]:
         """(config as stored, metrics, meta) of every complete entry of an experiment, including entries whose

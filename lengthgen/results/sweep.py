@@ -18,7 +18,7 @@ import torch
 from tqdm.auto import tqdm
 
 from lengthgen.results.provenance import provenance
-from lengthgen.results.store import ResultStore
+from lengthgen.results.store import ResultStore, RunOutput
 
 PROVENANCE_COLUMNS = ("profile", "git_commit", "lengthgen_version", "torch_version", "device", "date", "wall_seconds")
 
@@ -55,10 +55,11 @@ def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
 
     start = time.perf_counter()
     experiment = EXPERIMENTS[experiment_name]
-    result = experiment.run(cfg)
-    metrics, state = result if experiment.checkpoint else (result, None)
+    out = experiment.run(cfg)
+    out = out if isinstance(out, RunOutput) else RunOutput(out)
     meta = {**provenance(), "profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
-    return str(ResultStore(root).save(experiment_name, cfg, metrics, meta, checkpoint=state))
+    return str(ResultStore(root).save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint,
+                                      history=out.history))
 
 
 def sweep(experiment, configs: list, store: ResultStore, profile: str, executor: Executor | None = None,
@@ -72,6 +73,14 @@ def sweep(experiment, configs: list, store: ResultStore, profile: str, executor:
         bar.update()
     bar.close()
     return collect(experiment, configs, store)
+
+
+def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFrame:
+    """Per-epoch training histories of the stored configs that kept one, with task, variant and seed columns."""
+    frames = [history.assign(**experiment.labels(cfg))
+              for cfg in configs if store.status(experiment.name, cfg) == "complete"
+              and (history := store.load_history(experiment.name, cfg)) is not None]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = False) -> pd.DataFrame:
