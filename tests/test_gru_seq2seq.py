@@ -1,12 +1,21 @@
 """The GRU seq2seq model: padding-free encoding, greedy vs teacher forcing, <eos> stopping, training claims."""
 
+import pandas as pd
 import pytest
 import torch
 
-from lengthgen.experiments.monotonic import Seq2SeqRun, build, run_seq2seq, train_seq2seq
+from lengthgen.experiments.monotonic import (
+    Seq2SeqRun,
+    build,
+    direction_check,
+    evaluate_seq2seq,
+    reads_forward,
+    run_seq2seq,
+    train_seq2seq,
+)
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.tasks.seq2seq import EOS, PAD, Seq2SeqBatch
-from lengthgen.train.evaluate import sequence_metrics, strip
+from lengthgen.train.evaluate import mean_direction_gate, sequence_metrics, strip
 from lengthgen.train.loop import EpochConfig
 
 
@@ -99,3 +108,38 @@ def test_bidirectional_attention_learns_reverse_copy_and_content_does_not():
         df = run_seq2seq(cfg).metrics
         acc[attention] = df.query("metric == 'accuracy'").value.item()
     assert acc["bi_relative"] >= 90.0 and acc["content"] <= 10.0, acc
+
+
+def test_direction_gate_is_recorded_for_bidirectional_mechanisms_only():
+    model, task = model_and_task("bi_relative")
+    examples = task.examples("iid", 7)
+    for bias, expected in ((50.0, 1.0), (-50.0, 0.0)):  # the gate saturates: every sequence read one way
+        with torch.no_grad():
+            model.attention.direction.weight.zero_()
+            model.attention.direction.bias.fill_(bias)
+        assert mean_direction_gate(model, task, examples, batch_size=3) == pytest.approx(expected, abs=1e-6)
+    for attention, has_gate in (("bi_relative", True), ("content", False)):
+        model, task = model_and_task(attention)
+        cfg = Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention), eval_size=4,
+                         eval_splits=("iid", "15"))
+        df = evaluate_seq2seq(model, task, cfg)
+        gates = df[df.metric == "direction_gate"]
+        assert list(gates.length) == (["iid", "15"] if has_gate else [])
+        assert ((gates.value > 0) & (gates.value < 1)).all()
+
+
+def test_direction_check_by_hand():
+    assert reads_forward("lookup") and reads_forward("inv_recopy")
+    assert not reads_forward("reverse_lookup") and not reads_forward("inv_reverse_recopy")
+    with pytest.raises(ValueError, match="valid: copy"):
+        reads_forward("scan")
+    rows = [("lookup", "bi_relative", 0, "7", 0.02), ("lookup", "bi_relative", 0, "9", 0.0),  # mean 0.01
+            ("reverse_copy", "onestep", 0, "15", 0.01), ("copy", "mono", 1, "15", 0.5),
+            ("copy", "mono", 1, "15", 0.97), ("scan", "onestep", 0, "test", 0.3)]
+    runs = pd.DataFrame([dict(task=t, variant=v, seed=s, length=n, metric="direction_gate", value=g)
+                         for t, v, s, n, g in rows] + [dict(task="copy", variant="mono", seed=1, length="15",
+                                                            metric="accuracy", value=100.0)])
+    check = direction_check(runs).set_index(["task", "variant"])
+    assert list(check.reads) == ["wrong way", "right way", "undecided"]  # scan has no reading direction: left out
+    assert check.gate["lookup", "bi_relative"] == pytest.approx(0.01)
+    assert check.gate["copy", "mono"] == pytest.approx(0.735)

@@ -13,7 +13,7 @@ from lengthgen.experiments.base import Experiment
 from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.results.store import RunOutput
 from lengthgen.tasks import TASKS
-from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
+from lengthgen.train.evaluate import mean_direction_gate, sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
 from lengthgen.train.seeding import generator, init_model
 
@@ -66,11 +66,16 @@ def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
 
 
 def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
-    """Accuracy and mean edit distance on every evaluated split (column `length` holds the split name)."""
+    """Accuracy and mean edit distance on every evaluated split (column `length` holds the split name), and for
+    mechanisms with direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed)."""
     rows = []
     for split in cfg.eval_splits or task.test_splits:
-        m = sequence_metrics(task, model, task.examples(split, _cap(task, split, cfg.eval_size)))
-        rows += [{"length": split, "metric": k, "value": m[k]} for k in ("accuracy", "edit_distance")]
+        examples = task.examples(split, _cap(task, split, cfg.eval_size))
+        m = sequence_metrics(task, model, examples)
+        if model.attention.direction is not None:
+            m["direction_gate"] = mean_direction_gate(model, task, examples)
+        rows += [{"length": split, "metric": k, "value": m[k]}
+                 for k in ("accuracy", "edit_distance", "direction_gate") if k in m]
     return pd.DataFrame(rows)
 
 
@@ -87,6 +92,29 @@ def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
     history = pd.DataFrame(stats["history"], columns=["epoch", "train_loss", "dev_score", "lr"])
     return RunOutput(pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True),
                      checkpoint=model.state_dict(), history=history)
+
+
+def reads_forward(task: str) -> bool:
+    """Whether a probing task is solved by reading its source left to right (the Reverse tasks read it right to
+    left). The location steps (which start at START and only move forward) and the relative offsets (measured from
+    the decoder step) count from the start of the possibly reversed sequence, so a forward task needs a direction
+    gate near 1 and a Reverse task a gate near 0."""
+    if task not in PROBING:
+        raise ValueError(f"no reading direction for {task!r}; valid: {', '.join(PROBING)}")
+    return not task.startswith(("reverse_", "inv_reverse_"))
+
+
+def direction_check(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per run with a recorded direction gate: task, variant, seed, mean gate over its test splits, the
+    direction the task needs, and `reads`: "right way" / "wrong way" (gate within 0.1 of the needed / the other
+    end) or "undecided"."""
+    gates = runs[(runs.metric == "direction_gate") & runs.task.isin(PROBING)]
+    out = gates.groupby(["task", "variant", "seed"], sort=False).value.mean().rename("gate").reset_index()
+    forward = out.task.map(reads_forward)
+    out["needs"] = forward.map({True: "forward (1)", False: "reversed (0)"})
+    error = (out.gate - forward.astype(float)).abs()
+    out["reads"] = ["right way" if e < 0.1 else "wrong way" if e > 0.9 else "undecided" for e in error]
+    return out
 
 
 def seq2seq_labels(cfg: Seq2SeqRun) -> dict:

@@ -1,5 +1,6 @@
 """Evaluation: set-task accuracy by length (memory-bounded sub-batches, tidy DataFrame); seq2seq exact match and
-edit distance of greedy decoding, and the teacher-forced exact match used as the dev metric."""
+edit distance of greedy decoding, the teacher-forced exact match used as the dev metric, and the direction gate of
+the bidirectional mechanisms."""
 
 import pandas as pd
 import torch
@@ -90,3 +91,15 @@ def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, prog
     dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
     return {"accuracy": 100.0 * exact / len(examples), "edit_distance": dist / len(examples),
             "predictions": [task.vocab.decode(p) for p in preds]}
+
+
+@torch.no_grad()
+def mean_direction_gate(model, task, examples, batch_size: int = DECODE_BATCH) -> float:
+    """Mean direction gate g over `examples` for a mechanism with direction mixing: near 1 the model reads the
+    source left to right, near 0 right to left (the gate is computed once per sequence)."""
+    model.eval()
+    total = 0.0
+    for start in range(0, len(examples), batch_size):
+        batch = task.batch(examples[start: start + batch_size])
+        total += float(model.attention.gate(model.encode(batch.src, batch.src_len)).sum())
+    return total / len(examples)
