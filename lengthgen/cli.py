@@ -72,7 +72,8 @@ def format_example(example, fmt: str) -> str:
 
 
 def summary(df: pd.DataFrame) -> str:
-    """Mean over seeds of each (task, variant, metric) by length, with the number of seeds."""
+    """Mean over seeds of each (task, variant, metric) by length (columns in the order the lengths first appear),
+    with the number of seeds."""
     acc = df[df.metric.str.startswith("accuracy")]
     if acc.empty:
         return "(no results)"
@@ -80,6 +81,7 @@ def summary(df: pd.DataFrame) -> str:
         acc = acc.assign(length=acc.length.astype(str))
     index = [c for c in ("task", "setting", "variant", "metric") if c in acc.columns]
     table = acc.pivot_table(index=index, columns="length", values="value", aggfunc="mean")
+    table = table[list(dict.fromkeys(acc.length))]  # splits in the order they were evaluated, not sorted as text
     seeds = acc.groupby(index).seed.nunique().rename("seeds")
     return table.round(1).join(seeds).to_string()
 

@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from lengthgen.cli import main
+from lengthgen.cli import main, summary
 
 
 def run(capsys, *argv):
@@ -150,3 +150,13 @@ def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys
     assert set(every.variant) == {c.model.attention for c in configs} and len(every) == len(configs) * len(history)
     _, model = build(configs[0])
     model.load_state_dict(store.load_checkpoint("mla-ablations", configs[0]))
+
+
+def test_summary_keeps_the_splits_in_evaluation_order_and_averages_seeds():
+    rows = [dict(task=t, variant="onestep", seed=s, length=n, metric="accuracy", value=v)
+            for t, splits in (("copy", ("iid", "15", "100")), ("lookup", ("7", "9", "11")))
+            for s, v in ((0, 100.0), (1, 50.0)) for n in splits]
+    rows.append(dict(task="copy", variant="onestep", seed=0, length="15", metric="direction_gate", value=0.99))
+    lines = summary(pd.DataFrame(rows)).splitlines()
+    assert lines[0].split() == ["iid", "15", "100", "7", "9", "11", "seeds"]
+    assert lines[-1].split()[-2:] == ["75.0", "2"] and "direction_gate" not in "".join(lines)
