@@ -1,5 +1,6 @@
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -125,3 +126,19 @@ def test_store_paths_are_per_experiment(tmp_path):
     store = ResultStore(tmp_path)
     assert store.path("a", CFG).parent.name == "a" and store.path("a", CFG).name == store.path("b", CFG).name
     assert Path(store.path("a", CFG)).name.isalnum()
+
+
+def test_device_names_the_cpu_model_and_threads_never_a_gpu(monkeypatch):
+    from lengthgen.results import provenance
+    monkeypatch.setattr(provenance, "cpu_model", lambda: "Test CPU 9000")
+    monkeypatch.setattr(provenance.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(provenance.torch, "get_num_threads", lambda: 3)
+    assert provenance.device_name() == "cpu:Test CPU 9000 x3 threads"
+
+
+def test_cpu_model_reads_proc_cpuinfo_or_falls_back():
+    from lengthgen.results.provenance import cpu_model
+    cpuinfo = Path("/proc/cpuinfo")
+    names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+             if line.startswith("model name")] if cpuinfo.exists() else []
+    assert cpu_model() == (names[0] if names else (platform.processor() or platform.machine()))

@@ -22,11 +22,23 @@ def git_commit() -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
+def cpu_model() -> str:
+    """The processor's model name (from /proc/cpuinfo on Linux), else the platform's architecture."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def device_name() -> str:
-    """The device results are computed on: the CUDA GPU's name, else the CPU with its thread count."""
-    if torch.cuda.is_available():
-        return f"cuda:{torch.cuda.get_device_name(0)}"
-    return f"cpu:{platform.machine()} x{torch.get_num_threads()} threads"
+    """Where results are computed: every lengthgen model runs on the CPU, so its model and thread count.
+
+    A GPU in the machine is not named: nothing in the package moves tensors to it.
+    """
+    return f"cpu:{cpu_model()} x{torch.get_num_threads()} threads"
 
 
 def provenance() -> dict:
