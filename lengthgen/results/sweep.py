@@ -53,11 +53,11 @@ def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
     """Compute one config and write its entry (executed in a worker; arguments are picklable)."""
     from lengthgen.experiments import EXPERIMENTS
 
-    start = time.perf_counter()
+    start, meta = time.perf_counter(), provenance()  # the code and machine as the run starts
     experiment = EXPERIMENTS[experiment_name]
     out = experiment.run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
-    meta = {**provenance(), "profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
+    meta |= {"profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
     return str(ResultStore(root).save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint,
                                       history=out.history))
 
