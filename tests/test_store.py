@@ -152,9 +152,12 @@ def test_device_names_the_cpu_model_and_threads_never_a_gpu(monkeypatch):
     assert provenance.device_name() == "cpu:Test CPU 9000 x3 threads"
 
 
-def test_cpu_model_reads_proc_cpuinfo_or_falls_back():
+def test_cpu_model_reads_the_first_model_name_or_falls_back(tmp_path):
     from lengthgen.results.provenance import cpu_model
-    cpuinfo = Path("/proc/cpuinfo")
-    names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-             if line.startswith("model name")] if cpuinfo.exists() else []
-    assert cpu_model() == (names[0] if names else (platform.processor() or platform.machine()))
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338\n\n"
+                       "processor\t: 1\nmodel name\t: Other CPU\n")
+    assert cpu_model(cpuinfo) == "Intel(R) Xeon(R) Gold 6338"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: ARM\n")   # no model name line (e.g. some ARM kernels)
+    assert cpu_model(cpuinfo) == (platform.processor() or platform.machine())
+    assert cpu_model(tmp_path / "missing") == (platform.processor() or platform.machine())

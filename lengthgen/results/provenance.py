@@ -22,10 +22,10 @@ def git_commit() -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def cpu_model() -> str:
-    """The processor's model name (from /proc/cpuinfo on Linux), else the platform's architecture."""
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The processor's model name (from `cpuinfo`, Linux's format), else the platform's architecture."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in cpuinfo.read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
