@@ -101,3 +101,65 @@ def test_training_curves_dropdown_shows_exactly_one_tasks_loss_and_dev_lines():
     assert lookup.label == "lookup" and lookup.args[0]["visible"] == [False] * 6 + [True] * 4
     assert [t.name for t in fig.data if t.showlegend] == ["content", "onestep", "mono", "content", "onestep"]
     assert list(fig.data[1].y) == [0.0, 10.0, 20.0, 30.0]  # the dev row of copy/content
+
+
+def _runs(rows, metric="accuracy"):
+    return pd.DataFrame([dict(task=t, variant=v, seed=s, length=n, metric=metric, value=x) for t, v, s, n, x in rows])
+
+
+def test_splits_sort_by_length_not_as_strings():
+    assert sorted(["100", "iid", "15", "test", "30"], key=compare.split_order) == ["iid", "15", "30", "100", "test"]
+
+
+def test_longest_accuracy_reads_the_longest_split_whatever_the_stored_order():
+    copy = _runs([("copy", "mono", 0, "iid", 99.0), ("copy", "mono", 0, "100", 3.0), ("copy", "mono", 0, "15", 80.0),
+                  ("copy", "mono", 0, "train", 1.0)])
+    lookup = _runs([("lookup", "mono", 0, "11", 7.0), ("lookup", "mono", 0, "7", 50.0),
+                    ("lookup", "mono", 0, "9", 9.0)])
+    longest = compare.longest_accuracy(pd.concat([copy, lookup]))  # as collected: the row labels repeat
+    assert longest["copy", "mono", 0] == 3.0 and longest["lookup", "mono", 0] == 7.0
+
+
+def test_fit_and_length_flags_fitted_failures_by_hand():
+    history = pd.DataFrame([dict(task="copy", variant=v, seed=0, epoch=e, train_loss=loss)
+                            for v, e, loss in [("a", 2, 0.01), ("a", 1, 0.9),   # last epoch fits
+                                               ("b", 1, 0.01), ("b", 2, 0.3),   # last epoch does not
+                                               ("c", 1, 0.02)]])
+    runs = _runs([("copy", "a", 0, "100", 0.0), ("copy", "b", 0, "100", 0.0), ("copy", "c", 0, "100", 95.0),
+                  ("copy", "d", 0, "100", 0.0)])  # d has no history: left out
+    table = compare.fit_and_length(history, runs).droplevel(["task", "seed"])
+    assert list(table.index) == ["a", "b", "c"]
+    assert list(table.fitted) == [True, False, True] and list(table.failed) == [True, True, False]
+    assert table.train_loss["b"] == 0.3
+
+
+def test_failures_by_counts_each_group():
+    table = pd.DataFrame({"reads": ["right way", "right way", "wrong way", "right way"],
+                          "accuracy at the longest split": [0.0, 95.0, 10.0, 50.0]})
+    counts = compare.failures_by(table, "reads")
+    assert counts.loc["right way"].tolist() == [1, 3] and counts.loc["wrong way"].tolist() == [1, 1]
+
+
+def test_per_seed_keeps_multi_seed_cells_and_finds_band_disagreements():
+    runs = _runs([("copy", "mono", 0, "15", 100.0), ("copy", "mono", 0, "100", 100.0), ("copy", "mono", 0, "iid", 100),
+                  ("copy", "mono", 1, "15", 100.0), ("copy", "mono", 1, "100", 0.0), ("copy", "mono", 1, "iid", 100),
+                  ("lookup", "mono", 0, "11", 95.0), ("lookup", "mono", 1, "11", 99.0),
+                  ("copy", "content", 0, "100", 0.0)])  # one seed only: left out
+    seeds = compare.per_seed(runs)
+    assert list(seeds.columns) == ["iid", "11", "15", "100"]
+    assert set(seeds.index.droplevel("seed")) == {("mono", "copy"), ("mono", "lookup")}
+    assert np.isnan(seeds.loc[("mono", "lookup", 0), "100"])
+    disagree = compare.seeds_disagree(seeds)
+    assert disagree["mono", "copy"] and not disagree["mono", "lookup"]  # lookup's longest split is 11, both solved
+
+
+def test_paper_beside_ours_puts_our_median_under_the_paper_row():
+    paper = pd.DataFrame([dict(variant="mono", task="copy", length=n, paper=p) for n, p in [("15", 1.0), ("30", 2.0)]]
+                         + [dict(variant="mono", task="lookup", length="7", paper=9.0)])  # not run: left out
+    runs = _runs([("copy", "mono", s, "15", x) for s, x in [(0, 4.0), (1, 6.0), (2, 100.0)]], metric="edit_distance")
+    table = compare.paper_beside_ours(paper, runs, "ours", metric="edit_distance")
+    assert list(table.columns) == [("copy", "15"), ("copy", "30")]
+    assert table.loc[("mono", "ours"), ("copy", "15")] == 6.0       # median of 4, 6, 100
+    assert np.isnan(table.loc[("mono", "ours"), ("copy", "30")])    # no run at that split
+    shown = compare.for_display(table)
+    assert shown.loc[("mono", "ours"), ("copy", "30")] == "–" and shown.loc[("mono", "paper"), ("copy", "30")] == 2.0

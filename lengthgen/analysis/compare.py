@@ -75,3 +75,67 @@ def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFram
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
     return (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
             .rename(columns={"median": "ours", "count": "seeds"}))
+
+
+RUN = ["task", "variant", "seed"]  # the columns that name one run in a collected results frame
+
+
+def split_order(split: str) -> tuple:
+    """Sort key for test splits: "iid" first, then numeric lengths in increasing order, then named splits."""
+    return (0, 0, "") if split == "iid" else (1, int(split), "") if split.isdigit() else (2, 0, split)
+
+
+def longest_accuracy(runs: pd.DataFrame) -> pd.Series:
+    """Accuracy of every run (indexed by task, variant, seed) at its task's longest test split."""
+    acc = runs[runs.metric == "accuracy"].assign(length=lambda d: d.length.astype(str))
+    acc = acc[acc.length != "train"]
+    ordered = acc.sort_values("length", key=lambda splits: splits.map(split_order), kind="stable")
+    return ordered.groupby(RUN, sort=False).value.last().rename("accuracy at the longest split")
+
+
+def fit_and_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.05) -> pd.DataFrame:
+    """Per run with a history: last-epoch training loss, accuracy at the longest split, and whether it `fitted`
+    (loss below the threshold) and `failed` (accuracy <= 10%). Fitted-and-failed runs learned their training
+    lengths and did not carry them to longer inputs."""
+    loss = history.sort_values("epoch").groupby(RUN).train_loss.last()
+    both = pd.concat([loss, longest_accuracy(runs)], axis=1, join="inner")
+    both["fitted"] = both.train_loss < fitted
+    both["failed"] = both["accuracy at the longest split"].map(band) == "failed"
+    return both
+
+
+def failures_by(table: pd.DataFrame, column: str) -> pd.DataFrame:
+    """How many runs fail (<= 10% at the longest split) per value of `column`: columns failed and runs."""
+    failed = table["accuracy at the longest split"].map(band) == "failed"
+    return failed.groupby(table[column]).agg(failed="sum", runs="count").astype(int)
+
+
+def per_seed(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """`metric` per seed for the (variant, task) cells run with more than one seed: one row per seed, one column
+    per split in `split_order`; a split the task does not have is NaN."""
+    rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
+    rows = rows[rows.groupby(["variant", "task"]).seed.transform("nunique") > 1]
+    table = rows.pivot_table(index=["variant", "task", "seed"], columns="length", values="value")
+    return table[sorted(table.columns, key=split_order)]
+
+
+def seeds_disagree(seeds: pd.DataFrame) -> pd.Series:
+    """For a `per_seed` table: per (variant, task) cell, whether its seeds land in different bands (solved /
+    partial / failed) at the task's longest numeric split."""
+    numeric = [s for s in seeds.columns if s.isdigit()]
+    longest = seeds[numeric].ffill(axis=1).iloc[:, -1]
+    return longest.map(band).groupby(["variant", "task"]).nunique() > 1
+
+
+def paper_beside_ours(paper: pd.DataFrame, runs: pd.DataFrame, label: str, metric: str) -> pd.DataFrame:
+    """The paper's rows of a table and our median over seeds beneath each, for the tasks we ran: index (variant,
+    source), columns (task, split). `paper` has columns variant, task, length, paper."""
+    ours = median_over_seeds(runs, metric=metric).rename(columns={"ours": label})
+    side = paper[paper.task.isin(ours.task)].merge(ours, on=["variant", "task", "length"], how="left")
+    side = side.melt(id_vars=["variant", "task", "length"], value_vars=["paper", label], var_name="source")
+    return side.pivot_table(index=["variant", "source"], columns=["task", "length"], values="value", sort=False)
+
+
+def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
+    """`table` rounded, with "–" where a cell has no value (a split the task does not have, a run not made)."""
+    return table.round(decimals).astype(object).where(table.notna(), "–")
