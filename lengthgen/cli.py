@@ -117,10 +117,24 @@ def cmd_results(args) -> None:
     configs = _configs(experiment, args)
     store = ResultStore(args.results)
     df = collect(experiment, configs, store, skip_missing=True)
-    missing = sum(store.status(experiment.name, c) == "missing" for c in configs)
+    missing = [c for c in configs if store.status(experiment.name, c) == "missing"]
     print(summary(df))
-    print(f"{len(configs) - missing} of {len(configs)} {args.profile} runs stored in {args.results}")
+    print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
+    if missing:
+        print("missing:\n" + "\n".join(missing_runs(experiment, missing)))
     _write_out(df, args.out)
+
+
+def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
+    """One line per cell (labels other than the seed) naming its seeds, at most `most` lines."""
+    cells: dict[str, list] = {}
+    for cfg in configs:
+        labels = experiment.labels(cfg)
+        cell = " ".join(f"{k}={v}" for k, v in labels.items() if k != "seed")
+        cells.setdefault(cell, []).append(str(labels["seed"]))
+    lines = [f"  {cell}: seed{'s' if len(seeds) > 1 else ''} {', '.join(dict.fromkeys(seeds))}"
+             for cell, seeds in cells.items()]
+    return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
 def cmd_book(args) -> None:
