@@ -163,3 +163,14 @@ def test_paper_beside_ours_puts_our_median_under_the_paper_row():
     assert np.isnan(table.loc[("mono", "ours"), ("copy", "30")])    # no run at that split
     shown = compare.for_display(table)
     assert shown.loc[("mono", "ours"), ("copy", "30")] == "–" and shown.loc[("mono", "paper"), ("copy", "30")] == 2.0
+
+
+def test_break_points_draws_one_box_per_split_and_the_training_length_per_task():
+    df = pd.DataFrame([dict(task=t, variant=v, split=s, first_error=k) for t, v, s, k in [
+        ("copy", "content", "15", 4), ("copy", "content", "100", 3), ("copy", "locattn", "100", 0),
+        ("recopy", "mono", "100", 30)]])
+    fig = figures.break_points(df, {"copy": 10, "recopy": 46}, "breaks")
+    assert sorted({t.name for t in fig.data}) == ["100", "15"]
+    lines = [shape for shape in fig.layout.shapes if shape.line.dash == "dash"]
+    assert sorted((shape.y0, shape.yref) for shape in lines) == [(10, "y"), (46, "y2")]
+    assert sorted(y for t in fig.data for y in t.y) == [0, 3, 4, 30]

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lengthgen.analysis.variance import loglog_slope
+from lengthgen.train.evaluate import first_error
 
 BOOK_ENV = "LENGTHGEN_BOOK"  # set by `lengthgen book`: figures become plain divs using the book's plotly.js
 
@@ -143,7 +144,8 @@ def highlight_prefix(rows: list[dict]) -> str:
     out = ["<table class='lengthgen-failures'><tr><th>model</th><th>task</th><th>example</th></tr>"]
     for r in rows:
         pred, gold = r["prediction"], r["target"]
-        k = next((i for i, (a, b) in enumerate(zip(pred, gold, strict=False)) if a != b), min(len(pred), len(gold)))
+        k = first_error(pred, gold)
+        k = len(pred) if k is None else k
         good = html.escape(" ".join(pred[:k]))
         rest = html.escape(" ".join(pred[k:]))
         out.append(
@@ -174,4 +176,21 @@ def training_curves(history: pd.DataFrame, title: str) -> go.Figure:
     fig.update_yaxes(type="log", title="training loss", row=1, col=1)
     fig.update_yaxes(title="dev exact match (%)", range=[-2, 102], row=2, col=1)
     fig.update_xaxes(title="epoch", row=2, col=1)
+    return fig
+
+
+def break_points(df: pd.DataFrame, trained: dict[str, int], title: str) -> go.Figure:
+    """Where greedy outputs go wrong: the token index of the first error (`first_error`, one point per run and
+    test split) per mechanism, one panel per task, with a dashed line at the task's longest training target
+    (`trained`). `df` has columns task, variant, split, first_error."""
+    tasks = list(dict.fromkeys(df.task))
+    fig = px.strip(df, x="variant", y="first_error", color="split", facet_col="task", stripmode="group",
+                   category_orders={"task": tasks}, title=title,
+                 labels={"variant": "mechanism", "first_error": "first wrong output token", "split": "test split"})
+    for i, task in enumerate(tasks):
+        fig.add_hline(y=trained[task], line_dash="dash", line_color="gray", row=1, col=i + 1,
+                      annotation_text=f"longest training target: {trained[task]}", annotation_position="top left")
+    fig.update_yaxes(matches=None, showticklabels=True, rangemode="tozero")
+    fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
+    fig.update_layout(height=480)
     return fig

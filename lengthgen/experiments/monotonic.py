@@ -66,8 +66,9 @@ def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
 
 
 def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
-    """Accuracy and mean edit distance on every evaluated split (column `length` holds the split name), and for
-    mechanisms with direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed)."""
+    """Accuracy, mean edit distance and, where some output is wrong, the median index of the first wrong token
+    (`first_error`) on every evaluated split (column `length` holds the split name), and for mechanisms with
+    direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed)."""
     rows = []
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
@@ -75,7 +76,7 @@ def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
         if model.attention.direction is not None:
             m["direction_gate"] = mean_direction_gate(model, task, examples)
         rows += [{"length": split, "metric": k, "value": m[k]}
-                 for k in ("accuracy", "edit_distance", "direction_gate") if k in m]
+                 for k in ("accuracy", "edit_distance", "first_error", "direction_gate") if k in m]
     return pd.DataFrame(rows)
 
 

@@ -2,6 +2,8 @@
 edit distance of greedy decoding, the teacher-forced exact match used as the dev metric, and the direction gate of
 the bidirectional mechanisms."""
 
+from statistics import median
+
 import pandas as pd
 import torch
 from rapidfuzz.distance import Levenshtein
@@ -78,10 +80,12 @@ def greedy_outputs(model, batch: Seq2SeqBatch, margin: int = DECODE_MARGIN) -> l
 
 
 def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, progress: bool = False) -> dict:
-    """Exact-match accuracy (%) and mean token edit distance of greedy decoding on `examples`.
+    """Exact-match accuracy (%), mean token edit distance and where outputs go wrong, for greedy decoding on
+    `examples`.
 
     Returns:
-        {"accuracy": ..., "edit_distance": ..., "predictions": list of predicted token lists}.
+        {"accuracy": ..., "edit_distance": ..., "predictions": list of predicted token lists} and, when some
+        output is wrong, "first_error": the median over wrong outputs of the index of their first wrong token.
     """
     preds: list[list[int]] = []
     for start in tqdm(range(0, len(examples), batch_size), desc="decode", disable=not progress, leave=False):
@@ -89,8 +93,18 @@ def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, prog
     golds = [task.vocab.encode(t) for _, t in examples]
     exact = sum(p == g for p, g in zip(preds, golds, strict=True))
     dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
+    wrong = [k for p, g in zip(preds, golds, strict=True) if (k := first_error(p, g)) is not None]
     return {"accuracy": 100.0 * exact / len(examples), "edit_distance": dist / len(examples),
-            "predictions": [task.vocab.decode(p) for p in preds]}
+            "predictions": [task.vocab.decode(p) for p in preds]} | ({"first_error": median(wrong)} if wrong else {})
+
+
+def first_error(prediction: list, target: list) -> int | None:
+    """Index of the first output token that is wrong: where prediction and target first differ, or the shorter
+    one's length when one is a prefix of the other (stopped early, or ran on); None when they are equal."""
+    if prediction == target:
+        return None
+    shorter = min(len(prediction), len(target))
+    return next((i for i, (p, t) in enumerate(zip(prediction, target, strict=False)) if p != t), shorter)
 
 
 @torch.no_grad()
