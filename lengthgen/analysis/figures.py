@@ -186,7 +186,7 @@ def break_points(df: pd.DataFrame, trained: dict[str, int], title: str) -> go.Fi
     tasks = list(dict.fromkeys(df.task))
     fig = px.strip(df, x="variant", y="first_error", color="split", facet_col="task", stripmode="group",
                    category_orders={"task": tasks}, title=title,
-                 labels={"variant": "mechanism", "first_error": "first wrong output token", "split": "test split"})
+                   labels={"variant": "mechanism", "first_error": "first wrong output token", "split": "test split"})
     for i, task in enumerate(tasks):
         fig.add_hline(y=trained[task], line_dash="dash", line_color="gray", row=1, col=i + 1,
                       annotation_text=f"longest training target: {trained[task]}", annotation_position="top left")

@@ -91,10 +91,9 @@ def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, prog
     for start in tqdm(range(0, len(examples), batch_size), desc="decode", disable=not progress, leave=False):
         preds += greedy_outputs(model, task.batch(examples[start: start + batch_size]))
     golds = [task.vocab.encode(t) for _, t in examples]
-    exact = sum(p == g for p, g in zip(preds, golds, strict=True))
-    dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
     wrong = [k for p, g in zip(preds, golds, strict=True) if (k := first_error(p, g)) is not None]
-    return {"accuracy": 100.0 * exact / len(examples), "edit_distance": dist / len(examples),
+    dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
+    return {"accuracy": 100.0 * (len(examples) - len(wrong)) / len(examples), "edit_distance": dist / len(examples),
             "predictions": [task.vocab.decode(p) for p in preds]} | ({"first_error": median(wrong)} if wrong else {})
 
 
