@@ -133,6 +133,19 @@ def test_fit_and_length_flags_fitted_failures_by_hand():
     assert table.train_loss["b"] == 0.3
 
 
+def test_early_breaks_keeps_learned_runs_at_the_longest_split():
+    accuracy = _runs([("copy", v, 0, n, x) for v, iid, far in [("a", 100.0, 0.0), ("b", 95.0, 20.0), ("c", 50.0, 0.0)]
+                      for n, x in [("iid", iid), ("100", far), ("15", far)]])
+    first = _runs([("copy", "a", 0, "100", 3.0), ("copy", "a", 0, "15", 12.0),  # a breaks early at 100
+                   ("copy", "b", 0, "100", 11.0), ("copy", "b", 0, "15", 2.0),  # b breaks after the training range
+                   ("copy", "c", 0, "100", 1.0)],                               # c never learned: left out
+                  metric="first_error")
+    table = compare.early_breaks(pd.concat([accuracy, first]), {"copy": 11}).droplevel(["task", "seed"])
+    assert list(table.index) == ["a", "b"]
+    assert list(table.first_error) == [3.0, 11.0] and list(table.early) == [True, False]
+    assert list(table.trained) == [11, 11]
+
+
 def test_failures_by_counts_each_group():
     table = pd.DataFrame({"reads": ["right way", "right way", "wrong way", "right way"],
                           "accuracy at the longest split": [0.0, 95.0, 10.0, 50.0]})

@@ -104,6 +104,24 @@ def fit_and_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.
     return both
 
 
+def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = 90) -> pd.DataFrame:
+    """Where the runs that learned their task (iid accuracy >= `learned`) first go wrong at its longest test split.
+
+    One row per such run (indexed by task, variant, seed) that gets some output wrong there: `first_error` (the
+    stored median index of the first wrong token), `trained` (the task's longest training target, from `trained`:
+    task -> length) and `early` (the break lies before it, inside the output positions seen in training)."""
+    rows = runs.assign(length=runs.length.astype(str))
+    acc = rows[(rows.metric == "accuracy") & (rows.length != "train")]
+    longest = acc.groupby("task").length.agg(lambda splits: max(splits, key=split_order))
+    iid = acc[acc.length == "iid"].set_index(RUN).value
+    at_longest = rows[(rows.metric == "first_error") & (rows.length == rows.task.map(longest))]
+    table = at_longest.set_index(RUN).value.rename("first_error").to_frame()
+    table = table[iid.reindex(table.index) >= learned]
+    table["trained"] = table.index.get_level_values("task").map(trained)
+    table["early"] = table.first_error < table.trained
+    return table
+
+
 def failures_by(table: pd.DataFrame, column: str) -> pd.DataFrame:
     """How many runs fail (<= 10% at the longest split) per value of `column`: columns failed and runs."""
     failed = table["accuracy at the longest split"].map(band) == "failed"
