@@ -178,6 +178,18 @@ def test_paper_beside_ours_puts_our_median_under_the_paper_row():
     assert shown.loc[("mono", "ours"), ("copy", "30")] == "–" and shown.loc[("mono", "paper"), ("copy", "30")] == 2.0
 
 
+def test_accuracy_grid_aligns_panels_and_marks_cells_not_run():
+    df = pd.DataFrame([dict(source=src, variant=v, task="copy", length=n, value=x) for src, v, n, x in [
+        ("paper", "content", 15, 0.0), ("paper", "mono", 15, 100.0), ("paper", "mono", 30, 98.2),
+        ("ours", "mono", 30, 50.0), ("ours", "content", 15, 3.0)]])  # ours lacks mono at 15, in another order
+    fig = figures.accuracy_grid(df, "grid")
+    paper, ours = fig.data
+    assert list(paper.y) == ["mono", "content"] and list(ours.y) == ["mono", "content"]
+    assert list(paper.x) == ["copy 15", "copy 30"] and list(ours.x) == ["copy 15", "copy 30"]
+    assert list(paper.text[0]) == ["100", "98.2"]
+    assert list(ours.text[0]) == ["–", "50"] and list(ours.text[1]) == ["3", "–"]
+
+
 def test_break_points_draws_one_box_per_split_and_the_training_length_per_task():
     df = pd.DataFrame([dict(task=t, variant=v, split=s, first_error=k) for t, v, s, k in [
         ("copy", "content", "15", 4), ("copy", "content", "100", 3), ("copy", "locattn", "100", 0),

@@ -120,20 +120,23 @@ def attention_heatmaps(maps: dict[str, list[dict]], title: str) -> go.Figure:
 def accuracy_grid(df: pd.DataFrame, title: str) -> go.Figure:
     """Table 2 as heatmaps: mechanism x (task, split) accuracy, one panel per source (e.g. paper / ours).
 
-    Rows and columns keep their order of first appearance in `df`, so every panel lines up with the first.
+    Rows and columns keep their order of first appearance in `df`, so every panel lines up with the first; a cell
+    a source lacks (a run not made) is blank, labelled "–".
     """
     df = df.assign(column=df.task + " " + df.length.astype(str))
     sources = list(dict.fromkeys(df.source))
     rows, columns = list(dict.fromkeys(df.variant))[::-1], list(dict.fromkeys(df.column))
-    fig = make_subplots(rows=len(sources), cols=1, subplot_titles=sources, vertical_spacing=0.22)
+    panel, gap = 300, 200  # pixels: the gap holds the rotated column labels and the next panel's title
+    height = panel * len(sources) + gap * (len(sources) - 1) + 120
+    fig = make_subplots(rows=len(sources), cols=1, subplot_titles=sources, vertical_spacing=gap / height)
     for i, source in enumerate(sources):
         g = df[df.source == source].pivot_table(index="variant", columns="column", values="value")
         g = g.reindex(index=[r for r in rows if r in g.index], columns=[c for c in columns if c in g.columns])
+        text = [["–" if np.isnan(v) else f"{round(v, 1):g}" for v in row] for row in g.values]
         fig.add_trace(go.Heatmap(z=g.values, x=list(g.columns), y=list(g.index), coloraxis="coloraxis",
-                                 text=np.round(g.values, 1), texttemplate="%{text}",
+                                 text=text, texttemplate="%{text}",
                                  hovertemplate="%{y}, %{x}: %{z:.1f}%<extra></extra>"), row=i + 1, col=1)
-    fig.update_layout(coloraxis={"colorscale": "RdYlGn", "cmin": 0, "cmax": 100}, title=title,
-                      height=300 * len(sources) + 120)
+    fig.update_layout(coloraxis={"colorscale": "RdYlGn", "cmin": 0, "cmax": 100}, title=title, height=height)
     return fig
 
 
