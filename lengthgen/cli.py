@@ -121,8 +121,17 @@ def cmd_results(args) -> None:
     print(summary(df))
     print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
     if missing:
-        print("missing:\n" + "\n".join(missing_runs(experiment, missing)))
+        print(f"missing{remaining_time(df, len(missing))}:\n" + "\n".join(missing_runs(experiment, missing)))
     _write_out(df, args.out)
+
+
+def remaining_time(stored, missing: int) -> str:
+    """An estimate of the time the `missing` runs take: the median wall time of the `stored` runs (tidy rows)."""
+    times = stored.drop_duplicates("key").wall_seconds if len(stored) else []
+    if not len(times):
+        return ""
+    return (f" ({missing} runs, about {missing * times.median() / 3600:.1f} h at the median wall time of the "
+            f"{len(times)} stored)")
 
 
 def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
