@@ -55,10 +55,12 @@ def test_page_renders_offline_without_errors(served_book, page, min_figures):
         figures = pg.locator(".js-plotly-plot").count()
         svgs = pg.locator(".js-plotly-plot svg.main-svg").count()
         has_plotly = pg.evaluate("typeof window.Plotly !== 'undefined'")
+        search_fields = pg.locator(".search-button-field:visible").count()  # the sidebar's, not a header bar's too
         browser.close()
     assert external == [], f"requests left the machine: {external}"
     assert errors == [], f"console errors: {errors}"
     assert divs >= min_figures and figures == divs and svgs >= figures
+    assert search_fields == 1
     if min_figures:
         assert has_plotly
         assert (html / "_static" / "plotly.min.js").exists()
