@@ -125,13 +125,14 @@ def cmd_results(args) -> None:
     _write_out(df, args.out)
 
 
-def remaining_time(stored, missing: int) -> str:
-    """An estimate of the time the `missing` runs take: the median wall time of the `stored` runs (tidy rows)."""
-    times = stored.drop_duplicates("key").wall_seconds if len(stored) else []
-    if not len(times):
+def remaining_time(stored: pd.DataFrame, missing: int) -> str:
+    """An estimate of the time the `missing` runs take, from the median wall time of the `stored` runs (tidy rows
+    with provenance columns); empty when none is stored."""
+    if stored.empty:
         return ""
+    times = stored.drop_duplicates("key").wall_seconds
     return (f" ({missing} runs, about {missing * times.median() / 3600:.1f} h at the median wall time of the "
-            f"{len(times)} stored)")
+            f"{len(times)} stored runs)")
 
 
 def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:

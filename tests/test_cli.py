@@ -35,7 +35,7 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
                        "--results", str(store), "--out", str(out2))
     assert code == 0 and "4 of 8 smoke runs stored" in out
     hours = 4 * df.drop_duplicates("key").wall_seconds.median() / 3600
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the 4 stored):\n"
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the 4 stored runs):\n"
             "  task=argmax model=probe variant=baseline: seed 1\n") in out  # the seed-1 runs, by cell
     assert out.count("seed 1\n") == 4 and "seed 0" not in out
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
