@@ -146,6 +146,23 @@ def test_early_breaks_keeps_learned_runs_at_the_longest_split():
     assert list(table.trained) == [11, 11]
 
 
+def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_split():
+    side = pd.DataFrame([dict(task=t, variant=v, length=n, paper=p, ours=o) for t, v, n, p, o in [
+        ("copy", "mono", "100", 100.0, 98.0), ("copy", "content", "100", 0.0, 5.0),
+        ("copy", "mono", "15", 100.0, 0.0),  # not the longest split: not judged
+        ("lookup", "mono", "11", 29.9, 0.0),  # partial in the paper: not judged
+        ("lookup", "relative", "11", 100.0, 40.0), ("lookup", "content", "11", 0.0, 0.0),
+        ("lookup", "onestep", "11", 100.0, 3.0),  # no iid accuracy: none shown
+        ("lookup", "relative", "9", 100.0, 100.0)]])
+    runs = _runs([("lookup", "relative", s, "iid", x) for s, x in [(0, 97.0), (1, 99.0)]])  # as if lookup had iid
+    sep = compare.separation(side, runs)
+    assert sep.loc["copy", "same separation"] == "yes" and sep.loc["copy", "split"] == "100"
+    assert sep.loc["copy", "paper: solved by"] == "mono" and sep.loc["copy", "ours: solved by"] == "mono"
+    assert sep.loc["lookup", "same separation"] == "no" and sep.loc["lookup", "split"] == "11"
+    assert sep.loc["lookup", "ours: solved by"] == "none" and sep.loc["lookup", "mechanisms"] == 4
+    assert sep.loc["lookup", "off the paper's pattern (ours, ours iid)"] == "relative (40%, 98% iid), onestep (3%)"
+
+
 def test_failures_by_counts_each_group():
     table = pd.DataFrame({"reads": ["right way", "right way", "wrong way", "right way"],
                           "accuracy at the longest split": [0.0, 95.0, 10.0, 50.0]})

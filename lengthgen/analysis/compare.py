@@ -70,6 +70,34 @@ def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Da
     return both
 
 
+def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per task, at its longest test split: the mechanisms the paper finds solved (>= 90%), those we find solved, and
+    whether we separate them the same way: every cell the paper finds solved or failed falls in the same band in
+    ours (a cell partial in the paper is not judged). `side` is a `table_side_by_side` frame; `runs` (collected
+    results) gives the iid accuracy shown beside each mechanism off the paper's pattern, for tasks with an iid
+    split."""
+    side = side.assign(length=side.length.astype(str))
+    acc = runs[runs.metric == "accuracy"]
+    iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
+
+    def off_pattern(task, cell):
+        ours = f"{cell.ours:.0f}%" + (f", {iid[task, cell.variant]:.0f}% iid" if (task, cell.variant) in iid else "")
+        return f"{cell.variant} ({ours})"
+
+    rows = []
+    for task, cells in side.groupby("task", sort=False):
+        at = cells[cells.length == max(cells.length, key=split_order)]
+        paper, ours = at.paper.map(band), at.ours.map(band)
+        off = at[(paper != "partial") & (paper != ours)]
+        rows.append({"task": task, "split": at.length.iloc[0], "mechanisms": len(at),
+                     "paper: solved by": ", ".join(at.variant[paper == "solved"]) or "none",
+                     "ours: solved by": ", ".join(at.variant[ours == "solved"]) or "none",
+                     "same separation": "no" if len(off) else "yes",
+                     "off the paper's pattern (ours, ours iid)": ", ".join(
+                         off_pattern(task, cell) for cell in off.itertuples()) or "none"})
+    return pd.DataFrame(rows).set_index("task")
+
+
 def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
     """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
