@@ -161,6 +161,7 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
     assert sep.loc["lookup", "same separation"] == "no" and sep.loc["lookup", "split"] == "11"
     assert sep.loc["lookup", "ours: solved by"] == "none" and sep.loc["lookup", "mechanisms"] == 4
     assert sep.loc["lookup", "off the paper's pattern (ours, ours iid)"] == "relative (40%, 98% iid), onestep (3%)"
+    assert compare.separation(side.iloc[:0], runs).empty  # no cell in common with the paper: an empty table
 
 
 def test_failures_by_counts_each_group():

@@ -89,13 +89,12 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
         at = cells[cells.length == max(cells.length, key=split_order)]
         paper, ours = at.paper.map(band), at.ours.map(band)
         off = at[(paper != "partial") & (paper != ours)]
-        rows.append({"task": task, "split": at.length.iloc[0], "mechanisms": len(at),
-                     "paper: solved by": ", ".join(at.variant[paper == "solved"]) or "none",
-                     "ours: solved by": ", ".join(at.variant[ours == "solved"]) or "none",
-                     "same separation": "no" if len(off) else "yes",
-                     "off the paper's pattern (ours, ours iid)": ", ".join(
-                         off_pattern(task, cell) for cell in off.itertuples()) or "none"})
-    return pd.DataFrame(rows).set_index("task")
+        rows.append((task, at.length.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
+                     ", ".join(at.variant[ours == "solved"]) or "none", "no" if len(off) else "yes",
+                     ", ".join(off_pattern(task, cell) for cell in off.itertuples()) or "none"))
+    columns = ["task", "split", "mechanisms", "paper: solved by", "ours: solved by", "same separation",
+               "off the paper's pattern (ours, ours iid)"]
+    return pd.DataFrame(rows, columns=columns).set_index("task")
 
 
 def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
