@@ -86,7 +86,7 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
     rows = []
     for task, cells in side.groupby("task", sort=False):
-        at = cells[cells.length == max(cells.length, key=split_order)]
+        at = cells[cells.length == longest_split(cells.length)]
         paper, ours = at.paper.map(band), at.ours.map(band)
         off = at[(paper != "partial") & (paper != ours)]
         rows.append((task, at.length.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
@@ -110,6 +110,11 @@ RUN = ["task", "variant", "seed"]  # the columns that name one run in a collecte
 def split_order(split: str) -> tuple:
     """Sort key for test splits: "iid" first, then numeric lengths in increasing order, then named splits."""
     return (0, 0, "") if split == "iid" else (1, int(split), "") if split.isdigit() else (2, 0, split)
+
+
+def longest_split(splits) -> str:
+    """The longest of some test split names, by `split_order`."""
+    return max(splits, key=split_order)
 
 
 def longest_accuracy(runs: pd.DataFrame) -> pd.Series:
@@ -139,7 +144,7 @@ def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = 90) -> pd.D
     task -> length) and `early` (the break lies before it, inside the output positions seen in training)."""
     rows = runs.assign(length=runs.length.astype(str))
     acc = rows[(rows.metric == "accuracy") & (rows.length != "train")]
-    longest = acc.groupby("task").length.agg(lambda splits: max(splits, key=split_order))
+    longest = acc.groupby("task").length.agg(longest_split)
     iid = acc[acc.length == "iid"].set_index(RUN).value
     at_longest = rows[(rows.metric == "first_error") & (rows.length == rows.task.map(longest))]
     table = at_longest.set_index(RUN).value.rename("first_error").to_frame()
