@@ -85,6 +85,17 @@ def test_spread_verdict_uses_two_paper_stds(mean, std, ours, expected):
     assert compare.spread_verdict(mean, std, ours) == expected
 
 
+def test_spread_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
+    paper = {"a": (20.0, 5.0), "b": (15.0, 0.15), "c": (10.0, 1.0)}
+    runs = pd.DataFrame({"variant": ["b", "a", "a"], "value": [14.0, 12.0, 16.0]})
+    side = compare.spread_side_by_side(paper, runs)
+    assert list(side.index) == ["a", "b", "c"]
+    assert side.loc["a", "ours"] == 14.0 and side.loc["a", "seeds"] == 2
+    assert side.loc["a", "std"] == pytest.approx(2 ** 1.5)  # sample std of 12 and 16
+    assert side.verdict.tolist() == ["reproduced", "not reproduced (lower)", compare.NOT_RUN]
+    assert side.loc["c", "seeds"] == 0 and pd.isna(side.loc["c", "ours"])
+
+
 def test_top_k_sorted():
     w = torch.tensor([[0.1, 0.6, 0.3]])
     assert torch.equal(top_k(w, 2), torch.tensor([[0.6, 0.3]]))

@@ -56,6 +56,27 @@ def spread_verdict(paper_mean: float, paper_std: float, ours: float) -> str:
     return f"not reproduced ({'higher' if ours > paper_mean else 'lower'})"
 
 
+NOT_RUN = "not run yet"
+
+
+def spread_side_by_side(paper: dict, runs: pd.DataFrame) -> pd.DataFrame:
+    """Paper (mean, std over seeds) vs our mean per variant, every paper row kept, with `spread_verdict`.
+
+    Args:
+        paper: variant -> (mean, std), e.g. `monotonic_paper.SCAN`.
+        runs: one row per stored run, columns variant and value (e.g. test accuracy).
+    Returns one row per variant of `paper`, in its order: paper mean, paper std, ours (our mean), std, seeds
+    (the number of runs) and verdict; a variant without a run has NaN values and the verdict "not run yet".
+    """
+    side = pd.DataFrame([{"variant": v, "paper mean": m, "paper std": s} for v, (m, s) in paper.items()])
+    ours = runs.groupby("variant").value.agg(ours="mean", std="std", seeds="count").reset_index()
+    side = side.merge(ours, on="variant", how="left").set_index("variant")
+    side["seeds"] = side.seeds.fillna(0).astype(int)
+    side["verdict"] = [spread_verdict(r["paper mean"], r["paper std"], r.ours) if r.seeds else NOT_RUN
+                       for _, r in side.iterrows()]
+    return side
+
+
 def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
     """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
 
