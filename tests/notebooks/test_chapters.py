@@ -17,6 +17,7 @@ def test_chapter_executes_in_smoke_profile(chapter, tmp_path):
     outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
     assert not [o for o in outputs if o["output_type"] == "error"]
     html = ["".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {})]
+    assert not [h for h in html if "<td>...</td>" in h]  # no table with rows or columns elided by pandas
     figures = [h for h in html if "Plotly.newPlot" in h]
     assert len(figures) >= MIN_FIGURES[chapter]  # figures render as plotly divs for the book ...
     assert not any("cdn.plot.ly" in h or len(h) > 3_000_000 for h in figures)  # ... without plotly.js inside
