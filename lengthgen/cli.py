@@ -121,18 +121,26 @@ def cmd_results(args) -> None:
     print(summary(df))
     print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
     if missing:
-        print(f"missing{remaining_time(df, len(missing))}:\n" + "\n".join(missing_runs(experiment, missing)))
+        estimate = remaining_time(df, [experiment.labels(c)["task"] for c in missing])
+        print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
     _write_out(df, args.out)
 
 
-def remaining_time(stored: pd.DataFrame, missing: int) -> str:
-    """An estimate of the time the `missing` runs take, from the median wall time of the `stored` runs (tidy rows
-    with provenance columns); empty when none is stored."""
+def remaining_time(stored: pd.DataFrame, missing_tasks: list[str]) -> str:
+    """An estimate of the time of the missing runs (one task name per run), each at the median wall time of the
+    `stored` runs (tidy rows with provenance columns) of its task, or of all stored runs where its task has none;
+    empty when none is stored."""
     if stored.empty:
         return ""
-    times = stored.drop_duplicates("key").wall_seconds
-    return (f" ({missing} runs, about {missing * times.median() / 3600:.1f} h at the median wall time of the "
-            f"{len(times)} stored runs)")
+    runs = stored.drop_duplicates("key")
+    by_task = runs.groupby("task").wall_seconds.median()
+    fallback = [t for t in missing_tasks if t not in by_task.index]
+    seconds = by_task.reindex(missing_tasks).fillna(runs.wall_seconds.median()).sum()
+    text = (f" ({len(missing_tasks)} runs, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
+            "of their task")
+    if fallback:
+        text += f"; {len(fallback)} with no stored run of their task at that of all {len(runs)} stored runs"
+    return text + ")"
 
 
 def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:

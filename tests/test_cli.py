@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from lengthgen.cli import main, summary
+from lengthgen.cli import main, remaining_time, summary
 
 
 def run(capsys, *argv):
@@ -34,11 +34,21 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
     code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0-1",
                        "--results", str(store), "--out", str(out2))
     assert code == 0 and "4 of 8 smoke runs stored" in out
-    hours = 4 * df.drop_duplicates("key").wall_seconds.median() / 3600
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the 4 stored runs):\n"
+    hours = df.drop_duplicates("key").wall_seconds.sum() / 3600  # one stored run per task, one missing
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the stored runs of their task):\n"
             "  task=argmax model=probe variant=baseline: seed 1\n") in out  # the seed-1 runs, by cell
     assert out.count("seed 1\n") == 4 and "seed 0" not in out
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
+
+
+def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():
+    stored = pd.DataFrame({"key": ["a", "a", "b", "c", "d"], "task": ["copy", "copy", "copy", "copy", "recopy"],
+                           "wall_seconds": [600.0, 600.0, 1200.0, 1800.0, 3600.0]})
+    # copy: median of 600, 1200, 1800 = 1200 s; recopy: 3600 s; scan has none: median of all four runs = 1500 s
+    text = remaining_time(stored, ["copy", "recopy", "recopy", "scan"])
+    assert text == (" (4 runs, about 2.8 h at the median wall time of the stored runs of their task; 1 with no "
+                    "stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
+    assert remaining_time(stored.iloc[:0], ["copy"]) == ""
 
 
 @pytest.mark.parametrize("argv,message", [
