@@ -96,6 +96,22 @@ def test_spread_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
     assert side.loc["c", "seeds"] == 0 and pd.isna(side.loc["c", "ours"])
 
 
+def test_divergences_groups_the_splits_of_a_cell_that_share_a_reason():
+    side = pd.DataFrame({
+        "variant": ["mono"] * 4 + ["content"] * 3,
+        "task": ["copy"] * 4 + ["lookup"] * 3,
+        "length": ["100", "iid", "15", "30", "7", "9", "11"],
+        "verdict": ["not reproduced", "reproduced", "partly", "partly", "reproduced", "partly", "partly"],
+        "reason": ["lower", "", "lower", "higher", "", "lower", "lower"]})
+    table = compare.divergences(side)
+    assert table.to_dict("records") == [
+        {"variant": "mono", "task": "copy", "reason": "lower", "splits": "15, 100",
+         "verdicts": "partly, not reproduced"},
+        {"variant": "mono", "task": "copy", "reason": "higher", "splits": "30", "verdicts": "partly"},
+        {"variant": "content", "task": "lookup", "reason": "lower", "splits": "9, 11", "verdicts": "partly"}]
+    assert compare.divergences(side.assign(verdict="reproduced")).empty
+
+
 def test_top_k_sorted():
     w = torch.tensor([[0.1, 0.6, 0.3]])
     assert torch.equal(top_k(w, 2), torch.tensor([[0.6, 0.3]]))
