@@ -18,15 +18,16 @@ def verdict(paper_diff: float, paper_p: float, ours_diff: float, ours_p: float) 
 
 def side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series, paper_p: pd.Series) -> pd.DataFrame:
     """Join our paired comparison (columns length, mean_a, mean_b, diff, p_value, n) with the paper's rows
-    (Series indexed by length) on the lengths both have; add a verdict per length."""
+    (Series indexed by length) on the lengths both have; add a verdict per length. The p-values are shown to two
+    significant digits, as text ("0.8", "4e-05": a float column would print both as 0.800000, 0.000040)."""
     rows = []
     for r in ours.itertuples():
         if r.length not in paper_a.index:
             continue
         pa, pb, pp = paper_a[r.length], paper_b[r.length], paper_p[r.length]
-        rows.append({"N": r.length, "paper a": pa, "paper b": pb, "paper b-a": round(pb - pa, 2), "paper p": pp,
-                     "ours a": round(r.mean_a, 1), "ours b": round(r.mean_b, 1), "ours b-a": round(r.diff, 2),
-                     "ours p": float(f"{r.p_value:.2g}"), "seeds": r.n,
+        rows.append({"N": r.length, "paper a": pa, "paper b": pb, "paper b-a": round(pb - pa, 2),
+                     "paper p": f"{pp:.2g}", "ours a": round(r.mean_a, 1), "ours b": round(r.mean_b, 1),
+                     "ours b-a": round(r.diff, 2), "ours p": f"{r.p_value:.2g}", "seeds": r.n,
                      "verdict": verdict(pb - pa, pp, r.diff, r.p_value)})
     return pd.DataFrame(rows)
 
