@@ -1,6 +1,7 @@
 """Command line: `lengthgen list | data | run | results | book | bench`."""
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -99,9 +100,18 @@ def _configs(experiment, args) -> list:
     return experiment.select(configs, task=args.task, variant=args.variant)
 
 
+def with_progress(configs: list) -> list:
+    """The configs with their in-run progress bars (epochs, loss, dev score) on: `progress` is left out of the key,
+    so the runs and their stored results are the same."""
+    return [dataclasses.replace(c, progress=True) if "progress" in {f.name for f in dataclasses.fields(c)} else c
+            for c in configs]
+
+
 def cmd_run(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
     configs = _configs(experiment, args)
+    if args.jobs == 1:  # worker processes would interleave their bars
+        configs = with_progress(configs)
     if args.threads:
         import torch
 

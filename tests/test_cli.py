@@ -3,7 +3,9 @@ import json
 import pandas as pd
 import pytest
 
-from lengthgen.cli import main, remaining_time, summary
+from lengthgen.cli import main, remaining_time, summary, with_progress
+from lengthgen.config import config_key
+from lengthgen.experiments import EXPERIMENTS
 
 
 def run(capsys, *argv):
@@ -49,6 +51,16 @@ def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():
     assert text == (" (4 runs, about 2.8 h at the median wall time of the stored runs of their task; 1 with no "
                     "stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
     assert remaining_time(stored.iloc[:0], ["copy"]) == ""
+
+
+def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(tmp_path, capsys):
+    configs = EXPERIMENTS["mla-main"].configs_for("smoke")
+    shown = with_progress(configs)
+    assert all(c.progress for c in shown) and not any(c.progress for c in configs)
+    assert [config_key(c) for c in shown] == [config_key(c) for c in configs]
+    code, _, err = run(capsys, "run", "mla-main", "--profile", "smoke", "--variant", "content",
+                       "--results", str(tmp_path))
+    assert code == 0 and "copy/content/0:" in err  # the bar over the epochs of the run (task/mechanism/seed)
 
 
 @pytest.mark.parametrize("argv,message", [
