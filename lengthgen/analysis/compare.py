@@ -127,13 +127,12 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
     """The cells of a `table_side_by_side` table that are not reproduced, one row per (variant, task, reason):
     its splits (in `split_order`, joined by ", ") and verdicts (the verdict if they share one, else one per split
     in the same order). Rows in the order the (variant, task) cells first appear."""
-    off = side[side.verdict != "reproduced"].assign(order=lambda d: d.length.map(split_order))
-    off = off.sort_values("order", kind="stable")
-    rows = off.groupby(["variant", "task", "reason"], sort=False).agg(
-        splits=("length", ", ".join), verdicts=("verdict", _one_or_each)).reset_index()
     cells = pd.MultiIndex.from_frame(side[["variant", "task"]].drop_duplicates())  # in order of appearance
-    rows["first"] = cells.get_indexer(pd.MultiIndex.from_frame(rows[["variant", "task"]]))
-    return rows.sort_values("first", kind="stable").drop(columns="first").reset_index(drop=True)
+    off = side[side.verdict != "reproduced"]
+    off = off.assign(cell=cells.get_indexer(pd.MultiIndex.from_frame(off[["variant", "task"]])),
+                     order=off.length.map(split_order)).sort_values(["cell", "order"], kind="stable")
+    return off.groupby(["variant", "task", "reason"], sort=False).agg(
+        splits=("length", ", ".join), verdicts=("verdict", _one_or_each)).reset_index()
 
 
 def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
