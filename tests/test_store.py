@@ -113,6 +113,29 @@ def test_parallel_sweep_matches_serial(tmp_path):
     pd.testing.assert_frame_equal(serial[cols], parallel[cols])
 
 
+def test_sweep_all_runs_each_missing_config_once_in_one_pass(tmp_path, monkeypatch):
+    from lengthgen.results import sweep as sweep_module
+    retrieval, curriculum = EXPERIMENTS["vv-retrieval"], EXPERIMENTS["vv-curriculum"]
+    first, second = retrieval.configs_for("smoke", (0,)), curriculum.configs_for("smoke", (0,))
+    store = ResultStore(tmp_path)
+    store.save(retrieval.name, first[0], METRICS, {"profile": "smoke"})
+    passes, ran = [], []
+
+    class Recording(LocalExecutor):
+        def map(self, fn, items):
+            passes.append(list(items))
+            yield from super().map(fn, passes[-1])
+
+    real = sweep_module.run_and_store
+    monkeypatch.setattr(sweep_module, "run_and_store", lambda name, *a: ran.append(name) or real(name, *a))
+    plan = [(retrieval, first), (curriculum, second), (retrieval, first[:2])]  # the last pair repeats two configs
+    out = sweep_module.sweep_all(plan, store, "smoke", Recording(), progress=False)
+    assert len(passes) == 1  # one executor pass (one worker pool) for the whole plan
+    assert ran == [retrieval.name] * (len(first) - 1) + [curriculum.name] * len(second)  # stored and repeated: once
+    assert [df.key.nunique() for df in out] == [len(first), len(second), 2]
+    assert set(out[1].experiment) == {curriculum.name}
+
+
 def test_sweep_killed_with_sigkill_resumes_only_unfinished(tmp_path):
     """Kill a sweep after its first entries are written; the rerun keeps them and computes the rest."""
     root = tmp_path / "store"

@@ -65,14 +65,27 @@ def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
 def sweep(experiment, configs: list, store: ResultStore, profile: str, executor: Executor | None = None,
           progress: bool = True) -> pd.DataFrame:
     """Compute every config not yet complete in `store`, then return all of them as one tidy DataFrame."""
-    todo = [c for c in configs if store.status(experiment.name, c) != "complete"]
-    job = partial(run_and_store, experiment.name, str(store.root), profile)
-    bar = tqdm(total=len(todo), desc=f"{experiment.name} ({len(configs) - len(todo)} stored)",
-               disable=not progress or not todo)
-    for _ in (executor or LocalExecutor()).map(job, todo):
+    return sweep_all([(experiment, configs)], store, profile, executor, progress)[0]
+
+
+def sweep_all(plan: list[tuple], store: ResultStore, profile: str, executor: Executor | None = None,
+              progress: bool = True) -> list[pd.DataFrame]:
+    """`sweep` over several (experiment, configs) pairs in one pass of the executor, in the order given: one pool
+    of workers for all, so none waits idle at the end of one experiment while the other finishes its last run.
+    Returns the tidy runs of each pair, in the plan's order."""
+    items = list(dict.fromkeys((exp.name, c) for exp, configs in plan for c in configs))  # listed twice: run once
+    todo = [(name, c) for name, c in items if store.status(name, c) != "complete"]
+    names = ", ".join(dict.fromkeys(name for name, _ in items))
+    bar = tqdm(total=len(todo), desc=f"{names} ({len(items) - len(todo)} stored)", disable=not progress or not todo)
+    for _ in (executor or LocalExecutor()).map(partial(_run_item, str(store.root), profile), todo):
         bar.update()
     bar.close()
-    return collect(experiment, configs, store)
+    return [collect(exp, configs, store) for exp, configs in plan]
+
+
+def _run_item(root: str, profile: str, item: tuple) -> str:
+    experiment_name, cfg = item
+    return run_and_store(experiment_name, root, profile, cfg)
 
 
 def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFrame:
