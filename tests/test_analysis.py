@@ -112,12 +112,12 @@ def test_divergences_groups_the_splits_of_a_cell_that_share_a_reason():
     assert compare.divergences(side.assign(verdict="reproduced")).empty
 
 
-def test_side_by_side_joins_on_shared_lengths_with_a_verdict_per_length():
+def test_paired_side_by_side_joins_on_shared_lengths_with_a_verdict_per_length():
     ours = pd.DataFrame({"length": [16, 64, 4096], "mean_a": [97.04, 80.0, 10.0], "mean_b": [95.9, 85.0, 12.0],
                          "diff": [-1.14, 5.0, 2.0], "p_value": [0.0250, 0.00052, 0.3], "n": [20, 20, 20]})
     lengths = [16, 64]  # the paper has no row at 4096
-    side = compare.side_by_side(ours, pd.Series([99.6, 98.4], index=lengths), pd.Series([99.6, 98.6], index=lengths),
-                                pd.Series([0.8, 0.00004], index=lengths))
+    paper_a, paper_b = pd.Series([99.6, 98.4], index=lengths), pd.Series([99.6, 98.6], index=lengths)
+    side = compare.paired_side_by_side(ours, paper_a, paper_b, pd.Series([0.8, 0.00004], index=lengths))
     assert side.N.tolist() == [16, 64]
     assert side["paper b-a"].tolist() == [0.0, 0.2] and side["ours a"].tolist() == [97.0, 80.0]
     assert side["paper p"].tolist() == ["0.8", "4e-05"] and side["ours p"].tolist() == ["0.025", "0.00052"]

@@ -1,4 +1,9 @@
-"""Paper vs ours, cell by cell: both differences with their p-values and a verdict per cell."""
+"""Paper vs ours, cell by cell, with a verdict per cell. Three joins, one per kind of published number:
+
+- `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
+- `banded_side_by_side`: an accuracy (%), judged by band (solved / partial / failed; probing tables);
+- `spread_side_by_side`: a mean +- std over seeds, judged by distance in stds (SCAN).
+"""
 
 import pandas as pd
 
@@ -16,7 +21,8 @@ def verdict(paper_diff: float, paper_p: float, ours_diff: float, ours_p: float) 
     return "reproduced" if (paper_diff > 0) == (ours_diff > 0) else "not reproduced (opposite sign)"
 
 
-def side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series, paper_p: pd.Series) -> pd.DataFrame:
+def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series,
+                        paper_p: pd.Series) -> pd.DataFrame:
     """Join our paired comparison (columns length, mean_a, mean_b, diff, p_value, n) with the paper's rows
     (Series indexed by length) on the lengths both have; add a verdict per length. The p-values are shown to two
     significant digits, as text ("0.8", "4e-05": a float column would print both as 0.800000, 0.000040)."""
@@ -78,7 +84,7 @@ def spread_side_by_side(paper: dict, runs: pd.DataFrame) -> pd.DataFrame:
     return side
 
 
-def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
+def banded_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
     """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
 
     Args:
@@ -95,7 +101,7 @@ def table_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Da
 def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """Per task, at its longest test split: the mechanisms the paper finds solved (>= 90%), those we find solved, and
     whether we separate them the same way: every cell the paper finds solved or failed falls in the same band in
-    ours (a cell partial in the paper is not judged). `side` is a `table_side_by_side` frame; `runs` (collected
+    ours (a cell partial in the paper is not judged). `side` is a `banded_side_by_side` frame; `runs` (collected
     results) gives the iid accuracy shown beside each mechanism off the paper's pattern, for tasks with an iid
     split."""
     side = side.assign(length=side.length.astype(str))
@@ -124,7 +130,7 @@ def _one_or_each(values: pd.Series) -> str:
 
 
 def divergences(side: pd.DataFrame) -> pd.DataFrame:
-    """The cells of a `table_side_by_side` table that are not reproduced, one row per (variant, task, reason):
+    """The cells of a `banded_side_by_side` table that are not reproduced, one row per (variant, task, reason):
     its splits (in `split_order`, joined by ", ") and verdicts (the verdict if they share one, else one per split
     in the same order). Rows in the order the (variant, task) cells first appear."""
     cells = pd.MultiIndex.from_frame(side[["variant", "task"]].drop_duplicates())  # in order of appearance
