@@ -139,14 +139,15 @@ def cmd_results(args) -> None:
 def remaining_time(stored: pd.DataFrame, missing_tasks: list[str]) -> str:
     """An estimate of the time of the missing runs (one task name per run), each at the median wall time of the
     `stored` runs (tidy rows with provenance columns) of its task, or of all stored runs where its task has none;
-    empty when none is stored."""
+    only the count when none is stored."""
+    count = f"{len(missing_tasks)} run{'s' if len(missing_tasks) != 1 else ''}"
     if stored.empty:
-        return ""
+        return f" ({count}; no stored run to estimate their time from)"
     runs = stored.drop_duplicates("key")
     by_task = runs.groupby("task").wall_seconds.median()
     fallback = [t for t in missing_tasks if t not in by_task.index]
     seconds = by_task.reindex(missing_tasks).fillna(runs.wall_seconds.median()).sum()
-    text = (f" ({len(missing_tasks)} runs, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
+    text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
             "of their task")
     if fallback:
         text += f"; {len(fallback)} with no stored run of their task at that of all {len(runs)} stored runs"

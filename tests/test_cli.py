@@ -50,7 +50,7 @@ def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():
     text = remaining_time(stored, ["copy", "recopy", "recopy", "scan"])
     assert text == (" (4 runs, about 2.8 h at the median wall time of the stored runs of their task; 1 with no "
                     "stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
-    assert remaining_time(stored.iloc[:0], ["copy"]) == ""
+    assert remaining_time(stored.iloc[:0], ["copy"]) == " (1 run; no stored run to estimate their time from)"
 
 
 def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(tmp_path, capsys):
