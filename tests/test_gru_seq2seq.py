@@ -9,13 +9,14 @@ from lengthgen.experiments.monotonic import (
     build,
     direction_check,
     evaluate_seq2seq,
+    gate_by_construction,
     reads_forward,
     run_seq2seq,
     train_seq2seq,
 )
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.tasks.seq2seq import EOS, PAD, Seq2SeqBatch
-from lengthgen.train.evaluate import first_error, mean_direction_gate, sequence_metrics, strip
+from lengthgen.train.evaluate import direction_gates, first_error, sequence_metrics, strip
 from lengthgen.train.loop import EpochConfig
 
 
@@ -134,7 +135,8 @@ def test_direction_gate_is_recorded_for_bidirectional_mechanisms_only():
         with torch.no_grad():
             model.attention.direction.weight.zero_()
             model.attention.direction.bias.fill_(bias)
-        assert mean_direction_gate(model, task, examples, batch_size=3) == pytest.approx(expected, abs=1e-6)
+        assert direction_gates(model, task, examples, batch_size=3).tolist() == pytest.approx([expected] * 7,
+                                                                                      abs=1e-6)
     for attention, has_gate in (("bi_relative", True), ("content", False)):
         model, task = model_and_task(attention)
         cfg = Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention), eval_size=4,
@@ -143,6 +145,33 @@ def test_direction_gate_is_recorded_for_bidirectional_mechanisms_only():
         gates = df[df.metric == "direction_gate"]
         assert list(gates.length) == (["iid", "15"] if has_gate else [])
         assert ((gates.value > 0) & (gates.value < 1)).all()
+
+
+def test_direction_gate_by_construction_on_scan(monkeypatch):
+    model, task = model_and_task("bi_relative", task="scan")
+    # the 60 examples form one batch: give example i the gate i / 100, so each construction's mean is that of its
+    # indices ("X and Y" and "X after Y" alternate in the test split, so a swap of the two would show)
+    monkeypatch.setattr(model.attention, "gate", lambda memory: (torch.arange(len(memory.n)) / 100)[:, None, None])
+    cfg = Seq2SeqRun(task="scan", seed=0, model=Seq2SeqConfig(attention="bi_relative"), eval_size=60)
+    metrics = evaluate_seq2seq(model, task, cfg).set_index("metric").value
+    examples = task.examples("test", 60)
+    kinds = {"and": [i for i, (src, _) in enumerate(examples) if "and" in src],
+             "after": [i for i, (src, _) in enumerate(examples) if "after" in src]}
+    kinds["single"] = sorted(set(range(60)) - set(kinds["and"]) - set(kinds["after"]))
+    for kind, indices in kinds.items():
+        assert indices and metrics[f"direction_gate:{kind}"] == pytest.approx(sum(indices) / len(indices) / 100)
+    assert metrics["direction_gate"] == pytest.approx(sum(range(60)) / 60 / 100)
+
+
+def test_gate_by_construction_by_hand():
+    rows = [("scan", "mono", 0, "direction_gate:and", 0.99), ("scan", "mono", 0, "direction_gate:after", 0.01),
+            ("scan", "mono", 0, "direction_gate", 0.5), ("scan", "mono", 0, "accuracy", 14.7),
+            ("scan", "rmono", 1, "direction_gate:after", 0.2), ("scan", "rmono", 1, "direction_gate:and", 0.7)]
+    runs = pd.DataFrame([dict(task=t, variant=v, seed=s, length="test", metric=m, value=x) for t, v, s, m, x in rows])
+    table = gate_by_construction(runs)
+    assert list(table.columns) == ["and", "after"]
+    assert table.loc[("scan", "rmono", 1)].tolist() == [0.7, 0.2] and table.loc[("scan", "mono", 0), "after"] == 0.01
+    assert gate_by_construction(runs[runs.metric == "accuracy"]).empty
 
 
 def test_direction_check_by_hand():

@@ -153,6 +153,13 @@ def test_scan_semantics_on_official_examples():
         scan_mod.interpret("jump jump".split())
 
 
+def test_scan_constructions_and_tasks_without_them():
+    scan = TASKS["scan"]()
+    assert [scan.construction(c.split()) for c in ("jump twice after walk left", "look and turn right",
+                                                   "run around left thrice")] == ["after", "and", "single"]
+    assert TASKS["copy"]().construction(["1", "2"]) is None
+
+
 def test_scan_line_format_roundtrip():
     ex = TASKS["scan"]().examples("test", 3)
     for e in ex:

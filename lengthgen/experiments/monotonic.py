@@ -7,13 +7,14 @@ One experiment per table of the paper; Table 9 (edit distance) is read from the 
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
+import torch
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.results.store import RunOutput
 from lengthgen.tasks import TASKS
-from lengthgen.train.evaluate import mean_direction_gate, sequence_metrics, teacher_forced_accuracy
+from lengthgen.train.evaluate import direction_gates, sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
 from lengthgen.train.seeding import generator, init_model
 
@@ -68,15 +69,20 @@ def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
 def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
     """Accuracy, mean edit distance and, where some output is wrong, the median index of the first wrong token
     (`first_error`) on every evaluated split (column `length` holds the split name), and for mechanisms with
-    direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed)."""
+    direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with
+    constructions (SCAN) its mean over each construction's examples (`direction_gate:and`, ...)."""
     rows = []
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
         m = sequence_metrics(task, model, examples)
+        m = {k: m[k] for k in ("accuracy", "edit_distance", "first_error") if k in m}
         if model.attention.direction is not None:
-            m["direction_gate"] = mean_direction_gate(model, task, examples)
-        rows += [{"length": split, "metric": k, "value": m[k]}
-                 for k in ("accuracy", "edit_distance", "first_error", "direction_gate") if k in m]
+            gates = direction_gates(model, task, examples)
+            m["direction_gate"] = gates.mean().item()
+            kinds = [task.construction(src) for src, _ in examples]
+            for kind in dict.fromkeys(k for k in kinds if k is not None):
+                m[f"direction_gate:{kind}"] = gates[torch.tensor([k == kind for k in kinds])].mean().item()
+        rows += [{"length": split, "metric": k, "value": v} for k, v in m.items()]
     return pd.DataFrame(rows)
 
 
@@ -168,3 +174,11 @@ MLA_VARIANTS = _experiment("mla-variants", "Table 7: twelve other variants x eig
                            grid(PROBING, VARIANTS, quick_tasks=("reverse_copy",), quick_size=QUICK_OTHERS))
 MLA_SCAN = _experiment("mla-scan", "Tables 3 and 8: SCAN length split", grid(("scan",), SCAN_TABLE3 + SCAN_TABLE8))
 MLA_EXPERIMENTS = (MLA_MAIN, MLA_ABLATIONS, MLA_EXTRA, MLA_VARIANTS, MLA_SCAN)
+
+
+def gate_by_construction(runs: pd.DataFrame) -> pd.DataFrame:
+    """The direction gate by construction (metrics `direction_gate:<construction>`, recorded on SCAN): one row per
+    (task, variant, seed), one column per construction in the order first seen; empty when no run recorded it."""
+    rows = runs[runs.metric.str.startswith("direction_gate:")]
+    rows = rows.assign(construction=rows.metric.str.removeprefix("direction_gate:"))
+    return rows.pivot_table(index=["task", "variant", "seed"], columns="construction", values="value", sort=False)

@@ -101,3 +101,8 @@ class Scan(ListedTask):
             "test": [p for p in pairs if len(p[1]) >= MIN_TEST_ACTIONS],
         }
         self.splits = {k: Split(0, 0, len(v)) for k, v in self._splits.items()}
+
+    def construction(self, source):
+        """"and" (the two halves run in the order read), "after" (in the reverse order: "X after Y" runs Y, then
+        X) or "single" (no conjunction)."""
+        return next((conj for conj in ("and", "after") if conj in source), "single")

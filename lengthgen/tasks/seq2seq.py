@@ -129,6 +129,11 @@ class Seq2SeqTask:
     def batch(self, examples: Sequence[Example]) -> Seq2SeqBatch:
         return collate(examples, self.vocab)
 
+    def construction(self, source: Sequence[str]) -> str | None:
+        """The construction a source belongs to, for metrics by construction (SCAN: its conjunction); None for
+        tasks without constructions."""
+        return None
+
 
 class ListedTask(Seq2SeqTask):
     """A task whose splits are fixed lists built once in `__init__` (`self._splits`: name -> examples)."""

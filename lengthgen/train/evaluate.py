@@ -107,12 +107,9 @@ def first_error(prediction: list, target: list) -> int | None:
 
 
 @torch.no_grad()
-def mean_direction_gate(model, task, examples, batch_size: int = DECODE_BATCH) -> float:
-    """Mean direction gate g over `examples` for a mechanism with direction mixing: near 1 the model reads the
-    source left to right, near 0 right to left (the gate is computed once per sequence)."""
+def direction_gates(model, task, examples, batch_size: int = DECODE_BATCH) -> torch.Tensor:
+    """The direction gate g of each example, (N,), for a mechanism with direction mixing: near 1 the model reads
+    that source left to right, near 0 right to left (the gate is computed once per sequence)."""
     model.eval()
-    total = 0.0
-    for start in range(0, len(examples), batch_size):
-        batch = task.batch(examples[start: start + batch_size])
-        total += float(model.attention.gate(model.encode(batch.src, batch.src_len)).sum())
-    return total / len(examples)
+    return torch.cat([model.attention.gate(model.encode(b.src, b.src_len)).flatten()
+                      for b in (task.batch(examples[i: i + batch_size]) for i in range(0, len(examples), batch_size))])
