@@ -166,11 +166,15 @@ def test_direction_gate_by_construction_on_scan(monkeypatch):
 def test_gate_by_construction_by_hand():
     rows = [("scan", "mono", 0, "direction_gate:and", 0.99), ("scan", "mono", 0, "direction_gate:after", 0.01),
             ("scan", "mono", 0, "direction_gate", 0.5), ("scan", "mono", 0, "accuracy", 14.7),
-            ("scan", "rmono", 1, "direction_gate:after", 0.2), ("scan", "rmono", 1, "direction_gate:and", 0.7)]
+            ("scan", "rmono", 1, "direction_gate:after", 0.2), ("scan", "rmono", 1, "direction_gate:and", 0.7),
+            ("scan", "rmono", 1, "direction_gate", 0.45), ("scan", "bi_relative", 0, "direction_gate", 0.501)]
     runs = pd.DataFrame([dict(task=t, variant=v, seed=s, length="test", metric=m, value=x) for t, v, s, m, x in rows])
     table = gate_by_construction(runs)
-    assert list(table.columns) == ["and", "after"]
-    assert table.loc[("scan", "rmono", 1)].tolist() == [0.7, 0.2] and table.loc[("scan", "mono", 0), "after"] == 0.01
+    assert list(table.columns) == ["all", "and", "after"]
+    assert table.loc[("scan", "rmono", 1)].tolist() == [0.45, 0.7, 0.2]
+    assert table.loc[("scan", "mono", 0), "after"] == 0.01
+    assert table.loc[("scan", "bi_relative", 0), "all"] == 0.501  # recorded before the gate by construction: NaN
+    assert table.loc[("scan", "bi_relative", 0), ["and", "after"]].isna().all()
     assert gate_by_construction(runs[runs.metric == "accuracy"]).empty
 
 

@@ -177,8 +177,11 @@ MLA_EXPERIMENTS = (MLA_MAIN, MLA_ABLATIONS, MLA_EXTRA, MLA_VARIANTS, MLA_SCAN)
 
 
 def gate_by_construction(runs: pd.DataFrame) -> pd.DataFrame:
-    """The direction gate by construction (metrics `direction_gate:<construction>`, recorded on SCAN): one row per
-    (task, variant, seed), one column per construction in the order first seen; empty when no run recorded it."""
-    rows = runs[runs.metric.str.startswith("direction_gate:")]
-    rows = rows.assign(construction=rows.metric.str.removeprefix("direction_gate:"))
-    return rows.pivot_table(index=["task", "variant", "seed"], columns="construction", values="value", sort=False)
+    """The mean direction gate of each run (column `all`) and its mean by construction (metrics
+    `direction_gate:<construction>`, recorded on SCAN; columns in the order first seen, NaN for a run that did not
+    record them): one row per (task, variant, seed) with a gate; empty when none has one."""
+    rows = runs[runs.metric.str.startswith("direction_gate")]
+    rows = rows.assign(construction=rows.metric.str.removeprefix("direction_gate").str.removeprefix(":")
+                       .replace("", "all"))
+    table = rows.pivot_table(index=["task", "variant", "seed"], columns="construction", values="value", sort=False)
+    return table[["all"] + [c for c in table.columns if c != "all"]] if not table.empty else table
