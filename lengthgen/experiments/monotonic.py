@@ -128,11 +128,11 @@ def seq2seq_labels(cfg: Seq2SeqRun) -> dict:
     return {"task": cfg.task, "model": "gru_seq2seq", "variant": cfg.model.attention, "seed": cfg.seed}
 
 
-# Sizes per profile. smoke exercises code paths; quick was sized by timing on this 2-core machine (see the
-# chapter's appendix); full is the paper's protocol (the whole generated data, 100 epochs, 5 seeds).
+# Sizes per profile. smoke exercises code paths; quick was sized by timing on this 2-core machine (see
+# book/methods.md, Profiles); full is the paper's protocol (the whole generated data, 100 epochs, 5 seeds).
 PROFILE_SIZES = {
     "smoke": dict(epochs=1, train_size=64, dev_size=32, eval_size=16, seeds=(0,), tasks=1, mechanisms=None),
-    "quick": dict(epochs=7, train_size=2000, dev_size=300, eval_size=200, seeds=(0,), tasks=None, mechanisms=None),
+    "quick": dict(epochs=5, train_size=2000, dev_size=300, eval_size=200, seeds=(0,), tasks=None, mechanisms=None),
     "full": dict(epochs=100, train_size=None, dev_size=None, eval_size=None, seeds=(0, 1, 2, 3, 4), tasks=None,
                  mechanisms=None),
 }
