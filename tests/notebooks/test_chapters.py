@@ -16,6 +16,8 @@ def test_chapter_executes_in_smoke_profile(chapter, tmp_path):
     cells = json.loads(out.read_text())["cells"]
     outputs = [o for c in cells if c["cell_type"] == "code" for o in c["outputs"]]
     assert not [o for o in outputs if o["output_type"] == "error"]
+    plain = ["".join(o["data"]["text/plain"]) for o in outputs if "text/plain" in o.get("data", {})]
+    assert "None" not in plain  # no display() of a helper that returns nothing
     html = ["".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {})]
     assert not [h for h in html if "<td>...</td>" in h]  # no table with rows or columns elided by pandas
     figures = [h for h in html if "Plotly.newPlot" in h]
