@@ -3,6 +3,7 @@
 import dataclasses
 import hashlib
 import json
+import typing
 from typing import Any
 
 # Bump by hand whenever a code change alters the results of an unchanged config.
@@ -17,6 +18,28 @@ def ignored(default: Any) -> Any:
 def config_dict(cfg: Any) -> dict:
     """The config as plain JSON-able data (nested configs become dicts, tuples become lists)."""
     return json.loads(json.dumps(dataclasses.asdict(cfg)))
+
+
+def from_dict(cls: type, data: dict) -> Any:
+    """The config of type `cls` that `config_dict` turned into `data` (lists back to tuples, nested configs rebuilt).
+
+    Raises TypeError when `data` lacks a field of `cls` that affects results (even one with a default: the config
+    was stored by an earlier generation of the code, which did not have it) or has one `cls` does not know, and
+    whatever the config's own validation raises.
+    """
+    missing = [f.name for f in dataclasses.fields(cls)
+               if f.metadata.get("affects_results", True) and f.name not in data]
+    if missing:
+        raise TypeError(f"{cls.__name__} stored without {', '.join(missing)} (an earlier generation of the code)")
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for name, value in data.items():
+        kind = next((t for t in (hints.get(name), *typing.get_args(hints.get(name))) if dataclasses.is_dataclass(t)),
+                    None)
+        if kind is not None and isinstance(value, dict):
+            value = from_dict(kind, value)
+        values[name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
 
 
 def _result_fields(cfg: Any) -> dict:

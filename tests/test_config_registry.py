@@ -66,3 +66,17 @@ def test_profiles_pair_variants_by_seed():
 def test_registry_membership_is_a_plain_answer():
     reg = Registry("widget", {"a": 1})
     assert "a" in reg and "z" not in reg
+
+
+def test_from_dict_rebuilds_a_stored_config_and_refuses_an_earlier_generation():
+    from lengthgen.config import config_dict, from_dict
+    from lengthgen.experiments.monotonic import Seq2SeqRun
+
+    cfg = Seq2SeqRun(task="copy", seed=3, eval_splits=("iid", "100"))
+    data = config_dict(cfg)
+    assert from_dict(Seq2SeqRun, data) == cfg  # nested configs and tuples come back
+    older = {**data, "train": {k: v for k, v in data["train"].items() if k != "tie"}}
+    with pytest.raises(TypeError, match="tie"):
+        from_dict(Seq2SeqRun, older)  # a result field added since: not this generation, even with a default
+    no_flag = {k: v for k, v in data.items() if k != "progress"}
+    assert from_dict(Seq2SeqRun, no_flag) == cfg  # a field that does not affect results may be absent
