@@ -8,14 +8,14 @@ import time
 import pandas as pd
 import torch
 
+from lengthgen.data import EOS
 from lengthgen.experiments.monotonic import Seq2SeqRun, build
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
+from lengthgen.seeding import generator, init_model
 from lengthgen.tasks import TASKS
-from lengthgen.tasks.seq2seq import EOS
 from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length
 from lengthgen.train.loop import EpochConfig, TrainConfig, train, update
-from lengthgen.train.seeding import generator, init_model
 
 EVAL_TARGET_S = 60.0  # target: evaluate 1,000 sets at one length within a minute
 # The public implementation of Chowdhury & Caragea (2023), timed on this machine class (issue 3): ~900 training

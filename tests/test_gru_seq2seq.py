@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen.data import EOS, PAD, Seq2SeqBatch
 from lengthgen.experiments.monotonic import (
     Seq2SeqRun,
     build,
@@ -15,7 +16,6 @@ from lengthgen.experiments.monotonic import (
     train_seq2seq,
 )
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
-from lengthgen.tasks.seq2seq import EOS, PAD, Seq2SeqBatch
 from lengthgen.train.evaluate import direction_gates, first_error, sequence_metrics, strip
 from lengthgen.train.loop import EpochConfig
 

@@ -7,8 +7,8 @@ from lengthgen.models import MODELS, AttentionProbe, ProbeConfig
 from lengthgen.models.hooks import capture
 from lengthgen.models.norms import NORMS, standardize
 from lengthgen.models.softmax import adaptive_beta, attention_weights, entropy
+from lengthgen.seeding import init_model
 from lengthgen.tasks import TASKS
-from lengthgen.train.seeding import init_model
 
 
 def test_standardize_hand_computed():

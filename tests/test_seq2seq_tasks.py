@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from lengthgen.data import EOS, PAD, Vocab, collate
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks import TASKS
 from lengthgen.tasks import scan as scan_mod
 from lengthgen.tasks.cfq import Cfq, preprocess_query, preprocess_question
 from lengthgen.tasks.copying import COPY_SPLITS, posretrieve, recopy
 from lengthgen.tasks.lookup import BITS, TABLES
-from lengthgen.tasks.seq2seq import EOS, PAD, Vocab, collate
 
 CFQ_FIXTURE = Path(__file__).parent / "data" / "cfq"
 COPY_FAMILY = ("copy", "reverse_copy", "recopy", "reverse_recopy", "inv_recopy", "inv_reverse_recopy", "dedupe",

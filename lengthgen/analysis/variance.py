@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.train.seeding import generator
+from lengthgen.seeding import generator
 
 
 def loglog_slope(lengths, values) -> float:

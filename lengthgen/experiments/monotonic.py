@@ -13,10 +13,10 @@ from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.results.store import RunOutput
+from lengthgen.seeding import generator, init_model
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import direction_gates, sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
-from lengthgen.train.seeding import generator, init_model
 
 PROBING = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "reverse_recopy", "inv_recopy",
            "inv_reverse_recopy")

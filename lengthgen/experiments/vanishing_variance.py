@@ -7,10 +7,10 @@ import pandas as pd
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
+from lengthgen.seeding import generator, init_model
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import accuracy_by_length
 from lengthgen.train.loop import TrainConfig, train
-from lengthgen.train.seeding import generator, init_model
 
 PAPER_LENGTHS = tuple(2**k for k in range(4, 15))  # 2^4 ... 2^14
 

@@ -19,8 +19,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from lengthgen.data import EOS, PAD, SOS, Seq2SeqBatch
 from lengthgen.models.cross_attention import CROSS_ATTENTION, CrossAttention, Memory
-from lengthgen.tasks.seq2seq import EOS, PAD, SOS, Seq2SeqBatch
 
 REVISION = 2
 

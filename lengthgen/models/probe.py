@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from lengthgen.data import SetBatch
 from lengthgen.models.hooks import HookPoint
 from lengthgen.models.norms import NORMS
 from lengthgen.models.softmax import attention_weights
-from lengthgen.tasks.base import SetBatch
 
 
 @dataclass(frozen=True)

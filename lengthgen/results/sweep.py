@@ -49,13 +49,11 @@ class LocalExecutor:
                 yield fut.result()
 
 
-def run_and_store(experiment_name: str, root: str, profile: str, cfg) -> str:
-    """Compute one config and write its entry (executed in a worker; arguments are picklable)."""
-    from lengthgen.experiments import EXPERIMENTS
-
+def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, cfg) -> str:
+    """Compute one config with `run` (the experiment's run function) and write its entry under the experiment's
+    name (executed in a worker: every argument is picklable, `run` being a module-level function)."""
     start, meta = time.perf_counter(), provenance()  # the code and machine as the run starts
-    experiment = EXPERIMENTS[experiment_name]
-    out = experiment.run(cfg)
+    out = run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
     meta |= {"profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
     return str(ResultStore(root).save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint,
@@ -74,7 +72,8 @@ def sweep_all(plan: list[tuple], store: ResultStore, profile: str, executor: Exe
     of workers for all, so none waits idle at the end of one experiment while the other finishes its last run.
     Returns the tidy runs of each pair, in the plan's order."""
     items = list(dict.fromkeys((exp.name, c) for exp, configs in plan for c in configs))  # listed twice: run once
-    todo = [(name, c) for name, c in items if store.status(name, c) != "complete"]
+    runs = {exp.name: exp.run for exp, _ in plan}
+    todo = [(name, runs[name], c) for name, c in items if store.status(name, c) != "complete"]
     names = ", ".join(dict.fromkeys(name for name, _ in items))
     bar = tqdm(total=len(todo), desc=f"{names} ({len(items) - len(todo)} stored)", disable=not progress or not todo)
     for _ in (executor or LocalExecutor()).map(partial(_run_item, str(store.root), profile), todo):
@@ -84,8 +83,8 @@ def sweep_all(plan: list[tuple], store: ResultStore, profile: str, executor: Exe
 
 
 def _run_item(root: str, profile: str, item: tuple) -> str:
-    experiment_name, cfg = item
-    return run_and_store(experiment_name, root, profile, cfg)
+    experiment_name, run, cfg = item
+    return run_and_store(experiment_name, run, root, profile, cfg)
 
 
 def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFrame:

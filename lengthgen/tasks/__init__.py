@@ -1,7 +1,6 @@
 """Task registry: every task the harness can train or evaluate on."""
 
 from lengthgen.registry import Registry
-from lengthgen.tasks.base import SetBatch
 from lengthgen.tasks.cfq import Cfq
 from lengthgen.tasks.copying import (
     Copy,
@@ -37,4 +36,4 @@ TASKS = Registry(
     },
 )
 
-__all__ = ["TASKS", "SetBatch"]
+__all__ = ["TASKS"]

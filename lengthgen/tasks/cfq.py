@@ -12,8 +12,9 @@ import json
 import re
 from pathlib import Path
 
+from lengthgen.data import Example
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.seq2seq import Example, ListedTask, Split
+from lengthgen.tasks.seq2seq import ListedTask, Split
 
 SPLIT_FILE = "splits/query_complexity_split.json"
 SPLIT_KEYS = {"train": "trainIdxs", "dev": "devIdxs", "test": "testIdxs"}

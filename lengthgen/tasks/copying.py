@@ -7,7 +7,8 @@ underlying sequence x (for the inverted tasks: of the target).
 
 import torch
 
-from lengthgen.tasks.seq2seq import Example, Seq2SeqTask, Split, digits
+from lengthgen.data import Example
+from lengthgen.tasks.seq2seq import Seq2SeqTask, Split, digits
 
 DIGITS = tuple(str(d) for d in range(10))
 COPY_SPLITS = {

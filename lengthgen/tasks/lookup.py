@@ -15,8 +15,9 @@ import itertools
 
 import torch
 
-from lengthgen.tasks.seq2seq import Example, Seq2SeqTask, Split, unique_draws
-from lengthgen.train.seeding import generator
+from lengthgen.data import Example
+from lengthgen.seeding import generator
+from lengthgen.tasks.seq2seq import Seq2SeqTask, Split, unique_draws
 
 BITS = tuple(format(i, "03b") for i in range(8))
 TABLES = tuple(f"t{i}" for i in range(1, 9))

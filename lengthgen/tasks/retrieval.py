@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import torch
 
+from lengthgen.data import SetBatch
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.base import SetBatch
 
 
 @dataclass(frozen=True)

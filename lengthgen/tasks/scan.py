@@ -13,9 +13,10 @@ from collections.abc import Iterable
 
 import torch
 
+from lengthgen.data import Example
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.seq2seq import Example, ListedTask, Split
-from lengthgen.train.seeding import generator
+from lengthgen.seeding import generator
+from lengthgen.tasks.seq2seq import ListedTask, Split
 
 PRIMITIVES = {"walk": "I_WALK", "look": "I_LOOK", "run": "I_RUN", "jump": "I_JUMP"}
 DIRECTIONS = {"left": "I_TURN_LEFT", "right": "I_TURN_RIGHT"}

@@ -1,80 +1,14 @@
-"""What every sequence-to-sequence task shares: a vocabulary, named splits, seeded unique examples, padded batches."""
+"""What every sequence-to-sequence task shares: a vocabulary (`lengthgen.data`), named splits, seeded unique examples,
+padded batches."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
+from lengthgen.data import Example, Seq2SeqBatch, Vocab, collate
 from lengthgen.errors import LengthgenError
-from lengthgen.train.seeding import generator
-
-SPECIALS = ("<pad>", "<sos>", "<eos>", "<unk>")
-PAD, SOS, EOS, UNK = range(4)
-
-Example = tuple[tuple[str, ...], tuple[str, ...]]  # (source tokens, target tokens without <eos>)
-
-
-class Vocab:
-    """Token <-> id map: the four specials first (ids 0-3), then the task's tokens in the given order."""
-
-    def __init__(self, tokens: Sequence[str]):
-        self.tokens = SPECIALS + tuple(t for t in tokens if t not in SPECIALS)
-        self.ids = {t: i for i, t in enumerate(self.tokens)}
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-    def encode(self, tokens: Sequence[str]) -> list[int]:
-        return [self.ids.get(t, UNK) for t in tokens]
-
-    def decode(self, ids: Sequence[int]) -> list[str]:
-        """Ids -> tokens, cut before the first <eos> (padding after it is dropped)."""
-        out = []
-        for i in ids:
-            if i == EOS:
-                break
-            out.append(self.tokens[i])
-        return out
-
-
-@dataclass(frozen=True)
-class Seq2SeqBatch:
-    """B padded examples.
-
-    Attributes:
-        src: (B, S) source ids, <pad>-padded.
-        src_len: (B,) source lengths.
-        tgt: (B, T) target ids ending in <eos>, <pad>-padded.
-        tgt_len: (B,) target lengths including <eos>.
-    """
-
-    src: torch.Tensor
-    src_len: torch.Tensor
-    tgt: torch.Tensor
-    tgt_len: torch.Tensor
-
-    @property
-    def size(self) -> int:
-        return self.src.shape[0]
-
-    def slice(self, start: int, stop: int) -> "Seq2SeqBatch":
-        return Seq2SeqBatch(self.src[start:stop], self.src_len[start:stop], self.tgt[start:stop],
-                            self.tgt_len[start:stop])
-
-
-def collate(examples: Sequence[Example], vocab: Vocab) -> Seq2SeqBatch:
-    """Encode and pad a list of examples; targets get <eos> appended."""
-    src = [vocab.encode(s) for s, _ in examples]
-    tgt = [vocab.encode(t) + [EOS] for _, t in examples]
-
-    def pad(rows):
-        out = torch.full((len(rows), max(map(len, rows))), PAD, dtype=torch.long)
-        for i, row in enumerate(rows):
-            out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-        return out, torch.tensor([len(r) for r in rows], dtype=torch.long)
-
-    (s, sl), (t, tl) = pad(src), pad(tgt)
-    return Seq2SeqBatch(s, sl, t, tl)
+from lengthgen.seeding import generator
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import torch
 from rapidfuzz.distance import Levenshtein
 from tqdm.auto import tqdm
 
-from lengthgen.tasks.seq2seq import EOS, PAD, Seq2SeqBatch
-from lengthgen.train.seeding import generator
+from lengthgen.data import EOS, PAD, Seq2SeqBatch
+from lengthgen.seeding import generator
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
 ELEMENT_BUDGET = 2**26

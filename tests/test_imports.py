@@ -1,0 +1,59 @@
+"""Imports point down only: cli -> book/bench -> experiments -> analysis -> train/results -> models/tasks ->
+data/seeding/config/errors. Function-level imports count too, so no cycle hides inside a function."""
+
+import ast
+from pathlib import Path
+
+import lengthgen
+
+PACKAGE = Path(lengthgen.__file__).parent
+LAYERS = [
+    ("__init__", "errors"),
+    ("config", "registry", "seeding", "data"),
+    ("tasks", "models", "pretrained"),
+    ("train", "results"),
+    ("analysis",),
+    ("experiments",),
+    ("book", "bench"),
+    ("cli",),
+]
+RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
+
+
+def unit(module: str) -> str:
+    """The layer unit of a dotted module name inside the package: its first component below `lengthgen`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imports(path: Path) -> set[str]:
+    """Every lengthgen module that the file imports, at any depth of its code."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lengthgen":
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "lengthgen"}
+    return found
+
+
+def test_every_module_is_in_a_layer():
+    units = {p.relative_to(PACKAGE).parts[0].removesuffix(".py") for p in PACKAGE.rglob("*.py")}
+    assert units == set(RANK)
+
+
+def test_imports_point_down_only():
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        here = unit("lengthgen." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts))
+        for target in imports(path):
+            there = unit(target)
+            if there != here and RANK[there] >= RANK[here]:
+                wrong.append(f"{path.relative_to(PACKAGE)} imports {target}")
+    assert not wrong, "imports that do not point down:\n" + "\n".join(wrong)
+
+
+def test_the_rule_catches_an_upward_import(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    from lengthgen.experiments import EXPERIMENTS\n")
+    assert imports(tmp_path / "m.py") == {"lengthgen.experiments"}
+    assert RANK[unit("lengthgen.experiments")] > RANK[unit("lengthgen.results.sweep")]
