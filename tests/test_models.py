@@ -4,9 +4,10 @@ import pytest
 import torch
 
 from lengthgen.models import MODELS, AttentionProbe, ProbeConfig
+from lengthgen.models.attention import softmax
 from lengthgen.models.hooks import capture
 from lengthgen.models.norms import NORMS, standardize
-from lengthgen.models.softmax import adaptive_beta, attention_weights, entropy
+from lengthgen.models.softmax import adaptive_beta, entropy
 from lengthgen.seeding import init_model
 from lengthgen.tasks import TASKS
 
@@ -46,7 +47,7 @@ def test_adaptive_beta_is_one_for_sharp_attention_and_never_below_one():
     assert adaptive_beta(wide).item() == 1.0
     logits = torch.randn(50, 30)
     assert torch.all(adaptive_beta(logits) >= 1.0)
-    assert torch.allclose(attention_weights(logits, True).sum(-1), torch.ones(50))
+    assert torch.allclose(softmax(logits, True).sum(-1), torch.ones(50))
 
 
 @pytest.mark.parametrize("task_name", ["argmax", "dictionary"])
@@ -55,11 +56,11 @@ def test_probe_shapes_weights_and_order_invariance(task_name, norm):
     task = TASKS[task_name]()
     model = init_model(AttentionProbe, task, ProbeConfig(width=16, embed_dim=8, norm=norm), seed=0).eval()
     batch = task.sample(5, 12, torch.Generator().manual_seed(0))
-    with capture(model, "hook_weights", "hook_out") as rec:
+    with capture(model, "attention.hook_pattern", "attention.hook_output") as rec:
         out = model(batch)
     assert out.shape == (5, task.n_classes)
-    assert torch.allclose(rec["hook_weights"][0].sum(-1), torch.ones(5))
-    assert rec["hook_out"][0].shape == (5, 16)
+    assert torch.allclose(rec["attention.hook_pattern"][0].sum(-1), torch.ones(5, 1, 1))  # (B, H=1, T=1, N)
+    assert rec["attention.hook_output"][0].shape == (5, 1, 1, 16)
     perm = torch.randperm(12, generator=torch.Generator().manual_seed(1))
     shuffled = type(batch)(batch.items[:, perm], batch.query, batch.target)
     assert torch.allclose(model(shuffled), out, atol=1e-5)  # sets: item order must not matter
@@ -79,6 +80,6 @@ def test_init_is_seeded_and_leaves_global_rng_alone():
 
 def test_capture_rejects_unknown_hook_and_model_registry():
     model = AttentionProbe(TASKS["argmax"](), ProbeConfig(width=8))
-    with pytest.raises(KeyError, match="hook_weights"), capture(model, "nope"):
+    with pytest.raises(KeyError, match="attention.hook_pattern"), capture(model, "nope"):
         pass
     assert MODELS["probe"][1] is AttentionProbe

@@ -9,11 +9,11 @@ from lengthgen.train.evaluate import DECODE_MARGIN, sub_batches
 @torch.no_grad()
 def probe_internals(model, batch) -> dict[str, torch.Tensor]:
     """Attention weights (B,N), outputs O (B,D) and normed outputs (B,D) of the probe, in memory-bounded parts."""
-    names = {"weights": "hook_weights", "outputs": "hook_out", "normed": "hook_normed"}
+    names = {"weights": "attention.hook_pattern", "outputs": "attention.hook_output", "normed": "hook_normed"}
     with capture(model, *names.values()) as rec:
         for part in sub_batches(batch, model.width):
             model(part)
-    return {key: torch.cat(rec[hook]) for key, hook in names.items()}
+    return {key: torch.cat(rec[hook]).flatten(1) for key, hook in names.items()}  # one head, one query: (B, N or D)
 
 
 def top_k(weights: torch.Tensor, k: int) -> torch.Tensor:

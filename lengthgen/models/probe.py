@@ -2,6 +2,9 @@
 
 items -> item MLP -> keys/values; query -> W_Q; O = softmax(QK^T / sqrt(D)) V -> norm (baseline/+LN/+std)
 -> W_O -> predictor MLP -> class logits. The attention output O is the quantity whose variance vanishes.
+The attention is the package's `MultiHeadAttention` with one head and one query (H = 1, T = 1); its hook points
+`attention.hook_scores`, `attention.hook_pattern` (B, 1, 1, N) and `attention.hook_output` (B, 1, 1, D) capture the
+logits, weights and O, and `hook_normed` (B, D) the normed O.
 """
 
 import math
@@ -11,9 +14,9 @@ import torch
 from torch import nn
 
 from lengthgen.data import SetBatch
+from lengthgen.models.attention import MultiHeadAttention
 from lengthgen.models.hooks import HookPoint
 from lengthgen.models.norms import NORMS
-from lengthgen.models.softmax import attention_weights
 
 
 @dataclass(frozen=True)
@@ -61,17 +64,10 @@ class AttentionProbe(nn.Module):
             self.value_emb = nn.Embedding(task.n_values, cfg.embed_dim)
         item_out = d if cfg.item_layers else feat_in
         self.item_mlp = mlp(feat_in, d, d, cfg.item_layers)
-        self.w_q = nn.Linear(query_in, d, bias=False)
-        self.w_k = nn.Linear(item_out, d, bias=False)
-        self.w_v = nn.Linear(item_out, d, bias=False)
+        self.attention = MultiHeadAttention(query_in, item_out, d)  # W_Q, W_K, W_V; one head
         self.norm = NORMS[cfg.norm](d)
         self.w_o = nn.Linear(d, d, bias=False)
         self.predictor = mlp(d, d, task.n_classes, cfg.predictor_layers)
-        self.scale = 1.0 / math.sqrt(d)
-        # Hook points, in the order data flows through them.
-        self.hook_logits = HookPoint()  # B,N attention logits
-        self.hook_weights = HookPoint()  # B,N attention weights
-        self.hook_out = HookPoint()  # B,D attention output O (before the norm)
         self.hook_normed = HookPoint()  # B,D norm(O)
 
     @property
@@ -87,23 +83,18 @@ class AttentionProbe(nn.Module):
         items = torch.cat([self.key_emb(keys), self.value_emb(values)], -1)  # B,N,2E
         return items, self.key_emb(batch.query[:, 0])  # B,E
 
-    def attention_logits(self, batch: SetBatch) -> tuple[torch.Tensor, torch.Tensor]:
-        """Attention logits (B,N) and values (B,N,D)."""
+    def scores_and_values(self, batch: SetBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attention scores (B,1,1,N) of the one query over the items, and values (B,1,N,D)."""
         items, query = self._features(batch)
-        h = self.item_mlp(items)  # B,N,D
-        q = self.w_q(query)  # B,D
-        k, v = self.w_k(h), self.w_v(h)  # B,N,D each
-        logits = torch.einsum("bd,bnd->bn", q, k) * self.scale  # B,N
-        return self.hook_logits(logits), v
+        return self.attention.scores_and_values(query[:, None, :], self.item_mlp(items))  # query (B,Dq) -> (B,1,Dq)
 
     def forward(self, batch: SetBatch, adaptive: bool = False) -> torch.Tensor:
         """Class logits (B,C); `adaptive` applies the test-time adaptive temperature to the attention."""
-        return self.head(*self.attention_logits(batch), adaptive)
+        return self.head(*self.scores_and_values(batch), adaptive)
 
-    def head(self, logits: torch.Tensor, v: torch.Tensor, adaptive: bool) -> torch.Tensor:
-        """Class logits (B,C) from attention logits (B,N) and values (B,N,D)."""
-        weights = self.hook_weights(attention_weights(logits, adaptive))  # B,N
-        out = self.hook_out(torch.einsum("bn,bnd->bd", weights, v))  # B,D
+    def head(self, scores: torch.Tensor, values: torch.Tensor, adaptive: bool) -> torch.Tensor:
+        """Class logits (B,C) from the attention's scores and values."""
+        out = self.attention.attend(scores, values, adaptive)[:, 0]  # O: (B,1,D) -> (B,D)
         return self.predictor(self.w_o(self.hook_normed(self.norm(out))))
 
     def loss(self, batch: SetBatch) -> torch.Tensor:
@@ -113,5 +104,5 @@ class AttentionProbe(nn.Module):
     @torch.no_grad()
     def predict(self, batch: SetBatch, modes: tuple[bool, ...] = (False,)) -> list[torch.Tensor]:
         """Predicted classes (B,) for each softmax mode (False = plain, True = adaptive), sharing one encoding."""
-        logits, v = self.attention_logits(batch)
-        return [self.head(logits, v, adaptive).argmax(-1) for adaptive in modes]
+        scores, values = self.scores_and_values(batch)
+        return [self.head(scores, values, adaptive).argmax(-1) for adaptive in modes]

@@ -1,4 +1,4 @@
-"""Softmax variants over attention logits: plain, and the test-time adaptive temperature of Velickovic et al. 2024."""
+"""The test-time adaptive temperature of Velickovic et al. 2024 (`attention.softmax(scores, adaptive=True)` uses it)."""
 
 import torch
 
@@ -19,10 +19,3 @@ def adaptive_beta(logits: torch.Tensor) -> torch.Tensor:
     for c in ADAPTIVE_COEFFS:  # Horner's rule, as numpy.polyval
         beta = beta * h + c
     return torch.where(h > 0.5, beta.clamp_min(1.0), torch.ones_like(h))
-
-
-def attention_weights(logits: torch.Tensor, adaptive: bool) -> torch.Tensor:
-    """softmax(logits), or softmax(beta(H) * logits) with the adaptive temperature."""
-    if adaptive:
-        logits = logits * adaptive_beta(logits).unsqueeze(-1)
-    return logits.softmax(-1)

@@ -1,0 +1,102 @@
+"""The attention core and the positional schemes, against references and hand-computed values."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lengthgen.models.attention import NEG, MultiHeadAttention, dot_scores, padding_bias, softmax
+from lengthgen.models.hooks import capture
+from lengthgen.models.positional import POSITIONAL, Positional, Rotary, sinusoid
+from lengthgen.models.softmax import adaptive_beta
+
+G = torch.Generator().manual_seed(0)
+
+
+def test_multi_head_attention_matches_torch_scaled_dot_product_attention():
+    attn = MultiHeadAttention(12, 10, 16, heads=4)
+    query, keys = torch.randn(3, 5, 12, generator=G), torch.randn(3, 7, 10, generator=G)
+    mask = torch.ones(3, 7, dtype=torch.bool)
+    mask[1, 4:] = False  # the second example has 4 valid keys
+    out = attn(query, keys, mask=mask)
+
+    def heads(x):  # (B, P, 16) -> (B, 4, P, 4)
+        return x.view(x.shape[0], x.shape[1], 4, 4).transpose(1, 2)
+
+    ref = F.scaled_dot_product_attention(heads(attn.w_q(query)), heads(attn.w_k(keys)), heads(attn.w_v(keys)),
+                                         attn_mask=mask[:, None, None, :])
+    assert torch.allclose(out, ref.transpose(1, 2).reshape(3, 5, 16), atol=1e-6)
+
+
+def test_padded_keys_get_no_weight_and_do_not_change_the_output():
+    attn = MultiHeadAttention(8, 8, 8, heads=2)
+    query, keys = torch.randn(2, 3, 8, generator=G), torch.randn(2, 6, 8, generator=G)
+    mask = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])
+    with capture(attn, "hook_pattern") as rec:
+        out = attn(query, keys, mask=mask)
+    assert rec["hook_pattern"][0].shape == (2, 2, 3, 6)  # B, H, T, S
+    assert float(rec["hook_pattern"][0][1, :, :, 4:].max()) == 0.0
+    changed = keys.clone()
+    changed[1, 4:] = 100.0
+    assert torch.allclose(attn(query, changed, mask=mask), out)
+
+
+def test_additive_bias_enters_the_scores_before_the_softmax():
+    attn = MultiHeadAttention(4, 4, 4)
+    query, keys = torch.randn(1, 2, 4, generator=G), torch.randn(1, 3, 4, generator=G)
+    bias = torch.tensor([[0.0, NEG, NEG], [NEG, NEG, 0.0]])  # (T, S): query 0 sees key 0 only, query 1 key 2
+    out = attn(query, keys, bias=bias)
+    values = attn.w_v(keys)[0]
+    assert torch.allclose(out[0], values[[0, 2]], atol=1e-6)
+
+
+def test_adaptive_softmax_sharpens_by_the_entropy_temperature():
+    scores = torch.randn(4, 30, generator=G)
+    expected = (scores * adaptive_beta(scores)[:, None]).softmax(-1)
+    assert torch.equal(softmax(scores, adaptive=True), expected)
+    assert torch.equal(softmax(scores), scores.softmax(-1))
+
+
+def test_dot_scores_with_operands_swapped_is_the_transpose():
+    q, k = torch.randn(2, 1, 8, generator=G), torch.randn(2, 5, 8, generator=G)
+    assert torch.allclose(dot_scores(k, q).transpose(1, 2), dot_scores(q, k))
+    assert torch.equal(padding_bias(torch.tensor([True, False])), torch.tensor([0.0, NEG]))
+
+
+def test_sinusoid_by_hand():
+    pe = sinusoid(torch.tensor([0, 1]), 4)  # frequencies 1 and 1/100
+    assert torch.allclose(pe[0], torch.tensor([0.0, 0.0, 1.0, 1.0]))
+    assert torch.allclose(pe[1], torch.tensor([math.sin(1), math.sin(0.01), math.cos(1), math.cos(0.01)]))
+    assert torch.equal(POSITIONAL["sinusoidal"](4).embed(torch.tensor([0, 1])), pe)
+
+
+def test_rope_scores_depend_only_on_the_relative_position():
+    rope = Rotary(8)
+    q, k = torch.randn(1, 8, generator=G), torch.randn(1, 8, generator=G)
+
+    def score(i, j):
+        return float(dot_scores(rope.rotate(q, torch.tensor([i])), rope.rotate(k, torch.tensor([j]))))
+
+    assert score(3, 1) == pytest.approx(score(13, 11), abs=1e-5)
+    assert score(3, 1) == pytest.approx(score(102, 100), abs=1e-4)
+    assert score(3, 1) != pytest.approx(score(3, 2), abs=1e-3)
+    assert torch.allclose(rope.rotate(q, torch.tensor([0])), q)  # position 0: no rotation
+    assert torch.allclose(rope.rotate(q, torch.tensor([5])).norm(), q.norm())  # a rotation keeps the norm
+
+
+def test_rope_inside_attention_is_invariant_to_shifting_every_position():
+    attn = MultiHeadAttention(8, 8, 8, heads=2, positional=POSITIONAL["rope"](8, 2))
+    query, keys = torch.randn(2, 3, 8, generator=G), torch.randn(2, 5, 8, generator=G)
+    a = attn(query, keys)
+    b = attn(query, keys, query_ids=torch.arange(3) + 40, key_ids=torch.arange(5) + 40)
+    assert torch.allclose(a, b, atol=1e-5)
+    assert not torch.allclose(a, attn(query, keys, query_ids=torch.arange(3) + 1), atol=1e-3)
+
+
+def test_the_base_scheme_does_nothing():
+    scheme = Positional(8, 2)
+    x = torch.randn(3, 8, generator=G)
+    assert scheme.embed(torch.arange(3)) is None and scheme.bias(torch.arange(3), torch.arange(4)) is None
+    assert scheme.rotate(x, torch.arange(3)) is x
+    assert list(POSITIONAL) == ["none", "sinusoidal", "rope"]
