@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lengthgen.models.attention import NEG, MultiHeadAttention, dot_scores, padding_bias, softmax
+from lengthgen.models.attention import NEG, MultiHeadAttention, dot_scores, padding_bias, softmax, step_scores
 from lengthgen.models.hooks import capture
 from lengthgen.models.positional import POSITIONAL, Positional, Rotary, sinusoid
 from lengthgen.models.softmax import adaptive_beta
@@ -58,9 +58,10 @@ def test_adaptive_softmax_sharpens_by_the_entropy_temperature():
     assert torch.equal(softmax(scores), scores.softmax(-1))
 
 
-def test_dot_scores_with_operands_swapped_is_the_transpose():
-    q, k = torch.randn(2, 1, 8, generator=G), torch.randn(2, 5, 8, generator=G)
-    assert torch.allclose(dot_scores(k, q).transpose(1, 2), dot_scores(q, k))
+def test_step_scores_are_the_dot_scores_of_one_query():
+    q, k = torch.randn(2, 8, generator=G), torch.randn(2, 5, 8, generator=G)
+    assert torch.allclose(step_scores(k, q), dot_scores(q[:, None], k)[:, 0])
+    assert float(step_scores(k, q)[1, 3]) == pytest.approx(float(k[1, 3] @ q[1]), abs=1e-5)
     assert torch.equal(padding_bias(torch.tensor([True, False])), torch.tensor([0.0, NEG]))
 
 

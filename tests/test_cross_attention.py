@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from lengthgen.models.cross_attention import CROSS_ATTENTION, CrossAttention, Memory
+from lengthgen.models.cross_attention import CROSS_ATTENTION, CrossAttention, Memory, on_source
+from lengthgen.models.hooks import capture, hook_names
 from lengthgen.models.location import leaky_clamp, softstair
 
 D = 16
@@ -187,11 +188,14 @@ def test_on_source_maps_mixed_positions_back():
     weights = torch.softmax(torch.randn(2, 3, mem.enc.shape[1]) + torch.where(mem.mask, 0.0, -1e9)[:, None], -1)
     for forward in (True, False):
         set_direction(attn, forward)
-        out = attn.on_source(weights, mem)
+        with capture(attn, "direction_gate") as rec:
+            attn.prepare(mem, 3)
+        out = on_source(weights, rec["direction_gate"][0], mem.n)
         expected = weights if forward else torch.stack([weights[0, :, [5, 4, 3, 2, 1, 0]],
                                                         weights[1, :, [3, 2, 1, 0, 4, 5]]])
         assert torch.allclose(out, expected, atol=1e-4)
-    assert build("content").on_source(weights, mem) is weights
+    assert on_source(weights, None, mem.n) is weights
+    assert "direction_gate" not in hook_names(build("content"))  # no direction mixing: no gate to capture
 
 
 def test_mono_gate_gets_no_gradient_at_its_initial_value():

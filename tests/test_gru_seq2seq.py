@@ -15,8 +15,8 @@ from lengthgen.experiments.monotonic import (
     run_seq2seq,
     train_seq2seq,
 )
-from lengthgen.models.gru_seq2seq import Seq2SeqConfig
-from lengthgen.train.evaluate import direction_gates, first_error, sequence_metrics, strip
+from lengthgen.models.gru_seq2seq import DIRECTION_GATE, Seq2SeqConfig
+from lengthgen.train.evaluate import first_error, sequence_metrics, strip
 from lengthgen.train.loop import EpochConfig
 
 
@@ -135,8 +135,9 @@ def test_direction_gate_is_recorded_for_bidirectional_mechanisms_only():
         with torch.no_grad():
             model.attention.direction.weight.zero_()
             model.attention.direction.bias.fill_(bias)
-        assert direction_gates(model, task, examples, batch_size=3).tolist() == pytest.approx([expected] * 7,
-                                                                                      abs=1e-6)
+        captured = sequence_metrics(task, model, examples, batch_size=3, hooks=(DIRECTION_GATE,))["captured"]
+        assert [g.shape for g in captured[DIRECTION_GATE]] == [(3, 1, 1), (3, 1, 1), (1, 1, 1)]  # once per batch
+        assert torch.cat(captured[DIRECTION_GATE]).flatten().tolist() == pytest.approx([expected] * 7, abs=1e-6)
     for attention, has_gate in (("bi_relative", True), ("content", False)):
         model, task = model_and_task(attention)
         cfg = Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention), eval_size=4,
@@ -151,7 +152,9 @@ def test_direction_gate_by_construction_on_scan(monkeypatch):
     model, task = model_and_task("bi_relative", task="scan")
     # the 60 examples form one batch: give example i the gate i / 100, so each construction's mean is that of its
     # indices ("X and Y" and "X after Y" alternate in the test split, so a swap of the two would show)
-    monkeypatch.setattr(model.attention, "gate", lambda memory: (torch.arange(len(memory.n)) / 100)[:, None, None])
+    gate = model.attention.direction_gate  # the hook point, so evaluation captures the patched gate
+    monkeypatch.setattr(model.attention, "gate",
+                        lambda memory: gate((torch.arange(len(memory.n)) / 100)[:, None, None]))
     cfg = Seq2SeqRun(task="scan", seed=0, model=Seq2SeqConfig(attention="bi_relative"), eval_size=60)
     metrics = evaluate_seq2seq(model, task, cfg).set_index("metric").value
     examples = task.examples("test", 60)

@@ -2,7 +2,9 @@
 
 import torch
 
-from lengthgen.models.hooks import capture
+from lengthgen.models.cross_attention import on_source
+from lengthgen.models.gru_seq2seq import ATTENTION_WEIGHTS, DIRECTION_GATE
+from lengthgen.models.hooks import capture, hook_names
 from lengthgen.train.evaluate import DECODE_MARGIN, sub_batches
 
 
@@ -27,16 +29,19 @@ def seq2seq_attention(model, task, examples, margin: int = DECODE_MARGIN) -> lis
 
     Returns:
         One dict per example: weights (T, S) over the source positions [START, source..., END] (direction
-        mixing undone, see `CrossAttention.on_source`), source and predicted tokens, and the gold target.
+        mixing undone with the captured direction gate, see `cross_attention.on_source`), source and predicted
+        tokens, and the gold target.
     """
     out = []
     model.eval()
+    hooks = [h for h in (ATTENTION_WEIGHTS, DIRECTION_GATE) if h in hook_names(model)]
     for src, tgt in examples:
         batch = task.batch([(src, tgt)])
-        with capture(model, "attention.weights") as rec:
+        with capture(model, *hooks) as rec:
             pred = model.greedy(batch, len(tgt) + 1 + margin)
-        weights = torch.cat(rec["attention.weights"])[None]  # (1, T, S) over the attended positions
-        weights = model.attention.on_source(weights, model.encode(batch.src, batch.src_len))[0]  # (T, S)
+        weights = torch.cat(rec[ATTENTION_WEIGHTS])[None]  # (1, T, S) over the attended positions
+        gate = rec[DIRECTION_GATE][0] if DIRECTION_GATE in rec else None  # (1, 1, 1)
+        weights = on_source(weights, gate, torch.tensor([weights.shape[-1]]))[0]  # one example: no padding; (T, S)
         out.append({"weights": weights.numpy(), "source": ["START", *src, "END"],
                     "prediction": task.vocab.decode(pred[0].tolist()), "target": list(tgt)})
     return out

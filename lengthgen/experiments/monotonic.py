@@ -11,11 +11,12 @@ import torch
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
-from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
+from lengthgen.models.gru_seq2seq import DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
+from lengthgen.models.hooks import hook_names
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator, init_model
 from lengthgen.tasks import TASKS
-from lengthgen.train.evaluate import direction_gates, sequence_metrics, teacher_forced_accuracy
+from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
 
 PROBING = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "reverse_recopy", "inv_recopy",
@@ -72,12 +73,13 @@ def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
     direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with
     constructions (SCAN) its mean over each construction's examples (`direction_gate:and`, ...)."""
     rows = []
+    hooks = tuple(h for h in (DIRECTION_GATE,) if h in hook_names(model))
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
-        m = sequence_metrics(task, model, examples)
-        m = {k: m[k] for k in ("accuracy", "edit_distance", "first_error") if k in m}
-        if model.attention.direction is not None:
-            gates = direction_gates(model, task, examples)
+        decoded = sequence_metrics(task, model, examples, hooks=hooks)
+        m = {k: decoded[k] for k in ("accuracy", "edit_distance", "first_error") if k in decoded}
+        if hooks:
+            gates = torch.cat(decoded["captured"][DIRECTION_GATE]).flatten()  # (N,): one gate per example
             m["direction_gate"] = gates.mean().item()
             kinds = [task.construction(src) for src, _ in examples]
             for kind in dict.fromkeys(k for k in kinds if k is not None):

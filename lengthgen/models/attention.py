@@ -1,7 +1,8 @@
 """The one attention of the package: scores (B, H, T, S), plus the positional scheme's bias, plus the padding
 mask, then plain or adaptive softmax, then the weighted values.
 
-The pieces are functions (`dot_scores`, `padding_bias`, `softmax`, `attend`) that every model uses, the GRU's
+The pieces are functions (`dot_scores` or its per-step form `step_scores`, `padding_bias`, `softmax`, `attend`)
+that every model uses, the GRU's
 per-step cross-attention included; `MultiHeadAttention` assembles them with projections, heads and hook points
 (`hook_scores`, `hook_pattern`, `hook_output`: per layer and head, read through `hooks.capture`).
 """
@@ -17,13 +18,15 @@ NEG = -1e9  # score of padded positions (finite, so softmax never sees an all -i
 
 
 def dot_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """(..., T, D) queries x (..., S, D) keys -> (..., T, S) dot products (unscaled).
-
-    Called as `dot_scores(keys, query)` it gives the transpose (..., S, 1) of one query's scores as a
-    matrix-vector product: the GRU's per-step attention computes its scores that way (the same numbers, summed in
-    the order its stored runs were computed in).
-    """
+    """(..., T, D) queries x (..., S, D) keys -> (..., T, S) dot products (unscaled)."""
     return torch.matmul(q, k.transpose(-1, -2))
+
+
+def step_scores(keys: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """(B, S, D) keys x (B, D) one query per sequence -> (B, S) dot products (unscaled): the per-step form of a
+    recurrent decoder, as a matrix-vector product. The same numbers as `dot_scores` up to float rounding (the sums
+    run in another order); the GRU's stored runs were computed this way, so it keeps it."""
+    return torch.bmm(keys, q[:, :, None])[:, :, 0]  # (B, S, 1) -> (B, S)
 
 
 def padding_bias(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:

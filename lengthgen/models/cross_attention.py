@@ -7,20 +7,21 @@ A mechanism is assembled from parts named in an `AttentionSpec`:
   * mixing of the two (a = m * location + (1 - m) * content), with the previous attended position taken from the
     mixed (default) or the location-only distribution (PR).
 Every step maps the decoder state h_{t-1} (B, D) to a context (B, D) and weights (B, S) over valid positions.
+The scores, padding, softmax and weighted sum are the pieces of `models/attention.py`; sinusoids and rotations come
+from `models/positional.py`, the query's position id being the decoder step.
+Hook points: `weights` (B, S) every step; `direction_gate` (B, 1, 1) once per sequence, where direction mixing is on.
 """
 
-import math
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from lengthgen.models.attention import attend, padding_bias, softmax, step_scores
 from lengthgen.models.hooks import HookPoint
 from lengthgen.models.location import Location, LocationSpec
+from lengthgen.models.positional import Rotary, sinusoid
 from lengthgen.registry import Registry
-
-NEG = -1e9  # score of padded positions (finite, so softmax never sees an all -inf row)
 
 
 @dataclass
@@ -39,14 +40,9 @@ class Memory:
     n: torch.Tensor
     cls: torch.Tensor
 
-    def reverse_index(self) -> torch.Tensor:
-        """(B, S): position j -> n - 1 - j on valid positions, j on padding."""
-        j = torch.arange(self.enc.shape[1], device=self.enc.device)
-        return torch.where(self.mask, self.n[:, None] - 1 - j, j)
-
     def reversed(self) -> torch.Tensor:
         """enc with the valid positions of each sequence in reverse order (padding stays in place)."""
-        return self.enc.gather(1, self.reverse_index()[:, :, None].expand_as(self.enc))
+        return self.enc.gather(1, reverse_index(self.n, self.enc.shape[1])[:, :, None].expand_as(self.enc))
 
     def positions(self) -> torch.Tensor:
         """(B, S) normalised positions j / max(1, n - 1), in [0, 1] on valid positions."""
@@ -54,11 +50,23 @@ class Memory:
         return j[None, :] / (self.n[:, None] - 1).clamp(min=1)
 
 
-def sinusoid(positions: torch.Tensor, d: int) -> torch.Tensor:
-    """(P,) positions -> (P, d) sinusoidal encodings (sin on the first half, cos on the second)."""
-    freq = torch.exp(-math.log(10_000.0) * torch.arange(0, d, 2, dtype=torch.float32) / d)
-    angle = positions.float()[:, None] * freq[None, :]  # (P, d/2)
-    return torch.cat([angle.sin(), angle.cos()], dim=-1)
+def reverse_index(n: torch.Tensor, S: int) -> torch.Tensor:
+    """(B, S): position j -> n - 1 - j on the n valid positions of each sequence, j on padding."""
+    j = torch.arange(S, device=n.device)
+    return torch.where(j[None, :] < n[:, None], n[:, None] - 1 - j, j)
+
+
+def on_source(weights: torch.Tensor, gate: torch.Tensor | None, n: torch.Tensor) -> torch.Tensor:
+    """Weights (B, T, S) over the attended (possibly direction-mixed) positions -> over the source positions.
+
+    With direction mixing (gate g (B, 1, 1), as captured from the `direction_gate` hook point), position j holds
+    g e_j + (1 - g) e_{n-1-j}, so source position i receives g a_i + (1 - g) a_{n-1-i}; without it (gate None) the
+    weights are already on the source positions. n (B,): valid positions.
+    """
+    if gate is None:
+        return weights
+    idx = reverse_index(n, weights.shape[-1])[:, None, :].expand_as(weights)  # (B, T, S)
+    return gate * weights + (1 - gate) * weights.gather(2, idx)
 
 
 class ContentScorer(nn.Module):
@@ -76,7 +84,7 @@ class ContentScorer(nn.Module):
 
     def forward(self, h: torch.Tensor, t: int, pre: dict) -> torch.Tensor:
         """Scores (B, S) of step t for the decoder state h (B, D)."""
-        return torch.bmm(pre["keys"], self.query(h)[:, :, None])[:, :, 0] * self.scale
+        return step_scores(pre["keys"], self.query(h)) * self.scale
 
 
 class RelativeScorer(ContentScorer):
@@ -98,34 +106,23 @@ class RelativeScorer(ContentScorer):
         S = pre["keys"].shape[1]
         start = pre["offset"] - t
         rel = pre["table"][start: start + S]  # (S, D): distances -t .. S-1-t
-        content = torch.bmm(pre["keys"], (q + self.u)[:, :, None])[:, :, 0]  # (B, S)
+        content = step_scores(pre["keys"], q + self.u)  # (B, S)
         return (content + (q + self.v) @ rel.T) * self.scale
 
 
 class RopeScorer(ContentScorer):
-    """Rotary: query rotated by its step t, key j by its position j, then the scaled dot product."""
+    """Rotary: the query rotated by its position id, the decoder step t; key j by its position j."""
+
+    def __init__(self, d: int):
+        super().__init__(d)
+        self.rope = Rotary(d)
 
     def prepare(self, enc, max_steps):
-        B, S, D = enc.shape
-        cos, sin = self._angles(max(S, max_steps), D, enc.device)
-        return {"keys": self._rotate(self.key(enc), cos[:S], sin[:S]), "cos": cos, "sin": sin}  # keys (B, S, D)
-
-    @staticmethod
-    def _angles(n: int, d: int, device) -> tuple[torch.Tensor, torch.Tensor]:
-        freq = torch.exp(-math.log(10_000.0) * torch.arange(0, d, 2, dtype=torch.float32, device=device) / d)
-        angle = torch.arange(n, device=device, dtype=torch.float32)[:, None] * freq[None, :]  # (n, D/2)
-        angle = torch.cat([angle, angle], dim=-1)  # (n, D)
-        return angle.cos(), angle.sin()
-
-    @staticmethod
-    def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-        half = x.shape[-1] // 2
-        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-        return x * cos + rotated * sin
+        return {"keys": self.rope.rotate(self.key(enc), torch.arange(enc.shape[1], device=enc.device))}  # (B, S, D)
 
     def forward(self, h, t, pre):
-        q = self._rotate(self.query(h), pre["cos"][t], pre["sin"][t])  # (B, D)
-        return torch.bmm(pre["keys"], q[:, :, None])[:, :, 0] * self.scale
+        q = self.rope.rotate(self.query(h), torch.tensor(t, device=h.device))  # (B, D)
+        return step_scores(pre["keys"], q) * self.scale
 
 
 SCORERS = Registry("content scorer", {"content": ContentScorer, "relative": RelativeScorer, "rope": RopeScorer})
@@ -171,25 +168,14 @@ class CrossAttention(nn.Module):
         self.value = nn.Sequential(nn.Linear(d, d), nn.LeakyReLU(), nn.Linear(d, d, bias=False),
                                    nn.Linear(d, d, bias=False))
         self.weights = HookPoint()  # (B, S) attention weights of each step
+        self.direction_gate = HookPoint() if spec.bidirectional else None  # (B, 1, 1) once per sequence
         for m in self.modules():  # Glorot-uniform weights for the projections, as in the public code, whose
             if isinstance(m, nn.Linear) and m is not self.direction:  # direction gate keeps torch's default
                 nn.init.xavier_uniform_(m.weight)
 
-    def on_source(self, weights: torch.Tensor, memory: Memory) -> torch.Tensor:
-        """Weights (B, T, S) over the attended (possibly direction-mixed) positions -> over the source positions.
-
-        With direction mixing, position j holds g e_j + (1 - g) e_{n-1-j}, so source position i receives
-        g a_i + (1 - g) a_{n-1-i}; without it the weights are already on the source positions.
-        """
-        if self.direction is None:
-            return weights
-        g = self.gate(memory)
-        idx = memory.reverse_index()[:, None, :].expand_as(weights)  # (B, T, S)
-        return g * weights + (1 - g) * weights.gather(2, idx)
-
     def gate(self, memory: Memory) -> torch.Tensor:
         """The direction gate g = sigmoid(5 f(e_cls)), (B, 1, 1): 1 keeps the encodings, 0 reverses them."""
-        return torch.sigmoid(5 * self.direction(memory.cls))[:, :, None]
+        return self.direction_gate(torch.sigmoid(5 * self.direction(memory.cls))[:, :, None])
 
     def prepare(self, memory: Memory, max_steps: int) -> dict:
         """Per-sequence precomputation for up to `max_steps` steps; returns the step state."""
@@ -197,8 +183,7 @@ class CrossAttention(nn.Module):
         if self.direction is not None:
             g = self.gate(memory)
             enc = g * enc + (1 - g) * memory.reversed()
-        bias = torch.zeros(memory.mask.shape, dtype=enc.dtype, device=enc.device).masked_fill(~memory.mask, NEG)
-        state = {"values": self.value(enc), "bias": bias}  # values (B, S, D); bias (B, S): 0 or NEG on padding
+        state = {"values": self.value(enc), "bias": padding_bias(memory.mask, enc.dtype)}  # (B, S, D); (B, S)
         if self.scorer is not None:
             state["scorer"] = self.scorer.prepare(enc, max_steps)
         if self.location is not None:  # pa_0 = 0: the START vector
@@ -208,7 +193,7 @@ class CrossAttention(nn.Module):
     def step(self, h: torch.Tensor, t: int, state: dict) -> tuple[torch.Tensor, torch.Tensor]:
         """One decoder step: h (B, D) = h_{t-1} -> context (B, D), weights (B, S); updates state["pa"]."""
         if self.scorer is not None:
-            content = F.softmax(self.scorer(h, t, state["scorer"]) + state["bias"], dim=-1)  # (B, S)
+            content = softmax(self.scorer(h, t, state["scorer"]) + state["bias"])  # (B, S)
         if self.location is None:
             weights = content
         else:
@@ -219,7 +204,7 @@ class CrossAttention(nn.Module):
                 weights = m * loc + (1 - m) * content
             state["pa"] = self.location.attended(loc if self.spec.pr else weights, state["pos"])
         weights = self.weights(weights)
-        return torch.bmm(weights[:, None, :], state["values"])[:, 0], weights
+        return attend(weights[:, None, :], state["values"])[:, 0], weights  # (B, 1, S) x (B, S, D) -> (B, D)
 
 
 def _loc(**kw) -> LocationSpec:

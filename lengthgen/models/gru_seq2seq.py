@@ -23,6 +23,12 @@ from lengthgen.data import EOS, PAD, SOS, Seq2SeqBatch
 from lengthgen.models.cross_attention import CROSS_ATTENTION, CrossAttention, Memory
 
 REVISION = 2
+# Hook points that analyses read (see `hooks.capture`): the cross-attention weights of every step (B, S); the
+# direction gate (B, 1, 1) of the mechanisms with direction mixing; MonoAttn's step gate b (a scalar, every step).
+# A hook point that a mechanism lacks is absent from its `hook_names`.
+ATTENTION_WEIGHTS = "attention.weights"
+DIRECTION_GATE = "attention.direction_gate"
+MONO_GATE = "attention.location.step_activation.hook_b"
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,30 @@ class HookPoint(nn.Module):
         return x
 
 
+def hook_names(model: nn.Module) -> list[str]:
+    """The names of every hook point in `model` (what it lets analyses read), in module order."""
+    return [n for n, m in model.named_modules() if isinstance(m, HookPoint)]
+
+
 @contextmanager
 def capture(model: nn.Module, *names: str) -> Iterator[dict[str, list[torch.Tensor]]]:
     """Record the tensors passing through the named hook points while the context is open.
 
     Args:
         model: any module containing `HookPoint`s.
-        names: hook-point names (as in `model.named_modules()`); none means all of them.
+        names: hook-point names (as in `model.named_modules()`, listed by `hook_names`); none records nothing.
 
     Returns:
         A dict name -> list of detached tensors, one per call (several when evaluation is sub-batched).
     """
     points = {n: m for n, m in model.named_modules() if isinstance(m, HookPoint)}
-    wanted = names or tuple(points)
-    missing = [n for n in wanted if n not in points]
+    missing = [n for n in names if n not in points]
     if missing:
         raise KeyError(f"no hook point {missing}; valid: {', '.join(points)}")
-    records: dict[str, list[torch.Tensor]] = {n: [] for n in wanted}
+    records: dict[str, list[torch.Tensor]] = {n: [] for n in names}
     handles = [
         points[n].register_forward_hook(lambda _m, _i, out, n=n: records[n].append(out.detach()))
-        for n in wanted
+        for n in names
     ]
     try:
         yield records

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lengthgen.models.hooks import HookPoint
 from lengthgen.registry import Registry
 
 SOFTSTAIR_TEMPERATURE = 20.0
@@ -55,9 +56,10 @@ class GatedMonoStep(nn.Module):
     def __init__(self):
         super().__init__()
         self.gate = nn.Parameter(torch.tensor(20.0))
+        self.hook_b = HookPoint()  # b, every step (a scalar: what training made of it)
 
     def forward(self, rho):
-        s = torch.sigmoid(self.gate)
+        s = torch.sigmoid(self.hook_b(self.gate))
         return s * F.relu(rho) + (1 - s) * torch.sigmoid(SIGMOID_SCALE * rho)
 
 

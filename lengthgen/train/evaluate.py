@@ -1,6 +1,6 @@
 """Evaluation: set-task accuracy by length (memory-bounded sub-batches, tidy DataFrame); seq2seq exact match and
-edit distance of greedy decoding, the teacher-forced exact match used as the dev metric, and the direction gate of
-the bidirectional mechanisms."""
+edit distance of greedy decoding (with whatever hook points an analysis asks for captured on the way), and the
+teacher-forced exact match used as the dev metric."""
 
 from statistics import median
 
@@ -10,6 +10,7 @@ from rapidfuzz.distance import Levenshtein
 from tqdm.auto import tqdm
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
+from lengthgen.models.hooks import capture
 from lengthgen.seeding import generator
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
@@ -79,22 +80,26 @@ def greedy_outputs(model, batch: Seq2SeqBatch, margin: int = DECODE_MARGIN) -> l
     return strip(model.greedy(batch, int(batch.tgt_len.max()) + margin))
 
 
-def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, progress: bool = False) -> dict:
+def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, progress: bool = False,
+                     hooks: tuple[str, ...] = ()) -> dict:
     """Exact-match accuracy (%), mean token edit distance and where outputs go wrong, for greedy decoding on
-    `examples`.
+    `examples`, and what passed through the named hook points while decoding.
 
     Returns:
-        {"accuracy": ..., "edit_distance": ..., "predictions": list of predicted token lists} and, when some
-        output is wrong, "first_error": the median over wrong outputs of the index of their first wrong token.
+        {"accuracy": ..., "edit_distance": ..., "predictions": list of predicted token lists, "captured": hook name ->
+        list of tensors, one per call} and, when some output is wrong, "first_error": the median over wrong outputs
+        of the index of their first wrong token.
     """
     preds: list[list[int]] = []
-    for start in tqdm(range(0, len(examples), batch_size), desc="decode", disable=not progress, leave=False):
-        preds += greedy_outputs(model, task.batch(examples[start: start + batch_size]))
+    with capture(model, *hooks) as captured:
+        for start in tqdm(range(0, len(examples), batch_size), desc="decode", disable=not progress, leave=False):
+            preds += greedy_outputs(model, task.batch(examples[start: start + batch_size]))
     golds = [task.vocab.encode(t) for _, t in examples]
     wrong = [k for p, g in zip(preds, golds, strict=True) if (k := first_error(p, g)) is not None]
     dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
     return {"accuracy": 100.0 * (len(examples) - len(wrong)) / len(examples), "edit_distance": dist / len(examples),
-            "predictions": [task.vocab.decode(p) for p in preds]} | ({"first_error": median(wrong)} if wrong else {})
+            "predictions": [task.vocab.decode(p) for p in preds], "captured": captured} | (
+                {"first_error": median(wrong)} if wrong else {})
 
 
 def first_error(prediction: list, target: list) -> int | None:
@@ -104,12 +109,3 @@ def first_error(prediction: list, target: list) -> int | None:
         return None
     shorter = min(len(prediction), len(target))
     return next((i for i, (p, t) in enumerate(zip(prediction, target, strict=False)) if p != t), shorter)
-
-
-@torch.no_grad()
-def direction_gates(model, task, examples, batch_size: int = DECODE_BATCH) -> torch.Tensor:
-    """The direction gate g of each example, (N,), for a mechanism with direction mixing: near 1 the model reads
-    that source left to right, near 0 right to left (the gate is computed once per sequence)."""
-    model.eval()
-    return torch.cat([model.attention.gate(model.encode(b.src, b.src_len)).flatten()
-                      for b in (task.batch(examples[i: i + batch_size]) for i in range(0, len(examples), batch_size))])
