@@ -9,10 +9,12 @@ import pandas as pd
 import torch
 
 from lengthgen.data import EOS
+from lengthgen.device import device_of
 from lengthgen.experiments.monotonic import Seq2SeqRun, build
+from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
-from lengthgen.models.probe import AttentionProbe, ProbeConfig
-from lengthgen.seeding import generator, init_model
+from lengthgen.models.probe import ProbeConfig
+from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length
 from lengthgen.train.loop import EpochConfig, TrainConfig, train, update
@@ -64,7 +66,7 @@ def bench_seq2seq(train_batches: int = 200, decode_samples: int = 2000, length: 
         test = task.examples(str(length), decode_samples)
         start = time.perf_counter()
         for i in range(0, decode_samples, DECODE_BATCH):
-            model.greedy(task.batch(test[i: i + DECODE_BATCH]), length + 1)
+            model.predict(task.batch(test[i: i + DECODE_BATCH]).to(device_of(model)), length + 1)
         rate = decode_samples / (time.perf_counter() - start)
         rows.append({"what": f"greedy decode {mechanism}", "N": length, "measured": f"{decode_samples} sequences",
                      "rate": f"{rate:.0f} sequences/s",
@@ -77,7 +79,7 @@ def bench_probe(train_steps: int = 200, eval_lengths=(2**14, 2**16, 2**20), eval
     rows = []
     for name in ("argmax", "dictionary"):
         task = TASKS[name]()
-        model = init_model(AttentionProbe, task, ProbeConfig(), seed=0)
+        model = build_model("probe", ProbeConfig(), task, seed=0)
         stats = train(model, task, TrainConfig(steps=train_steps, progress=False), generator(0, "bench"))
         rows.append({"what": f"train {name}", "N": 16, "measured": f"{train_steps} steps in {stats['seconds']:.1f} s",
                      "rate": f"{train_steps / stats['seconds']:.0f} steps/s", "target": ""})

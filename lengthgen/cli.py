@@ -23,7 +23,7 @@ DATA_FORMATS = ("txt", "jsonl", "scan")
 def cmd_list(args) -> None:
     catalog = {
         "tasks": {name: (TASKS[name].__doc__ or "").strip().splitlines()[0] for name in TASKS},
-        "models": {name: (MODELS[name][1].__doc__ or "").strip().splitlines()[0] for name in MODELS},
+        "models": {name: (MODELS[name].build.__doc__ or "").strip().splitlines()[0] for name in MODELS},
         "cross-attention mechanisms (gru_seq2seq)": {
             name: ", ".join(k if v == "yes" else f"{k}={v}" for k, v in spec.describe().items() if v)
             for name, spec in CROSS_ATTENTION.items()},

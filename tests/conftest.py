@@ -1,5 +1,9 @@
+import os
+
 import pytest
 import torch
+
+os.environ["LENGTHGEN_DEVICE"] = "cpu"  # tests are deterministic on the CPU, whatever the machine has
 
 
 @pytest.fixture(autouse=True)

@@ -57,7 +57,7 @@ def test_start_and_end_are_encoded_with_the_source():
 def test_greedy_matches_teacher_forcing_on_its_own_output(attention):
     model, task = model_and_task(attention)
     batch = task.batch(task.examples("15", 6))
-    out = model.greedy(batch, 20)
+    out = model.predict(batch, 20)
     fed = out.clone()
     fed[fed == PAD] = EOS  # positions after <eos> are never compared
     tf = model.teacher_forced(Seq2SeqBatch(batch.src, batch.src_len, fed, batch.tgt_len)).argmax(-1)
@@ -70,10 +70,10 @@ def test_greedy_stops_when_every_sequence_emitted_eos():
     batch = task.batch(task.examples("100", 4))
     with torch.no_grad():
         model.out_bias[EOS] = 1e4
-    assert model.greedy(batch, 50).shape == (4, 1)
+    assert model.predict(batch, 50).shape == (4, 1)
     with torch.no_grad():
         model.out_bias[EOS] = -1e4
-    assert model.greedy(batch, 50).shape == (4, 50)
+    assert model.predict(batch, 50).shape == (4, 50)
 
 
 def test_training_is_deterministic_and_keeps_the_best_dev_epoch():

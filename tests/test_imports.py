@@ -9,7 +9,7 @@ import lengthgen
 PACKAGE = Path(lengthgen.__file__).parent
 LAYERS = [
     ("__init__", "errors"),
-    ("config", "registry", "seeding", "data"),
+    ("config", "registry", "seeding", "data", "device"),
     ("tasks", "models", "pretrained"),
     ("train", "results"),
     ("analysis",),

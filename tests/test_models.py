@@ -3,7 +3,8 @@ import math
 import pytest
 import torch
 
-from lengthgen.models import MODELS, AttentionProbe, ProbeConfig
+from lengthgen.errors import LengthgenError
+from lengthgen.models import MODELS, AttentionProbe, ProbeConfig, Seq2SeqConfig, build_model
 from lengthgen.models.attention import softmax
 from lengthgen.models.hooks import capture
 from lengthgen.models.norms import NORMS, standardize
@@ -82,4 +83,17 @@ def test_capture_rejects_unknown_hook_and_model_registry():
     model = AttentionProbe(TASKS["argmax"](), ProbeConfig(width=8))
     with pytest.raises(KeyError, match="attention.hook_pattern"), capture(model, "nope"):
         pass
-    assert MODELS["probe"][1] is AttentionProbe
+    assert MODELS["probe"].config is ProbeConfig
+    assert isinstance(MODELS["probe"].build(ProbeConfig(width=8), TASKS["argmax"]()), AttentionProbe)
+
+
+def test_build_model_is_seeded_on_the_cpu_and_checks_its_config():
+    task = TASKS["copy"]()
+    a = build_model("gru_seq2seq", Seq2SeqConfig(attention="mono"), task, seed=3, device="cpu")
+    b = build_model("gru_seq2seq", Seq2SeqConfig(attention="mono"), task, seed=3)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    assert a.embedding.num_embeddings == len(task.vocab)
+    with pytest.raises(LengthgenError, match="takes a Seq2SeqConfig, not a ProbeConfig"):
+        build_model("gru_seq2seq", ProbeConfig(), task, seed=0)
+    with pytest.raises(LengthgenError, match="valid: probe, gru_seq2seq"):
+        build_model("transformer9", ProbeConfig(), task, seed=0)

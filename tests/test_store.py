@@ -163,12 +163,14 @@ def test_store_paths_are_per_experiment(tmp_path):
     assert Path(store.path("a", CFG)).name.isalnum()
 
 
-def test_device_names_the_cpu_model_and_threads_never_a_gpu(monkeypatch):
+def test_device_names_the_device_models_run_on(monkeypatch):
     from lengthgen.results import provenance
     monkeypatch.setattr(provenance, "cpu_model", lambda: "Test CPU 9000")
-    monkeypatch.setattr(provenance.torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(provenance.torch, "get_num_threads", lambda: 3)
-    assert provenance.device_name() == "cpu:Test CPU 9000 x3 threads"
+    monkeypatch.setattr(provenance.torch.cuda, "get_device_name", lambda device: "Test GPU")
+    assert provenance.device_name() == "cpu:Test CPU 9000 x3 threads"  # the tests pin LENGTHGEN_DEVICE=cpu
+    monkeypatch.setenv("LENGTHGEN_DEVICE", "cuda")
+    assert provenance.device_name() == "cuda:Test GPU"
 
 
 def test_cpu_model_reads_the_first_model_name_or_falls_back(tmp_path):

@@ -2,10 +2,11 @@
 
 import torch
 
+from lengthgen.device import device_of
 from lengthgen.models.cross_attention import on_source
-from lengthgen.models.gru_seq2seq import ATTENTION_WEIGHTS, DIRECTION_GATE
+from lengthgen.models.gru_seq2seq import ATTENTION_WEIGHTS, DIRECTION_GATE, MONO_GATE
 from lengthgen.models.hooks import capture, hook_names
-from lengthgen.train.evaluate import DECODE_MARGIN, sub_batches
+from lengthgen.train.evaluate import sub_batches
 
 
 @torch.no_grad()
@@ -24,7 +25,7 @@ def top_k(weights: torch.Tensor, k: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def seq2seq_attention(model, task, examples, margin: int = DECODE_MARGIN) -> list[dict]:
+def seq2seq_attention(model, task, examples) -> list[dict]:
     """Greedy-decode `examples` one by one, capturing the cross-attention of every step.
 
     Returns:
@@ -38,10 +39,23 @@ def seq2seq_attention(model, task, examples, margin: int = DECODE_MARGIN) -> lis
     for src, tgt in examples:
         batch = task.batch([(src, tgt)])
         with capture(model, *hooks) as rec:
-            pred = model.greedy(batch, len(tgt) + 1 + margin)
+            pred = model.predict(batch.to(device_of(model)))
         weights = torch.cat(rec[ATTENTION_WEIGHTS])[None]  # (1, T, S) over the attended positions
         gate = rec[DIRECTION_GATE][0] if DIRECTION_GATE in rec else None  # (1, 1, 1)
-        weights = on_source(weights, gate, torch.tensor([weights.shape[-1]]))[0]  # one example: no padding; (T, S)
-        out.append({"weights": weights.numpy(), "source": ["START", *src, "END"],
+        n = torch.tensor([weights.shape[-1]], device=weights.device)  # one example: no padding
+        weights = on_source(weights, gate, n)[0]  # (T, S)
+        out.append({"weights": weights.cpu().numpy(), "source": ["START", *src, "END"],
                     "prediction": task.vocab.decode(pred[0].tolist()), "target": list(tgt)})
     return out
+
+
+@torch.no_grad()
+def mono_gate(model, task, example) -> float | None:
+    """MonoAttn's step gate b as the trained model uses it (captured at its hook point while decoding `example`);
+    None for a mechanism without it."""
+    if MONO_GATE not in hook_names(model):
+        return None
+    model.eval()
+    with capture(model, MONO_GATE) as rec:
+        model.predict(task.batch([example]).to(device_of(model)))
+    return rec[MONO_GATE][0].item()

@@ -11,10 +11,11 @@ import torch
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
+from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import hook_names
 from lengthgen.results.store import RunOutput
-from lengthgen.seeding import generator, init_model
+from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig, train_epochs
@@ -51,7 +52,7 @@ class Seq2SeqRun:
 def build(cfg: Seq2SeqRun):
     """(task, untrained model) of a config; initialisation and dropout draw from the config's seed."""
     task = TASKS[cfg.task](data_seed=cfg.data_seed)
-    model = init_model(GRUSeq2Seq, len(task.vocab), cfg.model, seed=cfg.seed)
+    model = build_model("gru_seq2seq", cfg.model, task, seed=cfg.seed)
     model.noise = generator(cfg.seed, "dropout")
     return task, model
 

@@ -6,8 +6,9 @@ import pandas as pd
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
+from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
-from lengthgen.seeding import generator, init_model
+from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import accuracy_by_length
 from lengthgen.train.loop import TrainConfig, train
@@ -32,7 +33,7 @@ class ProbeRun:
 def train_probe(cfg: ProbeRun) -> tuple[AttentionProbe, object, dict]:
     """Build and train the probe of a config; returns (model, task, training stats)."""
     task = TASKS[cfg.task]()
-    model = init_model(AttentionProbe, task, cfg.model, seed=cfg.seed)
+    model = build_model("probe", cfg.model, task, seed=cfg.seed)
     train_cfg = replace(cfg.train, progress=cfg.progress)
     stats = train(model, task, train_cfg, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.model.norm}/{cfg.seed}")
     return model, task, stats

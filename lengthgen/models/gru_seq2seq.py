@@ -29,6 +29,7 @@ REVISION = 2
 ATTENTION_WEIGHTS = "attention.weights"
 DIRECTION_GATE = "attention.direction_gate"
 MONO_GATE = "attention.location.step_activation.hook_b"
+DECODE_MARGIN = 10  # `predict` decodes at most this many steps past the longest target by default
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Seq2SeqConfig:
 
 
 class GRUSeq2Seq(nn.Module):
-    """The seq2seq model: `loss(batch)` (teacher forcing) and `greedy(batch, max_steps)`.
+    """The seq2seq model: `loss(batch)` (teacher forcing) and `predict(batch, max_steps)` (greedy decoding).
 
     Args:
         vocab_size: number of tokens (specials included).
@@ -84,7 +85,7 @@ class GRUSeq2Seq(nn.Module):
         enc, _ = pad_packed_sequence(out, batch_first=True, total_length=S + 2)  # (B, S+2, D), zeros on padding
         cls = torch.cat([last[0], last[1]], dim=-1)  # (B, D): final forward and backward states
         if self.training and self.cfg.dropout > 0:  # explicit generator: global RNG would make runs irreproducible
-            keep = torch.rand(enc.shape, generator=self.noise, device=enc.device) >= self.cfg.dropout
+            keep = torch.rand(enc.shape, generator=self.noise).to(enc.device) >= self.cfg.dropout  # CPU generator
             enc = enc * keep / (1 - self.cfg.dropout)
         return Memory(enc, j[None, :] < n[:, None], n, cls)
 
@@ -111,11 +112,12 @@ class GRUSeq2Seq(nn.Module):
         return self.logits(torch.stack(states, dim=1))  # (B, T, V)
 
     @torch.no_grad()
-    def greedy(self, batch: Seq2SeqBatch, max_steps: int) -> torch.Tensor:
+    def predict(self, batch: Seq2SeqBatch, max_steps: int | None = None) -> torch.Tensor:
         """Greedy decoding (B, <= max_steps) of token ids; stops once every sequence has emitted <eos>.
 
-        Positions after a sequence's <eos> hold <pad>.
+        Positions after a sequence's <eos> hold <pad>. max_steps defaults to the longest target + DECODE_MARGIN.
         """
+        max_steps = int(batch.tgt_len.max()) + DECODE_MARGIN if max_steps is None else max_steps
         memory = self.encode(batch.src, batch.src_len)
         B = batch.src.shape[0]
         state = self.attention.prepare(memory, max_steps)
@@ -132,3 +134,9 @@ class GRUSeq2Seq(nn.Module):
             if bool(done.all()):
                 break
         return torch.stack(out, dim=1)
+
+
+def build(cfg: Seq2SeqConfig, task) -> GRUSeq2Seq:
+    """The model of a config for a seq2seq task (the `MODELS` entry); dropout draws from `model.noise`, which the
+    caller seeds."""
+    return GRUSeq2Seq(len(task.vocab), cfg)

@@ -106,3 +106,8 @@ class AttentionProbe(nn.Module):
         """Predicted classes (B,) for each softmax mode (False = plain, True = adaptive), sharing one encoding."""
         scores, values = self.scores_and_values(batch)
         return [self.head(scores, values, adaptive).argmax(-1) for adaptive in modes]
+
+
+def build(cfg: ProbeConfig, task) -> AttentionProbe:
+    """The probe of a config for a set task (the `MODELS` entry)."""
+    return AttentionProbe(task, cfg)

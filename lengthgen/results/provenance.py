@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 
 import lengthgen
+from lengthgen.device import default_device
 
 
 def git_commit() -> str:
@@ -34,10 +35,10 @@ def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
 
 
 def device_name() -> str:
-    """Where results are computed: every lengthgen model runs on the CPU, so its model and thread count.
-
-    A GPU in the machine is not named: nothing in the package moves tensors to it.
-    """
+    """Where results are computed (`default_device()`): a CUDA device by name, or the CPU's model and thread count."""
+    device = default_device()
+    if device.type == "cuda":
+        return f"cuda:{torch.cuda.get_device_name(device)}"
     return f"cpu:{cpu_model()} x{torch.get_num_threads()} threads"
 
 

@@ -10,13 +10,13 @@ from rapidfuzz.distance import Levenshtein
 from tqdm.auto import tqdm
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
+from lengthgen.device import device_of
 from lengthgen.models.hooks import capture
 from lengthgen.seeding import generator
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
 ELEMENT_BUDGET = 2**26
 DECODE_BATCH = 500  # seq2seq examples decoded together
-DECODE_MARGIN = 10  # greedy decoding stops at the longest target + this many steps
 
 
 def test_set(task, length: int, n_samples: int, seed: int):
@@ -47,6 +47,7 @@ def accuracy_by_length(
         batch = test_set(task, length, n_samples, seed)
         correct = dict.fromkeys([m for m, _ in modes], 0)
         for part in sub_batches(batch, model.width):
+            part = part.to(device_of(model))
             preds = model.predict(part, tuple(adaptive for _, adaptive in modes))
             for (metric, _), pred in zip(modes, preds, strict=True):
                 correct[metric] += int((pred == part.target).sum())
@@ -68,16 +69,17 @@ def teacher_forced_accuracy(model, batch: Seq2SeqBatch) -> float:
     """% of examples whose every target token (incl. <eos>) is the argmax under teacher forcing (the public code's
     dev metric)."""
     model.eval()
+    batch = batch.to(device_of(model))
     pred = model.teacher_forced(batch).argmax(-1)  # (B, T)
     valid = batch.tgt != PAD
     return 100.0 * float(((pred == batch.tgt) | ~valid).all(dim=1).float().mean())
 
 
 @torch.no_grad()
-def greedy_outputs(model, batch: Seq2SeqBatch, margin: int = DECODE_MARGIN) -> list[list[int]]:
-    """Greedy predictions (ids, cut at <eos>), decoding at most (longest target + margin) steps."""
+def greedy_outputs(model, batch: Seq2SeqBatch) -> list[list[int]]:
+    """Greedy predictions (ids, cut at <eos>) of `model.predict` with its default number of steps."""
     model.eval()
-    return strip(model.greedy(batch, int(batch.tgt_len.max()) + margin))
+    return strip(model.predict(batch.to(device_of(model))))
 
 
 def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, progress: bool = False,

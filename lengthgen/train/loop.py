@@ -12,6 +12,7 @@ import torch
 from tqdm.auto import tqdm
 
 from lengthgen.config import ignored
+from lengthgen.device import device_of
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class TrainConfig:
 
 
 def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: float | None = None) -> float:
-    """One gradient step on `model.loss(batch)` (gradient norm clipped to `clip` if given); returns the loss."""
-    loss = model.loss(batch)
+    """One gradient step on `model.loss(batch)` (the batch moved to the model's device; gradient norm clipped to
+    `clip` if given); returns the loss."""
+    loss = model.loss(batch.to(device_of(model)))
     opt.zero_grad(set_to_none=True)
     loss.backward()
     if clip is not None:
