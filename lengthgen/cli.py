@@ -3,6 +3,7 @@
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -235,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     except LengthgenError as exc:
         print(f"lengthgen: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped early (`lengthgen list | head`): end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush does not fail again
     return 0
 
 

@@ -148,6 +148,7 @@ def test_data_prints_and_writes_examples(tmp_path, capsys):
     (["data", "nope"], "unknown task 'nope'; valid: argmax"),
     (["data", "argmax"], "task 'argmax' has no fixed splits; valid: copy"),
     (["data", "copy", "--split", "50"], "unknown split '50' for copy; valid: train, dev, iid, 15, 30, 100"),
+    (["data", "scan", "--split", "nosuch"], "unknown split 'nosuch' for scan; valid: train, dev, test"),
     (["data", "copy", "--n", "0"], "n=0 for copy/train; valid: 1..10000"),
     (["data", "cfq"], "cfq needs --cfq-root DIR"),
     (["results", "mla-main", "--profile", "cpu"], "unknown profile 'cpu' for mla-main; valid: smoke, quick, full"),
@@ -186,3 +187,15 @@ def test_summary_keeps_the_splits_in_evaluation_order_and_averages_seeds():
     lines = summary(pd.DataFrame(rows)).splitlines()
     assert lines[0].split() == ["iid", "15", "100", "7", "9", "11", "seeds"]
     assert lines[-1].split()[-2:] == ["75.0", "2"] and "direction_gate" not in "".join(lines)
+
+
+def test_list_into_a_closed_pipe_ends_quietly():
+    """`lengthgen list | head -1`: the reader closes the pipe early; no BrokenPipeError traceback, status 0."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "import sys; from lengthgen.cli import main; sys.exit(main(['list']))"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away before the listing is written
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""

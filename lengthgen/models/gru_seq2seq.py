@@ -137,6 +137,7 @@ class GRUSeq2Seq(nn.Module):
 
 
 def build(cfg: Seq2SeqConfig, task) -> GRUSeq2Seq:
-    """The model of a config for a seq2seq task (the `MODELS` entry); dropout draws from `model.noise`, which the
-    caller seeds."""
+    """GRU encoder-decoder with a pluggable cross-attention mechanism, for a seq2seq task.
+
+    Dropout draws from `model.noise`, which the caller seeds."""
     return GRUSeq2Seq(len(task.vocab), cfg)

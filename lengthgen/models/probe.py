@@ -109,5 +109,5 @@ class AttentionProbe(nn.Module):
 
 
 def build(cfg: ProbeConfig, task) -> AttentionProbe:
-    """The probe of a config for a set task (the `MODELS` entry)."""
+    """The vanishing-variance attention probe (one layer, one head, one query) for a set task."""
     return AttentionProbe(task, cfg)

@@ -75,7 +75,8 @@ class ListedTask(Seq2SeqTask):
     _splits: dict[str, list[Example]]
 
     def examples(self, split: str, n: int | None = None) -> list[Example]:
-        return self._splits[split][: self.count(split, n)]
+        n = self.count(split, n)  # first: an unknown split is a clear error, not a KeyError
+        return self._splits[split][:n]
 
 
 def unique_draws(draw: Callable[[torch.Generator], Example], n: int, gen: torch.Generator, what: str) -> list[Example]:
