@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
 
+from lengthgen.errors import LengthgenError
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments.vanishing_variance import ProbeRun
 from lengthgen.results.store import CorruptEntry, ResultStore
@@ -182,3 +184,30 @@ def test_cpu_model_reads_the_first_model_name_or_falls_back(tmp_path):
     cpuinfo.write_text("processor\t: 0\nvendor_id\t: ARM\n")   # no model name line (e.g. some ARM kernels)
     assert cpu_model(cpuinfo) == (platform.processor() or platform.machine())
     assert cpu_model(tmp_path / "missing") == (platform.processor() or platform.machine())
+
+
+def test_load_trained_gives_back_the_model_that_made_the_stored_metrics(tmp_path):
+    from lengthgen.experiments import load_trained
+    from lengthgen.train.evaluate import accuracy_by_length
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    cfg = exp.configs_for("smoke", (0,))[0]
+    store = ResultStore(tmp_path)
+    stored = sweep(exp, [cfg], store, "smoke", progress=False)
+    model, task = load_trained(exp, cfg, store)
+    again = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed, adaptive_too=True,
+                               progress=False)
+    expected = stored[stored.metric.str.startswith("accuracy")][["length", "metric", "value"]]
+    assert again.values.tolist() == expected.values.tolist()
+    untrained = exp.build(cfg)[1]
+    assert not all(torch.equal(a, b) for a, b in zip(model.parameters(), untrained.parameters(), strict=True))
+
+
+def test_load_trained_of_a_run_without_checkpoint_says_so(tmp_path):
+    from lengthgen.experiments import load_trained
+
+    exp = EXPERIMENTS["mla-main"]
+    cfg = exp.configs_for("smoke")[0]
+    ResultStore(tmp_path).save(exp.name, cfg, METRICS, {"profile": "smoke"})
+    with pytest.raises(LengthgenError, match="no checkpoint"):
+        load_trained(exp, cfg, ResultStore(tmp_path))

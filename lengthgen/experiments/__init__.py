@@ -1,10 +1,10 @@
 """Experiment registry: every named experiment the CLI can run."""
 
-from lengthgen.experiments.base import PROFILES, Experiment, parse_seeds
+from lengthgen.experiments.base import PROFILES, Experiment, load_trained, parse_seeds
 from lengthgen.experiments.monotonic import MLA_EXPERIMENTS
 from lengthgen.experiments.vanishing_variance import VV_CURRICULUM, VV_FACTORS, VV_RETRIEVAL
 from lengthgen.registry import Registry
 
 EXPERIMENTS = Registry("experiment", {e.name: e for e in (VV_RETRIEVAL, VV_CURRICULUM, VV_FACTORS, *MLA_EXPERIMENTS)})
 
-__all__ = ["EXPERIMENTS", "PROFILES", "Experiment", "parse_seeds"]
+__all__ = ["EXPERIMENTS", "PROFILES", "Experiment", "load_trained", "parse_seeds"]

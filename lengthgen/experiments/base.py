@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lengthgen.errors import LengthgenError
-from lengthgen.results.store import RunOutput
+from lengthgen.results.store import ResultStore, RunOutput
 
 PROFILES = ("smoke", "quick", "cpu", "full")
 PROFILE_HELP = {
@@ -29,6 +29,7 @@ class Experiment:
         run: config -> tidy metrics DataFrame (length, metric, value), or a RunOutput (metrics plus a
             checkpoint and/or a training history for the store to keep).
         labels: config -> {task, model, variant, seed} for the tidy table.
+        build: config -> (task, untrained model), as `run` builds them (so a stored checkpoint can be loaded).
         profiles: profiles this experiment defines.
     """
 
@@ -38,6 +39,7 @@ class Experiment:
     configs: Callable[[str, tuple[int, ...] | None], list]
     run: Callable[[object], pd.DataFrame | RunOutput]
     labels: Callable[[object], dict]
+    build: Callable[[object], tuple]
     profiles: tuple[str, ...] = PROFILES
 
     @property
@@ -66,6 +68,14 @@ class Experiment:
                 raise LengthgenError(f"no {key} {unknown[0]!r} in {self.name}; valid: {', '.join(have)}")
             configs = [c for c in configs if str(self.labels(c)[key]) in values]
         return configs
+
+
+def load_trained(experiment: Experiment, cfg, store: ResultStore) -> tuple:
+    """(model in eval mode, task) of a stored run: the config's model, built as the run built it, with the weights of
+    the run's checkpoint (kept beside its entry; not committed, so only runs made on this machine have one)."""
+    task, model = experiment.build(cfg)
+    model.load_state_dict(store.load_checkpoint(experiment.name, cfg))
+    return model.eval(), task
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:

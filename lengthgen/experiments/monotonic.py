@@ -165,7 +165,7 @@ def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple
 
 def _experiment(name: str, description: str, configs) -> Experiment:
     return Experiment(name=name, chapter="monotonic-attention", description=description, configs=configs,
-                      run=run_seq2seq, labels=seq2seq_labels, profiles=tuple(PROFILE_SIZES))
+                      run=run_seq2seq, labels=seq2seq_labels, build=build, profiles=tuple(PROFILE_SIZES))
 
 
 MLA_MAIN = _experiment("mla-main", "Tables 2 and 9: six mechanisms x eight probing tasks",

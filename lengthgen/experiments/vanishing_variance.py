@@ -8,6 +8,7 @@ from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
+from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import accuracy_by_length
@@ -30,22 +31,28 @@ class ProbeRun:
     progress: bool = ignored(False)  # tqdm bars inside the run
 
 
+def build_probe(cfg: ProbeRun) -> tuple[object, AttentionProbe]:
+    """(task, untrained probe) of a config; the initialisation draws from the config's seed."""
+    task = TASKS[cfg.task]()
+    return task, build_model("probe", cfg.model, task, seed=cfg.seed)
+
+
 def train_probe(cfg: ProbeRun) -> tuple[AttentionProbe, object, dict]:
     """Build and train the probe of a config; returns (model, task, training stats)."""
-    task = TASKS[cfg.task]()
-    model = build_model("probe", cfg.model, task, seed=cfg.seed)
+    task, model = build_probe(cfg)
     train_cfg = replace(cfg.train, progress=cfg.progress)
     stats = train(model, task, train_cfg, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.model.norm}/{cfg.seed}")
     return model, task, stats
 
 
-def run_probe(cfg: ProbeRun) -> pd.DataFrame:
-    """Train, then accuracy (plain and adaptive-temperature softmax) at every evaluation length."""
+def run_probe(cfg: ProbeRun) -> RunOutput:
+    """Train, then accuracy (plain and adaptive-temperature softmax) at every evaluation length; the store keeps the
+    trained weights as the run's checkpoint."""
     model, task, stats = train_probe(cfg)
     df = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed,
                             adaptive_too=True, progress=cfg.progress)
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": "final_train_loss", "value": stats["loss"]}])
-    return pd.concat([df, loss], ignore_index=True)
+    return RunOutput(pd.concat([df, loss], ignore_index=True), checkpoint=model.state_dict())
 
 
 def probe_labels(cfg: ProbeRun) -> dict:
@@ -94,6 +101,7 @@ VV_RETRIEVAL = Experiment(
     configs=retrieval_configs,
     run=run_probe,
     labels=probe_labels,
+    build=build_probe,
 )
 
 VV_CURRICULUM = Experiment(
@@ -103,6 +111,7 @@ VV_CURRICULUM = Experiment(
     configs=lambda profile, seeds: retrieval_configs(profile, seeds, curriculum=True),
     run=run_probe,
     labels=probe_labels,
+    build=build_probe,
 )
 
 
@@ -141,5 +150,6 @@ VV_FACTORS = Experiment(
     configs=factor_configs,
     run=run_probe,
     labels=factor_labels,
+    build=build_probe,
     profiles=tuple(FACTOR_PROFILES),
 )

@@ -111,7 +111,7 @@ class ResultStore:
         path = self.path(experiment, cfg) / CHECKPOINT
         if not path.is_file():
             raise LengthgenError(f"no checkpoint in {path.parent} (checkpoints are not committed; re-run to create)")
-        return torch.load(path, weights_only=True)
+        return torch.load(path, weights_only=True, map_location="cpu")  # load_state_dict moves it to the model
 
     def load_history(self, experiment: str, cfg) -> pd.DataFrame | None:
         """The per-epoch training history of a complete entry, or None if its run kept none (older entries)."""
