@@ -4,7 +4,7 @@ import pytest
 import torch
 from scipy import stats as sps
 
-from lengthgen.analysis import compare, figures, stats, variance
+from lengthgen.analysis import compare, figures, stats, variance, verdicts
 from lengthgen.analysis.attention import top_k
 
 
@@ -66,7 +66,7 @@ def test_paired_comparison_pairs_by_seed_not_by_order():
     (0.1, 0.60, 3.0, 0.001, "not reproduced (we find a difference)"),
 ])
 def test_verdict_rules(pd_, pp, od, op, expected):
-    assert compare.verdict(pd_, pp, od, op) == expected
+    assert verdicts.verdict(pd_, pp, od, op) == expected
 
 
 @pytest.mark.parametrize("paper,ours,expected", [
@@ -74,7 +74,7 @@ def test_verdict_rules(pd_, pp, od, op, expected):
     (50, 11, "reproduced"), (50, 10, "partly"),  # 10 is already "failed": the bands are closed at 10 and 90
 ])
 def test_accuracy_verdict_bands(paper, ours, expected):
-    assert compare.accuracy_verdict(paper, ours) == expected
+    assert verdicts.accuracy_verdict(paper, ours) == expected
 
 
 @pytest.mark.parametrize("mean,std,ours,expected", [
@@ -82,7 +82,7 @@ def test_accuracy_verdict_bands(paper, ours, expected):
     (15.0, 0.15, 14.6, "not reproduced (lower)"), (15.0, 0.0, 15.0, "reproduced"),
 ])
 def test_spread_verdict_uses_two_paper_stds(mean, std, ours, expected):
-    assert compare.spread_verdict(mean, std, ours) == expected
+    assert verdicts.spread_verdict(mean, std, ours) == expected
 
 
 def test_spread_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
@@ -92,7 +92,7 @@ def test_spread_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
     assert list(side.index) == ["a", "b", "c"]
     assert side.loc["a", "ours"] == 14.0 and side.loc["a", "seeds"] == 2
     assert side.loc["a", "std"] == pytest.approx(2 ** 1.5)  # sample std of 12 and 16
-    assert side.verdict.tolist() == ["reproduced", "not reproduced (lower)", compare.NOT_RUN]
+    assert side.verdict.tolist() == ["reproduced", "not reproduced (lower)", verdicts.NOT_RUN]
     assert side.loc["c", "seeds"] == 0 and pd.isna(side.loc["c", "ours"])
 
 

@@ -14,15 +14,15 @@ TINY = ProbeRun(task="argmax", seed=0, model=ProbeConfig(width=16),
 
 
 def test_same_seed_gives_identical_metrics():
-    pd.testing.assert_frame_equal(run_probe(TINY), run_probe(TINY))
+    pd.testing.assert_frame_equal(run_probe(TINY).metrics, run_probe(TINY).metrics)
 
 
 def test_different_seed_gives_different_metrics():
-    assert not run_probe(TINY).equals(run_probe(replace(TINY, seed=1)))
+    assert not run_probe(TINY).metrics.equals(run_probe(replace(TINY, seed=1)).metrics)
 
 
 def test_training_learns_argmax_in_distribution():
-    df = run_probe(replace(TINY, model=ProbeConfig(width=32), train=replace(TINY.train, steps=800)))
+    df = run_probe(replace(TINY, model=ProbeConfig(width=32), train=replace(TINY.train, steps=800))).metrics
     acc = df[(df.metric == "accuracy")].set_index("length").value
     assert acc[8] > 80  # chance is 10%
     assert acc[8] > acc[64]  # and it degrades with length

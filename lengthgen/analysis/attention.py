@@ -1,5 +1,6 @@
 """Attention captured from a model's hook points: top-k weights (dispersion) and attention outputs."""
 
+import numpy as np
 import torch
 
 from lengthgen.device import device_of
@@ -59,3 +60,39 @@ def mono_gate(model, task, example) -> float | None:
     with capture(model, MONO_GATE) as rec:
         model.predict(task.batch([example]).to(device_of(model)))
     return rec[MONO_GATE][0].item()
+
+
+def attention_maps(models: dict[str, tuple], splits: list[str]) -> dict[str, list[dict]]:
+    """For `figures.attention_heatmaps`: label -> the `seq2seq_attention` of the first example of each split, labelled
+    with its split and source length. `models`: label -> (model, task)."""
+    maps = {}
+    for label, (model, task) in models.items():
+        examples = [task.examples(split, 1)[0] for split in splits]
+        maps[label] = [dict(d, label=f"{split} (source length {len(ex[0])})") for d, split, ex
+                       in zip(seq2seq_attention(model, task, examples), splits, examples, strict=True)]
+    return maps
+
+
+def first_failures(models: dict[tuple[str, str], tuple], split: str, tries: int, limit: int) -> list[dict]:
+    """Up to `limit` failure examples, at most one per model: the first of `tries` examples of `split` that each
+    model (keyed (task, mechanism)) gets wrong, decoded with its attention, for `figures.highlight_prefix`."""
+    failures = []
+    for (task_name, mechanism), (model, task) in models.items():
+        if len(failures) >= limit:
+            break
+        examples = task.examples(split, tries)
+        for d, ex in zip(seq2seq_attention(model, task, examples), examples, strict=True):
+            if d["prediction"] != d["target"]:
+                failures.append({**d, "model": mechanism, "task": task_name, "source": ex[0]})
+                break
+    return failures
+
+
+def first_step_focus(model, task, examples) -> dict[str, float]:
+    """Where a model's attention goes on `examples`: the mean attended position (0 = START, 1 = END) after the first
+    decoder step, the mean largest weight over all steps, and the exact-match accuracy (%) of the decoded outputs."""
+    decoded = seq2seq_attention(model, task, examples)
+    first = [float((d["weights"][0] * np.linspace(0, 1, d["weights"].shape[1])).sum()) for d in decoded]
+    return {"focus after the first step": sum(first) / len(first),
+            "mean largest weight": float(sum(d["weights"].max(-1).mean() for d in decoded) / len(decoded)),
+            "iid accuracy": 100 * sum(d["prediction"] == d["target"] for d in decoded) / len(decoded)}

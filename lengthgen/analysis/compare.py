@@ -1,24 +1,14 @@
-"""Paper vs ours, cell by cell, with a verdict per cell. Three joins, one per kind of published number:
+"""Paper vs ours, cell by cell, with a verdict per cell (the rules are in `verdicts.py`). Three joins, one per kind
+of published number:
 
-- `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
-- `banded_side_by_side`: an accuracy (%), judged by band (solved / partial / failed; probing tables);
-- `spread_side_by_side`: a mean +- std over seeds, judged by distance in stds (SCAN).
+- `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by `verdict`;
+- `banded_side_by_side`: an accuracy (%), judged by `accuracy_verdict` (probing tables);
+- `spread_side_by_side`: a mean +- std over seeds, judged by `spread_verdict` (SCAN).
 """
 
 import pandas as pd
 
-ALPHA = 0.05
-
-
-def verdict(paper_diff: float, paper_p: float, ours_diff: float, ours_p: float) -> str:
-    """reproduced / not reproduced (opposite, significant) / inconclusive (ours not significant) /
-    reproduced (no difference) when neither is significant."""
-    paper_sig, ours_sig = paper_p < ALPHA, ours_p < ALPHA
-    if not paper_sig:
-        return "reproduced (no difference)" if not ours_sig else "not reproduced (we find a difference)"
-    if not ours_sig:
-        return "inconclusive (ours not significant)"
-    return "reproduced" if (paper_diff > 0) == (ours_diff > 0) else "not reproduced (opposite sign)"
+from lengthgen.analysis.verdicts import NOT_RUN, accuracy_verdict, band, spread_verdict, verdict
 
 
 def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series,
@@ -36,34 +26,6 @@ def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Seri
                      "ours b-a": round(r.diff, 2), "ours p": f"{r.p_value:.2g}", "seeds": r.n,
                      "verdict": verdict(pb - pa, pp, r.diff, r.p_value)})
     return pd.DataFrame(rows)
-
-
-def band(accuracy: float) -> str:
-    """solved (>= 90%), failed (<= 10%) or partial."""
-    return "solved" if accuracy >= 90 else "failed" if accuracy <= 10 else "partial"
-
-
-def accuracy_verdict(paper: float, ours: float) -> str:
-    """reproduced when both fall in the same band (solved/partial/failed), not reproduced when one is solved and
-    the other failed, partly otherwise."""
-    a, b = band(paper), band(ours)
-    if a == b:
-        return "reproduced"
-    return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
-
-
-SPREAD = 2.0  # a mean-and-std cell is reproduced when our mean lies within the paper's mean +- SPREAD std
-
-
-def spread_verdict(paper_mean: float, paper_std: float, ours: float) -> str:
-    """reproduced when `ours` lies within the paper's mean +- 2 std (its spread over seeds), else not reproduced
-    (higher or lower)."""
-    if abs(ours - paper_mean) <= SPREAD * paper_std:
-        return "reproduced"
-    return f"not reproduced ({'higher' if ours > paper_mean else 'lower'})"
-
-
-NOT_RUN = "not run yet"
 
 
 def spread_side_by_side(paper: dict, runs: pd.DataFrame) -> pd.DataFrame:
@@ -233,3 +195,12 @@ def paper_beside_ours(paper: pd.DataFrame, runs: pd.DataFrame, label: str, metri
 def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     """`table` rounded, with "–" where a cell has no value (a split the task does not have, a run not made)."""
     return table.round(decimals).astype(object).where(table.notna(), "–")
+
+
+def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...]) -> pd.DataFrame:
+    """The paper's cells (source "paper") and our medians (source `label`) in one frame with a `value` column, for
+    `figures.accuracy_grid`: the tasks we ran, at `splits`. `paper` as from `paper_table`; `ours` as from
+    `median_over_seeds`."""
+    both = pd.concat([paper[paper.task.isin(ours.task)].rename(columns={"paper": "value"}).assign(source="paper"),
+                      ours.rename(columns={"ours": "value"}).assign(source=label)])
+    return both[both.length.isin(splits)]

@@ -31,6 +31,18 @@ def show(fig: go.Figure) -> None:
         fig.show()
 
 
+def show_parts(*parts) -> None:
+    """Display each part in order: a string as Markdown (an empty one is skipped), anything else as itself."""
+    from IPython.display import Markdown, display
+
+    for part in parts:
+        if isinstance(part, str):
+            if part:
+                display(Markdown(part))
+        else:
+            display(part)
+
+
 def loglog(df: pd.DataFrame, x: str, y: str, color: str, title: str, fit_from: int = 1) -> go.Figure:
     """Log-log lines of y against x per `color` group; the legend gives each group's fitted slope
     (fitted on x >= fit_from)."""

@@ -32,3 +32,11 @@ def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = "accurac
         rows.append({**dict(zip(by, key, strict=True)), "mean_a": g.a.mean(), "mean_b": g.b.mean(),
                      "diff": g.b.mean() - g.a.mean(), "p_value": p, "n": len(g)})
     return pd.DataFrame(rows)
+
+
+def paired_tables(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """`paired_comparison` of b vs a with the plain and with the adaptive softmax (column `softmax`), one row per
+    (task, N), means and differences rounded for reading."""
+    plain = paired_comparison(df, a, b).assign(softmax="plain")
+    adaptive = paired_comparison(df, a, b, metric_a="accuracy_adaptive").assign(softmax="adaptive θ")
+    return pd.concat([plain, adaptive]).round({"mean_a": 1, "mean_b": 1, "diff": 2})

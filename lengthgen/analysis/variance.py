@@ -72,3 +72,23 @@ def global_stats(outputs: torch.Tensor) -> dict:
     mu = outputs.mean(-1)
     var = (outputs - mu.unsqueeze(-1)).pow(2).mean(-1)
     return {"global_mean": float(mu.mean()), "global_var": float(var.mean())}
+
+
+def component_values(internals: dict[tuple[str, int], dict], components: int = 5) -> pd.DataFrame:
+    """Long frame (value, component, variant, length) of the first `components` normed attention-output components,
+    from `attention.probe_internals` keyed (variant, N): what Fig. 2 draws."""
+    return pd.concat([pd.DataFrame({"value": parts["normed"][:, d].cpu().numpy(), "component": f"o{d}",
+                                    "variant": variant, "length": n})
+                      for (variant, n), parts in internals.items() for d in range(components)])
+
+
+def global_table(internals: dict[tuple[str, int], dict], reference: int) -> pd.DataFrame:
+    """Global mean and variance (`global_stats` of the normed outputs) per (variant, N), both divided by the
+    variant's global variance at N = `reference` (the training length): what Fig. 3 draws."""
+    rows = []
+    for (variant, n), parts in internals.items():
+        scale = global_stats(internals[(variant, reference)]["normed"])["global_var"]
+        g = global_stats(parts["normed"])
+        rows.append({"variant": variant, "length": n, "global_mean": g["global_mean"] / scale,
+                     "global_var": g["global_var"] / scale})
+    return pd.DataFrame(rows)

@@ -9,9 +9,11 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import torch
 
+from lengthgen.analysis.compare import RUN, longest_accuracy
+from lengthgen.analysis.verdicts import NOT_RUN, band
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
-from lengthgen.models import build_model
+from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import hook_names
 from lengthgen.results.store import RunOutput
@@ -131,34 +133,47 @@ def seq2seq_labels(cfg: Seq2SeqRun) -> dict:
     return {"task": cfg.task, "model": "gru_seq2seq", "variant": cfg.model.attention, "seed": cfg.seed}
 
 
-# Sizes per profile. smoke exercises code paths; quick was sized by timing on this 2-core machine (see
-# book/methods.md, Profiles); full is the paper's protocol (the whole generated data, 100 epochs, 5 seeds).
+@dataclass(frozen=True)
+class Seq2SeqSizes:
+    """The sizes of one profile of the monotonic-attention experiments."""
+
+    epochs: int  # maximum training epochs
+    train_size: int | None  # first n training examples (None: the whole split)
+    dev_size: int | None  # first n dev examples (None: all)
+    eval_size: int | None  # first n examples of every test split (None: all)
+    seeds: tuple[int, ...]  # the profile's declared seeds, the same for every cell
+    tasks: int | None = None  # first n tasks of each grid (None: all)
+
+
+# smoke exercises code paths; quick was sized by timing on this 2-core machine (see book/methods.md, Profiles); full
+# is the paper's protocol (the whole generated data, 100 epochs, 5 seeds).
 PROFILE_SIZES = {
-    "smoke": dict(epochs=1, train_size=64, dev_size=32, eval_size=16, seeds=(0,), tasks=1, mechanisms=None),
-    "quick": dict(epochs=5, train_size=2000, dev_size=300, eval_size=200, seeds=(0,), tasks=None, mechanisms=None),
-    "full": dict(epochs=100, train_size=None, dev_size=None, eval_size=None, seeds=(0, 1, 2, 3, 4), tasks=None,
-                 mechanisms=None),
+    "smoke": Seq2SeqSizes(epochs=1, train_size=64, dev_size=32, eval_size=16, seeds=(0,), tasks=1),
+    "quick": Seq2SeqSizes(epochs=5, train_size=2000, dev_size=300, eval_size=200, seeds=(0,)),
+    "full": Seq2SeqSizes(epochs=100, train_size=None, dev_size=None, eval_size=None, seeds=(0, 1, 2, 3, 4)),
 }
-
-
 # The book also trains the Table 4 and Table 7 mechanisms live, on Reverse Copy only and at a smaller budget, so
 # that every mechanism gets a heatmap within the chapter's time budget.
-QUICK_OTHERS = dict(train_size=1000, epochs=5)
+QUICK_OTHERS = replace(PROFILE_SIZES["quick"], train_size=1000)
+
+
+def budget(cfg: Seq2SeqRun) -> str:
+    """"2000 examples x 5 epochs": the training budget of a run, for tables and reasons."""
+    return f"{cfg.train_size or 'all'} examples x {cfg.train.epochs} epochs"
 
 
 def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple[str, ...] | None = None,
-         quick_size: dict | None = None):
+         quick_size: Seq2SeqSizes | None = None):
     """A configs(profile, seeds) function over tasks x mechanisms x seeds; the quick profile may use other tasks
-    (`quick_tasks`) and sizes (`quick_size` entries replace those of PROFILE_SIZES["quick"])."""
+    (`quick_tasks`) and sizes (`quick_size` instead of PROFILE_SIZES["quick"])."""
 
     def configs(profile: str, seeds: tuple[int, ...] | None) -> list[Seq2SeqRun]:
-        size = PROFILE_SIZES[profile] | ((quick_size or {}) if profile == "quick" else {})
-        ts = quick_tasks if profile == "quick" and quick_tasks else tasks
-        ts, ms = ts[: size["tasks"]], mechanisms[: size["mechanisms"]]
-        train = EpochConfig(epochs=size["epochs"])
+        size = quick_size if profile == "quick" and quick_size else PROFILE_SIZES[profile]
+        ts = (quick_tasks if profile == "quick" and quick_tasks else tasks)[: size.tasks]
+        train = EpochConfig(epochs=size.epochs)
         return [Seq2SeqRun(task=t, seed=s, model=Seq2SeqConfig(attention=m), train=train,
-                           train_size=size["train_size"], dev_size=size["dev_size"], eval_size=size["eval_size"])
-                for s in seeds or size["seeds"] for t in ts for m in ms]
+                           train_size=size.train_size, dev_size=size.dev_size, eval_size=size.eval_size)
+                for s in seeds or size.seeds for t in ts for m in mechanisms]
 
     return configs
 
@@ -188,3 +203,83 @@ def gate_by_construction(runs: pd.DataFrame) -> pd.DataFrame:
                        .replace("", "all"))
     table = rows.pivot_table(index=["task", "variant", "seed"], columns="construction", values="value", sort=False)
     return table[["all"] + [c for c in table.columns if c != "all"]] if not table.empty else table
+
+
+def direction_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """`direction_check` of every run that recorded a gate, with its accuracy at its task's longest split."""
+    return direction_check(runs).join(longest_accuracy(runs), on=RUN)
+
+
+def trained_longest(task_name: str, train_size: int | None) -> int:
+    """The longest training target (in tokens) among the first `train_size` training examples of a task."""
+    task = TASKS[task_name]()
+    return max(len(target) for _, target in task.examples(task.train_split, train_size))
+
+
+# The generations of stored configs: each later one added a field that the earlier entries lack.
+GENERATIONS = ("first best, rev 1", "latest tie, rev 1", "latest tie, rev 2")
+
+
+def generation(cfg: dict) -> str:
+    """The generation of a stored config (as read from its config.json): without `train.tie` it kept the first best
+    dev epoch; without `model.revision` it is model revision 1."""
+    if "tie" not in cfg["train"]:
+        return GENERATIONS[0]
+    return GENERATIONS[1] if "revision" not in cfg["model"] else GENERATIONS[2]
+
+
+def stored_generations(entries) -> pd.DataFrame:
+    """Tidy rows (task, variant, seed, length, metric, value, generation) of stored (config, metrics, meta)
+    entries (`ResultStore.entries`) of the full profile, every generation included."""
+    frames = [metrics.assign(task=cfg["task"], variant=cfg["model"]["attention"], seed=cfg["seed"],
+                             generation=generation(cfg))
+              for cfg, metrics, meta in entries if meta.get("profile") == "full"]
+    if not frames:
+        return pd.DataFrame(columns=[*RUN, "length", "metric", "value", "generation"])
+    return pd.concat(frames, ignore_index=True).assign(length=lambda d: d.length.astype(str))
+
+
+def generation_changes(every: pd.DataFrame, old: str, new: str, splits: tuple[str, ...]) -> tuple[pd.DataFrame, int,
+                                                                                                  int]:
+    """The runs made under both generations `old` and `new` (of a `stored_generations` frame): one row per run with
+    its accuracy at `splits` and the epoch kept under each; and how many of the accuracy cells change band, of how
+    many."""
+    pairs = every[every.generation == old].merge(every[every.generation == new], on=[*RUN, "length", "metric"],
+                                                 suffixes=(f" {old}", f" {new}"))
+    acc = pairs[(pairs.metric == "accuracy") & pairs.length.isin(splits)]
+    kept = pairs[pairs.metric == "best_epoch"].set_index(RUN)
+    rows = [dict(zip(RUN, run, strict=True), splits=" / ".join(run_cells.length),
+                 **{f"accuracy, {g}": " / ".join(f"{round(v, 1):g}" for v in run_cells[f"value {g}"])
+                    for g in (old, new)},
+                 **{"epoch kept": " -> ".join(f"{kept.loc[run, f'value {g}']:.0f}" for g in (old, new))})
+            for run, run_cells in acc.groupby(RUN)]
+    moved = acc[acc[f"value {old}"].map(band) != acc[f"value {new}"].map(band)]
+    table = pd.DataFrame(rows).set_index(RUN) if rows else pd.DataFrame()
+    return table, len(moved), len(acc)
+
+
+def scan_reason(row, paper_spread: float) -> str:
+    """Why a SCAN row (of `compare.spread_side_by_side`, indexed by variant) is not reproduced: one seed against the
+    paper's five, and, for the rows whose public code ran unmixed, that ours mixes."""
+    if row.verdict in ("reproduced", NOT_RUN):
+        return ""
+    text = (f"ours: {row.seeds} seed(s) against the paper's mean of 5 (its seed std reaches {paper_spread:.1f} "
+            "points on SCAN)")
+    ran_unmixed = f"{row.Index.removesuffix('_pr')}_code" in CROSS_ATTENTION
+    return text + ("; the paper's row ran unmixed (public code), ours mixes" if ran_unmixed else "")
+
+
+def task_table(names: tuple[str, ...]) -> pd.DataFrame:
+    """One generated training example of each task and its splits with their sizes, indexed by task."""
+    rows = []
+    for name in names:
+        task = TASKS[name]()
+        src, tgt = task.examples("train", 1)[0]
+        rows.append({"task": name, "source": " ".join(src), "target": " ".join(tgt),
+                     "splits": ", ".join(f"{k} ({v.size:,})" for k, v in task.splits.items())})
+    return pd.DataFrame(rows).set_index("task")
+
+
+def scan_constructions(task) -> pd.Series:
+    """The construction (and / after / single) of each SCAN test command, indexed by the command's text."""
+    return pd.Series({" ".join(src): task.construction(src) for src, _ in task.examples("test")})

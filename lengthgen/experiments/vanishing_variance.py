@@ -60,17 +60,34 @@ def probe_labels(cfg: ProbeRun) -> dict:
     return {"task": cfg.task, "model": "probe", "variant": variant, "seed": cfg.seed}
 
 
-# Sizes per profile. quick was chosen by timing on 2 CPU cores (see book/methods.md); cpu is what the
-# committed stored results used; full is the paper's (100 seeds; 100k argmax / 10k dictionary steps).
+@dataclass(frozen=True)
+class RetrievalSizes:
+    """The sizes of one profile of the retrieval experiments."""
+
+    argmax_steps: int  # training steps on argmax retrieval
+    dictionary_steps: int  # training steps on dictionary lookup
+    batch: int  # sets per training step
+    lengths: tuple[int, ...]  # set sizes N evaluated
+    samples: int  # test sets per N
+    seeds: tuple[int, ...]  # the profile's declared seeds (paired across variants)
+    norms: tuple[str, ...]  # variants compared (keys of NORMS)
+    width: int  # D
+
+    def steps(self, task: str) -> int:
+        return self.argmax_steps if task == "argmax" else self.dictionary_steps
+
+
+# quick was chosen by timing on 2 CPU cores (see book/methods.md); cpu is what the committed stored results used;
+# full is the paper's (100 seeds; 100k argmax / 10k dictionary steps).
 RETRIEVAL_PROFILES = {
-    "smoke": dict(steps={"argmax": 20, "dictionary": 20}, batch=16, lengths=(16, 64), samples=32,
-                  seeds=(0, 1), norms=("baseline", "ln"), width=16),
-    "quick": dict(steps={"argmax": 1000, "dictionary": 800}, batch=128, lengths=(16, 64, 256, 1024, 4096),
-                  samples=400, seeds=tuple(range(5)), norms=("baseline", "ln"), width=64),
-    "cpu": dict(steps={"argmax": 4000, "dictionary": 4000}, batch=128, lengths=PAPER_LENGTHS, samples=400,
-                seeds=tuple(range(20)), norms=("baseline", "ln", "std"), width=64),
-    "full": dict(steps={"argmax": 100_000, "dictionary": 10_000}, batch=128, lengths=PAPER_LENGTHS, samples=1000,
-                 seeds=tuple(range(100)), norms=("baseline", "ln", "std"), width=64),
+    "smoke": RetrievalSizes(argmax_steps=20, dictionary_steps=20, batch=16, lengths=(16, 64), samples=32,
+                            seeds=(0, 1), norms=("baseline", "ln"), width=16),
+    "quick": RetrievalSizes(argmax_steps=1000, dictionary_steps=800, batch=128, lengths=(16, 64, 256, 1024, 4096),
+                            samples=400, seeds=tuple(range(5)), norms=("baseline", "ln"), width=64),
+    "cpu": RetrievalSizes(argmax_steps=4000, dictionary_steps=4000, batch=128, lengths=PAPER_LENGTHS, samples=400,
+                          seeds=tuple(range(20)), norms=("baseline", "ln", "std"), width=64),
+    "full": RetrievalSizes(argmax_steps=100_000, dictionary_steps=10_000, batch=128, lengths=PAPER_LENGTHS,
+                           samples=1000, seeds=tuple(range(100)), norms=("baseline", "ln", "std"), width=64),
 }
 
 
@@ -79,17 +96,16 @@ def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: b
     p = RETRIEVAL_PROFILES[profile]
     out = []
     for task in ("argmax", "dictionary"):
-        for seed in seeds if seeds is not None else p["seeds"]:
-            for norm in p["norms"] if not curriculum else ("baseline", "ln"):
+        for seed in seeds if seeds is not None else p.seeds:
+            for norm in p.norms if not curriculum else ("baseline", "ln"):
                 max_len = 256 if curriculum else 16
                 if profile == "smoke":
                     max_len = min(max_len, 32)
                 out.append(ProbeRun(
-                    task=task, seed=seed, model=ProbeConfig(width=p["width"], norm=norm,
-                                                            embed_dim=p["width"] // 2),
-                    train=TrainConfig(steps=p["steps"][task], batch_size=p["batch"], max_length=max_len,
+                    task=task, seed=seed, model=ProbeConfig(width=p.width, norm=norm, embed_dim=p.width // 2),
+                    train=TrainConfig(steps=p.steps(task), batch_size=p.batch, max_length=max_len,
                                       curriculum=curriculum),
-                    eval_lengths=p["lengths"], eval_samples=p["samples"]))
+                    eval_lengths=p.lengths, eval_samples=p.samples))
     return out
 
 
@@ -117,23 +133,37 @@ VV_CURRICULUM = Experiment(
 
 # What does the +LN effect depend on? Argmax retrieval only, paired baseline/+LN runs over a grid of
 # training length, item-MLP depth and training steps (not in the paper: our follow-up of its headline).
+@dataclass(frozen=True)
+class FactorSizes:
+    """The sizes of one profile of the factor study: every combination of the first three is run."""
+
+    max_lengths: tuple[int, ...]  # longest training set
+    item_layers: tuple[int, ...]  # depth of the item MLP
+    steps: tuple[int, ...]  # training steps
+    seeds: tuple[int, ...]  # declared seeds (paired baseline/+LN)
+    lengths: tuple[int, ...]  # set sizes N evaluated
+    samples: int  # test sets per N
+    width: int  # D
+    batch: int  # sets per training step
+
+
 FACTOR_PROFILES = {
-    "smoke": dict(max_lengths=(8, 16), item_layers=(1,), steps=(20,), seeds=(0, 1), lengths=(16, 64), samples=32,
-                  width=16, batch=16),
-    "cpu": dict(max_lengths=(16, 64), item_layers=(1, 3), steps=(1000, 4000), seeds=tuple(range(5)),
-                lengths=(16, 64, 256, 1024, 4096), samples=400, width=64, batch=128),
+    "smoke": FactorSizes(max_lengths=(8, 16), item_layers=(1,), steps=(20,), seeds=(0, 1), lengths=(16, 64),
+                         samples=32, width=16, batch=16),
+    "cpu": FactorSizes(max_lengths=(16, 64), item_layers=(1, 3), steps=(1000, 4000), seeds=tuple(range(5)),
+                       lengths=(16, 64, 256, 1024, 4096), samples=400, width=64, batch=128),
 }
 
 
 def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
     p = FACTOR_PROFILES[profile]
     return [
-        ProbeRun(task="argmax", seed=seed, model=ProbeConfig(width=p["width"], norm=norm, item_layers=layers),
-                 train=TrainConfig(steps=steps, batch_size=p["batch"], max_length=max_len),
-                 eval_lengths=p["lengths"], eval_samples=p["samples"])
+        ProbeRun(task="argmax", seed=seed, model=ProbeConfig(width=p.width, norm=norm, item_layers=layers),
+                 train=TrainConfig(steps=steps, batch_size=p.batch, max_length=max_len),
+                 eval_lengths=p.lengths, eval_samples=p.samples)
         # seeds outermost: a partly finished sweep already covers every setting with a few seeds
-        for seed in (seeds if seeds is not None else p["seeds"])
-        for max_len in p["max_lengths"] for layers in p["item_layers"] for steps in p["steps"]
+        for seed in (seeds if seeds is not None else p.seeds)
+        for max_len in p.max_lengths for layers in p.item_layers for steps in p.steps
         for norm in ("baseline", "ln")
     ]
 

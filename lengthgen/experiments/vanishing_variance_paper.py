@@ -3,6 +3,9 @@ as data for side-by-side tables. Accuracies in %, at N = 2^4 ... 2^14, means ove
 
 import pandas as pd
 
+from lengthgen.analysis.compare import paired_side_by_side
+from lengthgen.analysis.stats import paired_comparison
+
 LENGTHS = [2**k for k in range(4, 15)]
 
 # (table, task, row) -> 11 values; p-values compare the row pair above them (paired t-test).
@@ -49,3 +52,33 @@ def paper_long() -> pd.DataFrame:
     """All reported numbers as tidy rows: table, task, row, length, value."""
     return pd.DataFrame([{"table": t, "task": task, "row": row, "length": n, "value": v}
                          for (t, task, row), values in _ROWS.items() for n, v in zip(LENGTHS, values, strict=True)])
+
+
+def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a: str, paper_b: str, paper_p: str,
+           metric: str = "accuracy") -> pd.DataFrame:
+    """Paper vs ours for one comparison: our paired comparison of variant b against a on `task` (`metric`) beside the
+    paper's rows `paper_a`, `paper_b` and `paper_p` of `table`, with a verdict per N
+    (`compare.paired_side_by_side`)."""
+    ours = paired_comparison(stored, a, b, metric_a=metric)
+    ours = ours[ours.task == task] if not ours.empty else ours
+    t = paper_table(table)
+    return paired_side_by_side(ours, t.loc[paper_a], t.loc[paper_b], t.loc[paper_p])
+
+
+# The paper's comparisons that the chapter reproduces: title -> versus(...) arguments after `stored`.
+COMPARISONS = {
+    "Table 1, argmax: +LN (b) vs baseline (a)": ("argmax", "1", "baseline", "ln", "baseline", "ln",
+                                                 "p ln vs baseline"),
+    "Table 1, argmax, adaptive θ: +LN (b) vs baseline (a)": (
+        "argmax", "1", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
+        "accuracy_adaptive"),
+    "Table 2, dictionary: +LN (b) vs baseline (a)": ("dictionary", "2", "baseline", "ln", "baseline", "ln",
+                                                     "p ln vs baseline"),
+    "Table 2, dictionary, adaptive θ: +LN (b) vs baseline (a)": (
+        "dictionary", "2", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
+        "accuracy_adaptive"),
+    "Table 3, argmax: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
+        "argmax", "3", "std", "ln", "delta std", "delta ln", "p ln vs std"),
+    "Table 6, dictionary: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
+        "dictionary", "6", "std", "ln", "delta std", "delta ln", "p ln vs std"),
+}

@@ -95,6 +95,11 @@ def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFra
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:
+    """`collect` of the runs of a profile's grid (its declared seeds) that are stored; none stored: an empty frame."""
+    return collect(experiment, experiment.configs_for(profile), store, skip_missing=True)
+
+
 def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = False) -> pd.DataFrame:
     """Tidy rows of stored configs: experiment, task, model, variant, seed, length, metric, value, provenance."""
     frames = []

@@ -1,0 +1,178 @@
+"""What a chapter says about its numbers: provenance lines, divergence reasons, verdict counts and the sentences
+that summarise a table. Every function takes tidy frames and returns a table or Markdown text; nothing here reads
+the store or displays anything, so the chapters only call and display."""
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from lengthgen.analysis.compare import divergences, failures_by, fit_and_length, for_display, seeds_disagree
+from lengthgen.analysis.verdicts import ALPHA
+
+
+def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) -> str:
+    """One paragraph: how many of the `total` runs of experiment `name` are stored, their seeds, commits, dates and
+    CPU hours per machine; with nothing stored, the command that makes them."""
+    if runs.empty:
+        return f"No stored `{name}` runs yet: run `lengthgen run {name} --profile {profile} --seeds 0` (resumable)."
+    prov = runs.drop_duplicates("key")
+    per_machine = prov.groupby(["device", "torch_version"]).wall_seconds.agg(["count", "sum"])
+    machines = "; ".join(f"{int(r['count'])} on {device} with torch {version} ({r['sum'] / 3600:.1f} h)"
+                         for (device, version), r in per_machine.iterrows())
+    seeds = sorted(int(s) for s in prov.seed.unique())
+    return (f"**{name}**: {len(prov)} of {total} {profile}-profile runs stored (seed{'s' if len(seeds) > 1 else ''} "
+            f"{', '.join(map(str, seeds))}); commits {', '.join(sorted(prov.git_commit.str[:8].unique()))}; "
+            f"{prov.date.min()[:16]} to {prov.date.max()[:16]} UTC; {prov.wall_seconds.sum() / 3600:.1f} CPU-thread "
+            f"hours in all: {machines}.")
+
+
+def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
+    """The reason given for a cell of a banded side-by-side table that is not reproduced: ours lower (with the
+    training budget, the number of seeds and, where `directions` (a `monotonic.direction_table`) shows it, the seeds
+    that read the task the wrong way) or ours higher."""
+
+    def wrong_way(row) -> str:
+        if directions is None:
+            return ""
+        runs = directions[(directions.task == row.task) & (directions.variant == row.variant)]
+        wrong = runs[runs.reads == "wrong way"]
+        if wrong.empty:
+            return ""
+        who = "reads" if len(wrong) == len(runs) else f"{len(wrong)} of {len(runs)} seeds read"
+        return f"; {who} the task the wrong way (g = {wrong.gate.mean():.2f})"
+
+    def reason(row) -> str:
+        seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
+        if row.ours < row.paper:
+            return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
+        return f"ours higher; {seeds}"
+
+    return reason
+
+
+def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """A banded side-by-side table for reading (one row per mechanism, task and split) and, below it, its
+    divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
+    `figures.show_parts`."""
+    table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "length"]).round(1)
+    off = divergences(side)
+    if off.empty:
+        return table, ""
+    return table, "Divergences and their reasons:\n\n" + "\n".join(
+        f"- **{r.variant} / {r.task}** at {r.splits} ({r.verdicts}): {r.reason}" for r in off.itertuples())
+
+
+def verdict_counts(side: pd.DataFrame) -> str:
+    """"55 reproduced, 10 partly, 7 not reproduced": the cells of a side-by-side table per verdict."""
+    counts = side.verdict.value_counts()
+    return ", ".join(f"{n} {v}" for v, n in counts.items()) if not side.empty else "no cells"
+
+
+def separated_tasks(separation: pd.DataFrame) -> str:
+    """"2 of 4 tasks: copy, reverse_copy": the tasks of a `compare.separation` table separated as in the paper."""
+    same = separation.index[separation["same separation"] == "yes"]
+    return f"{len(same)} of {len(separation)} tasks" + (f": {', '.join(same)}" if len(same) else "")
+
+
+def fit_versus_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.05) -> str:
+    """How many runs fitted their training set (last-epoch loss below `fitted`) and which of those fail (<= 10%) at
+    their task's longest test split; the runs that did not fit say nothing about length."""
+    both = fit_and_length(history, runs, fitted)
+    fit, unfit = both[both.fitted], both[~both.fitted]
+    gap = fit[fit.failed]
+    text = (f"{len(fit)} of {len(both)} runs end with a training loss below {fitted}; {len(gap)} of them fail "
+            "(≤ 10%) at the task's longest test split: fitted, yet not carried to longer inputs"
+            + (": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else "") + ".")
+    if len(unfit):
+        text += (f" The other {len(unfit)} end at a loss of {unfit.train_loss.min():.2f}–"
+                 f"{unfit.train_loss.max():.2f}: they have not fitted the training set yet, so their test scores "
+                 "do not separate a failure to learn from a failure to generalise.")
+    return text
+
+
+DIRECTION_GROUPS = {"right way": "reading the right way", "wrong way": "reading the wrong way",
+                    "undecided": "with an undecided gate"}
+
+
+def direction_outcomes(table: pd.DataFrame) -> str:
+    """Does the reading direction predict the outcome? Failures (<= 10% at the longest split) per direction, for a
+    `monotonic.direction_table`."""
+    return "Failing (≤ 10%) at the longest split: " + ", ".join(
+        f"{r.failed} of the {r.runs} runs {DIRECTION_GROUPS[reads]}"
+        for reads, r in failures_by(table, "reads").iterrows()) + "."
+
+
+def direction_summary(table: pd.DataFrame) -> str:
+    """How many runs of a `monotonic.direction_table` read their task the right way, the others by name, and
+    `direction_outcomes`."""
+    off = [r for r in table.to_dict("records") if r["reads"] != "right way"]
+    return (f"{len(table) - len(off)} of {len(table)} runs read their task the right way"
+            + "".join(f"; {r['task']}/{r['variant']} (seed {r['seed']}) "
+                      f"{'reads the wrong way' if r['reads'] == 'wrong way' else 'is undecided'} "
+                      f"(g = {r['gate']:.2f}, {r['accuracy at the longest split']:.0f}% at the longest split)"
+                      for r in off) + ". " + direction_outcomes(table))
+
+
+def seed_agreement(seeds: pd.DataFrame) -> list:
+    """For `figures.show_parts`: a heading, a `compare.per_seed` table and a sentence saying in how many of its cells
+    the seeds land in different bands at the longest split; nothing when no cell has more than one seed."""
+    if seeds.empty:
+        return []
+    disagree = seeds_disagree(seeds)
+    return ['Cells with more than one stored seed, accuracy per seed ("–": not a split of the task):',
+            for_display(seeds), f"At the longest split the seeds of {int(disagree.sum())} of {len(disagree)} such "
+            "cells land in different bands (solved / partial / failed)."]
+
+
+def early_break_text(last: pd.DataFrame, trained: dict[str, int]) -> str:
+    """A sentence on a `compare.early_breaks` table: how many learned runs break before the longest training
+    target, and which."""
+    early = last[last.early]
+    return (f"At the longest test split, {len(last)} runs that learned their task in distribution (iid ≥ 90%) get "
+            f"some outputs wrong; in {len(early)} of them the median first error lies before the longest training "
+            "target" + (": " + ", ".join(f"{t}/{v} at token {k:g} (trained up to {trained[t]})"
+                                          for (t, v, _), k in early.first_error.items()) if len(early) else "") + ".")
+
+
+def value_range(df: pd.DataFrame, column: str) -> str:
+    """"0.12–0.87": the smallest and largest value of a column."""
+    return f"{df[column].min():.2f}–{df[column].max():.2f}"
+
+
+def paired_headline(comparison: pd.DataFrame, a: str, b: str) -> str:
+    """One Markdown line per task of a `stats.paired_comparison` (plain softmax) at its longest N: both means, the
+    paired difference, p and the reading (b better / worse / no significant difference, at ALPHA)."""
+    longest = comparison[comparison.length == comparison.length.max()]
+    return "\n".join(
+        f"- **{r.task}** at N = {r.length}: {a} {r.mean_a:.1f}%, {b} {r.mean_b:.1f}% ({b} − {a} = {r.diff:+.2f} "
+        f"points, paired p = {r.p_value:.2g}, {r.n} seeds): "
+        + (f"{b} better" if r.diff > 0 and r.p_value < ALPHA else f"{b} worse" if r.diff < 0 and r.p_value < ALPHA
+           else "no significant difference")
+        for r in longest.itertuples())
+
+
+def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
+    """(the verdict of the majority of cells, or "mixed"; the counts as text) of some cells' verdicts; ("no stored
+    results", ...) for none."""
+    counts = verdicts.value_counts()
+    if counts.empty:
+        return "no stored results", "no cells to judge yet"
+    verdict = counts.index[0] if counts.iloc[0] > counts.sum() / 2 else "mixed"
+    return verdict, ", ".join(f"{n} cells {v}" for v, n in counts.items())
+
+
+def compute_hours(spent: pd.DataFrame, by: list[str]) -> tuple[str, pd.DataFrame]:
+    """A sentence and a table of CPU-thread hours of stored runs (one row per run with columns `hours`, `device` and
+    `by`): hours per `by` group and device, with totals."""
+    if spent.empty:
+        return "No stored run yet.", pd.DataFrame()
+    table = spent.pivot_table(index=by, columns="device", values="hours", aggfunc="sum", margins=True,
+                              margins_name="all")
+    return f"{len(spent)} stored runs, {spent.hours.sum():.1f} CPU-thread hours in all.", for_display(table)
+
+
+def largest_gaps(side: pd.DataFrame, n: int) -> str:
+    """The `n` cells of a side-by-side table farthest from the paper: "variant at split: ours X%, paper Y%; ..."."""
+    gap = side.assign(gap=(side.ours - side.paper).abs()).sort_values("gap", ascending=False)
+    return "; ".join(f"{r.variant} at {r.length}: ours {r.ours:.0f}%, paper {r.paper:.0f}%"
+                     for r in gap.head(n).itertuples())

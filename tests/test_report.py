@@ -1,0 +1,192 @@
+"""What the chapters say about their numbers, from hand-made frames: report texts, generations, SCAN reasons,
+figure frames."""
+
+import pandas as pd
+import pytest
+import torch
+
+from lengthgen.analysis import compare, report, stats, variance
+from lengthgen.experiments import monotonic as mla
+from lengthgen.experiments import vanishing_variance_paper as vv_paper
+from lengthgen.tasks import TASKS
+
+
+def runs_frame(rows):
+    return pd.DataFrame(rows, columns=["task", "variant", "seed", "length", "metric", "value"])
+
+
+def test_provenance_summary_counts_runs_seeds_commits_and_hours():
+    prov = pd.DataFrame({"key": ["a", "a", "b"], "seed": [0, 0, 2], "git_commit": ["1234567890", "1234567890", "abc"],
+                         "date": ["2026-11-20T10:00:00", "2026-11-20T10:00:00", "2026-11-21T12:30:00"],
+                         "device": ["cpu:X x1 threads"] * 3, "torch_version": ["2.13.0"] * 3,
+                         "wall_seconds": [3600.0, 3600.0, 1800.0]})
+    text = report.provenance_summary(prov, "mla-main", 240, "full")
+    assert text.startswith("**mla-main**: 2 of 240 full-profile runs stored (seeds 0, 2); commits 12345678, abc;")
+    assert "2026-11-20T10:00 to 2026-11-21T12:30 UTC; 1.5 CPU-thread hours" in text
+    assert "2 on cpu:X x1 threads with torch 2.13.0 (1.5 h)" in text
+    assert "lengthgen run vv-factors --profile cpu" in report.provenance_summary(prov.iloc[:0], "vv-factors", 4, "cpu")
+
+
+def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
+    directions = pd.DataFrame({"task": ["copy", "copy"], "variant": ["mono", "mono"], "seed": [0, 1],
+                               "gate": [0.02, 0.98], "reads": ["wrong way", "right way"]})
+    reason = report.divergence_reason("2000 examples x 5 epochs", directions)
+    lower = pd.Series({"task": "copy", "variant": "mono", "paper": 100.0, "ours": 40.0, "seeds": 2})
+    assert reason(lower) == ("ours lower; 2000 examples x 5 epochs, 2 seeds; 1 of 2 seeds read the task the wrong "
+                             "way (g = 0.02)")
+    higher = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 50.0, "seeds": 1})
+    assert reason(higher) == "ours higher; 1 seed"
+
+
+def test_cells_lists_each_divergence_under_the_table():
+    side = pd.DataFrame({"variant": ["mono", "mono", "content"], "task": ["copy"] * 3, "length": ["15", "30", "15"],
+                         "metric": ["accuracy"] * 3, "paper": [100.0, 100.0, 0.0], "ours": [0.0, 0.0, 0.0],
+                         "seeds": [1] * 3, "verdict": ["not reproduced", "not reproduced", "reproduced"],
+                         "reason": ["ours lower", "ours lower", ""]})
+    table, text = report.cells(side)
+    assert list(table.index.names) == ["variant", "task", "length"] and "reason" not in table.columns
+    assert text.endswith("- **mono / copy** at 15, 30 (not reproduced): ours lower")
+    assert report.cells(side.iloc[2:])[1] == ""
+    assert report.verdict_counts(side) == "2 not reproduced, 1 reproduced"
+
+
+def test_separated_tasks_and_majority_verdict():
+    sep = pd.DataFrame({"same separation": ["yes", "no", "yes"]}, index=["copy", "recopy", "lookup"])
+    assert report.separated_tasks(sep) == "2 of 3 tasks: copy, lookup"
+    assert report.majority_verdict(pd.Series(["reproduced"] * 3 + ["not reproduced"])) == (
+        "reproduced", "3 cells reproduced, 1 cells not reproduced")
+    assert report.majority_verdict(pd.Series(["a", "b"]))[0] == "mixed"
+    assert report.majority_verdict(pd.Series([], dtype=str))[0] == "no stored results"
+
+
+def test_fit_versus_length_separates_fitted_failures_from_unfitted_runs():
+    history = pd.DataFrame({"task": ["copy"] * 3, "variant": ["a", "b", "c"], "seed": [0] * 3, "epoch": [0] * 3,
+                            "train_loss": [0.01, 0.02, 0.8]})
+    runs = runs_frame([("copy", v, 0, "100", "accuracy", acc) for v, acc in (("a", 0.0), ("b", 100.0), ("c", 0.0))])
+    text = report.fit_versus_length(history, runs)
+    assert text.startswith("2 of 3 runs end with a training loss below 0.05; 1 of them fail")
+    assert ": copy/a (seed 0)." in text and "The other 1 end at a loss of 0.80–0.80" in text
+
+
+def test_direction_summary_names_the_runs_off_the_right_way():
+    table = pd.DataFrame({"task": ["copy", "reverse_copy"], "variant": ["mono", "mono"], "seed": [0, 0],
+                          "gate": [0.99, 0.95], "reads": ["right way", "wrong way"],
+                          "accuracy at the longest split": [100.0, 0.0]})
+    text = report.direction_summary(table)
+    assert text.startswith("1 of 2 runs read their task the right way; reverse_copy/mono (seed 0) reads the wrong "
+                           "way (g = 0.95, 0% at the longest split).")
+    assert "0 of the 1 runs reading the right way, 1 of the 1 runs reading the wrong way" in text
+
+
+def test_seed_agreement_is_empty_without_multi_seed_cells():
+    assert report.seed_agreement(pd.DataFrame()) == []
+    seeds = compare.per_seed(runs_frame([("copy", "mono", s, "100", "accuracy", v) for s, v in ((0, 100), (1, 0))]))
+    parts = report.seed_agreement(seeds)
+    assert parts[2] == "At the longest split the seeds of 1 of 1 such cells land in different bands (solved / " \
+                       "partial / failed)."
+
+
+def test_paired_headline_reads_sign_and_significance():
+    comparison = pd.DataFrame({"task": ["argmax", "argmax"], "length": [16, 4096], "mean_a": [99.0, 60.0],
+                               "mean_b": [99.0, 50.0], "diff": [0.0, -10.0], "p_value": [1.0, 0.001], "n": [5, 5]})
+    assert report.paired_headline(comparison, "baseline", "+LN") == (
+        "- **argmax** at N = 4096: baseline 60.0%, +LN 50.0% (+LN − baseline = -10.00 points, paired p = 0.001, "
+        "5 seeds): +LN worse")
+
+
+def test_compute_hours_sums_per_group_and_device():
+    spent = pd.DataFrame({"experiment": ["a", "a", "b"], "device": ["x", "y", "x"], "hours": [1.0, 2.0, 0.5]})
+    text, table = report.compute_hours(spent, ["experiment"])
+    assert text == "3 stored runs, 3.5 CPU-thread hours in all."
+    assert table.loc["all", "all"] == 3.5 and table.loc["b", "y"] == "–"
+
+
+def test_largest_gaps_orders_by_distance_from_the_paper():
+    side = pd.DataFrame({"variant": ["a", "b"], "length": ["15", "30"], "paper": [100.0, 50.0], "ours": [90.0, 0.0]})
+    assert report.largest_gaps(side, 1) == "b at 30: ours 0%, paper 50%"
+
+
+def test_generations_and_their_changes():
+    def cfg(tie, revision):
+        train = {"epochs": 100} | ({"tie": 0.001} if tie else {})
+        return {"task": "copy", "seed": 0, "train": train, "model": {"attention": "mono"} | (
+            {"revision": 2} if revision else {})}
+
+    assert [mla.generation(cfg(t, r)) for t, r in ((False, False), (True, False), (True, True))] == list(
+        mla.GENERATIONS)
+    entries = [(cfg(True, False), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
+                                                "value": [0.0, 7.0]}), {"profile": "full"}),
+               (cfg(True, True), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
+                                               "value": [99.0, 50.0]}), {"profile": "full"}),
+               (cfg(True, True), pd.DataFrame({"length": ["100"], "metric": ["accuracy"], "value": [1.0]}),
+                {"profile": "quick"})]
+    every = mla.stored_generations(entries)
+    assert len(every) == 4  # the quick entry is left out
+    table, moved, cells = mla.generation_changes(every, mla.GENERATIONS[1], mla.GENERATIONS[2], ("100",))
+    assert (moved, cells) == (1, 1)
+    assert table.iloc[0]["epoch kept"] == "7 -> 50" and table.iloc[0]["accuracy, latest tie, rev 2"] == "99"
+
+
+def test_scan_reason_names_the_rows_the_public_code_ran_unmixed():
+    row = pd.DataFrame({"verdict": ["not reproduced (lower)"], "seeds": [1]}, index=["mix_onestep_pr"])
+    reason = mla.scan_reason(next(row.itertuples()), 11.3)
+    assert reason.startswith("ours: 1 seed(s) against the paper's mean of 5 (its seed std reaches 11.3")
+    assert reason.endswith("the paper's row ran unmixed (public code), ours mixes")
+    done = pd.DataFrame({"verdict": ["reproduced"], "seeds": [1]}, index=["content"])
+    assert mla.scan_reason(next(done.itertuples()), 11.3) == ""
+
+
+def test_task_table_and_scan_constructions():
+    table = mla.task_table(("copy",))
+    src, tgt = TASKS["copy"]().examples("train", 1)[0]
+    assert table.loc["copy", "source"] == " ".join(src) == table.loc["copy", "target"]
+    assert table.loc["copy", "splits"].startswith("train (10,000), dev (2,000)")
+    kinds = mla.scan_constructions(TASKS["scan"]())
+    assert set(kinds) == {"and", "after", "single"} and kinds["jump around left thrice"] == "single"
+
+
+def test_paired_tables_and_versus_join_ours_with_the_paper():
+    rows = [("argmax", v, s, n, m, 90.0 + (2.0 if v == "ln" else 0.0) + s)
+            for v in ("baseline", "ln") for s in range(3) for n in (16, 32) for m in ("accuracy", "accuracy_adaptive")]
+    df = runs_frame(rows)
+    both = stats.paired_tables(df, "baseline", "ln")
+    assert set(both.softmax) == {"plain", "adaptive θ"} and (both["diff"] == 2.0).all()
+    side = vv_paper.versus(df, "argmax", "1", "baseline", "ln", "baseline", "ln", "p ln vs baseline")
+    assert side["N"].tolist() == [16, 32] and side["paper a"].tolist() == [99.6, 99.2]
+    assert side["ours b-a"].tolist() == [2.0, 2.0]
+
+
+def test_component_values_and_global_table_by_hand():
+    normed = torch.tensor([[1.0, 3.0], [2.0, 2.0]])  # per-vector mean 2, 2; variance 1, 0
+    internals = {("ln", 16): {"normed": normed}, ("ln", 64): {"normed": 2 * normed}}
+    values = variance.component_values(internals, components=2)
+    assert len(values) == 8 and set(values.component) == {"o0", "o1"}
+    table = variance.global_table(internals, reference=16).set_index("length")
+    assert table.global_var.tolist() == [1.0, 4.0]  # (1 + 0) / 2 = 0.5 at 16; scaled by 2 -> 2.0; both / 0.5
+    assert table.global_mean.tolist() == [4.0, 8.0]
+
+
+def test_paper_and_ours_keeps_the_tasks_we_ran_at_the_splits_asked():
+    paper = pd.DataFrame({"variant": ["mono"] * 3, "task": ["copy", "copy", "lookup"], "length": ["15", "iid", "7"],
+                          "paper": [100.0, 100.0, 90.0]})
+    ours = pd.DataFrame({"variant": ["mono"], "task": ["copy"], "length": ["15"], "ours": [80.0], "seeds": [1]})
+    both = compare.paper_and_ours(paper, ours, "ours", ("15",))
+    assert both[["source", "value"]].values.tolist() == [["paper", 100.0], ["ours", 80.0]]
+
+
+@pytest.mark.parametrize("attention_name", ["mono", "content"])
+def test_attention_helpers_on_an_untrained_model(attention_name):
+    from lengthgen.analysis import attention
+    from lengthgen.experiments.monotonic import Seq2SeqRun, build
+    from lengthgen.models import Seq2SeqConfig
+
+    task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention_name)))
+    maps = attention.attention_maps({attention_name: (model, task)}, ["iid", "15"])
+    assert [m["label"].split(" ")[0] for m in maps[attention_name]] == ["iid", "15"]
+    assert all(abs(m["weights"].sum(-1) - 1).max() < 1e-4 for m in maps[attention_name])  # rows sum to one
+    focus = attention.first_step_focus(model, task, task.examples("iid", 3))
+    assert 0 <= focus["focus after the first step"] <= 1 and focus["iid accuracy"] == 0.0
+    gate = attention.mono_gate(model, task, task.examples("iid", 1)[0])
+    assert gate == (20.0 if attention_name == "mono" else None)  # b's initial value, or no such hook point
+    failures = attention.first_failures({("copy", attention_name): (model, task)}, "iid", tries=3, limit=1)
+    assert len(failures) == 1 and failures[0]["prediction"] != failures[0]["target"]
