@@ -1,13 +1,19 @@
 """Build the book: execute each chapter notebook with papermill (profile as a parameter), then Jupyter Book 1.
 
-Executed copies go to book/chapters/ (ignored by git); the book is built from them with execution off.
+The chapters are the notebooks that `_toc.yml` lists under book/chapters/, in its order: that file is the one list.
+Executed copies go to book/chapters/ (ignored by git); the book is built from them with execution off. While a
+chapter runs, the terminal shows which chapter of how many, a bar over its cells and the elapsed time; what the
+kernel prints on its own (warnings, shutdown noise) goes to _build/logs/<chapter>.log.
 """
 
+import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from lengthgen.analysis.figures import BOOK_ENV
@@ -17,10 +23,32 @@ from lengthgen.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_TIMEOUT = 1800  # seconds per notebook cell: a hung kernel fails the build instead of blocking it
-CHAPTERS = Registry("chapter", {
-    "monotonic-attention": "notebooks/monotonic-attention.ipynb",
-    "vanishing-variance": "notebooks/vanishing-variance.ipynb",
-})
+TOC = ROOT / "_toc.yml"
+
+
+def chapters_of(toc: Path) -> dict[str, str]:
+    """chapter name -> source notebook, for every `- file: book/chapters/<name>` entry of a table of contents."""
+    names = re.findall(r"^\s*- file: book/chapters/([\w-]+)\s*$", toc.read_text(), flags=re.MULTILINE)
+    return {name: f"notebooks/{name}.ipynb" for name in names}
+
+
+CHAPTERS = Registry("chapter", chapters_of(TOC))
+
+
+@contextlib.contextmanager
+def stderr_to(log: Path) -> Iterator[None]:
+    """Send this process's standard error, and that of the processes it starts (the kernel), to `log`."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(log, "w") as fh:
+        os.dup2(fh.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def plotly_js() -> Path:
@@ -33,26 +61,35 @@ def plotly_js() -> Path:
     return path
 
 
-def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str | None = None) -> Path:
-    """Run one chapter notebook with papermill (figures in book mode); returns the executed copy's path."""
+def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str | None = None,
+                    label: str = "", log: Path | None = None) -> Path:
+    """Run one chapter notebook with papermill (figures in book mode); returns the executed copy's path.
+
+    Args:
+        label: shown before the chapter's name on its progress bar (e.g. "[1/2]").
+        log: where the kernel's own output goes (default: _build/logs/<chapter>.log under the repository).
+    """
     import papermill
 
     source = ROOT / CHAPTERS[chapter]
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
+    log = log or ROOT / "_build" / "logs" / f"{chapter}.log"
     params = {"profile": profile, **({"results_dir": results_dir} if results_dir else {})}
     previous = os.environ.get(BOOK_ENV)
     os.environ[BOOK_ENV] = "1"  # inherited by the kernel
     start = time.perf_counter()
+    bar = {"desc": f"{label} {chapter} ({profile})".strip(), "file": sys.stdout, "mininterval": 1.0}
     try:
-        papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT),
-                                   kernel_name="python3", progress_bar=False, execution_timeout=CELL_TIMEOUT)
+        with stderr_to(log):
+            papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT),
+                                       kernel_name="python3", progress_bar=bar, execution_timeout=CELL_TIMEOUT)
     finally:
         if previous is None:
             os.environ.pop(BOOK_ENV)
         else:
             os.environ[BOOK_ENV] = previous
-    print(f"executed {chapter} ({profile}) in {time.perf_counter() - start:.0f} s -> {target}")
+    print(f"executed {chapter} ({profile}) in {time.perf_counter() - start:.0f} s -> {target} (kernel log: {log})")
     return target
 
 
@@ -74,8 +111,8 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
     names = [chapter] if chapter else list(CHAPTERS)
     for name in names:
         CHAPTERS[name]  # unknown chapter: fail before any work
-    for name in names:
-        execute_chapter(name, profile, root / "book" / "chapters", results_dir)
+    for i, name in enumerate(names, 1):
+        execute_chapter(name, profile, root / "book" / "chapters", results_dir, label=f"[{i}/{len(names)}]")
     missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / Path(CHAPTERS[n]).name).exists()]
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")

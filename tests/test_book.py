@@ -1,0 +1,27 @@
+"""The book's one list of chapters, and the build's handling of the kernel's own output."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to
+from lengthgen.experiments import EXPERIMENTS
+
+
+def test_the_table_of_contents_is_the_one_list_of_chapters(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/chapters/b-two\n"
+                   "  - file: book/methods\n  - file: book/chapters/a_one\n")
+    assert chapters_of(toc) == {"b-two": "notebooks/b-two.ipynb", "a_one": "notebooks/a_one.ipynb"}
+    assert {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")} == set(CHAPTERS)  # every notebook is a chapter
+    assert {e.chapter for e in EXPERIMENTS.values()} <= set(CHAPTERS)  # every experiment belongs to one
+
+
+def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):
+    log = tmp_path / "logs" / "chapter.log"
+    with stderr_to(log):
+        subprocess.run([sys.executable, "-c", "import sys; sys.stderr.write('kernel noise')"], check=True)
+    print("after", file=sys.stderr)  # standard error is back once the context closes
+    assert Path(log).read_text() == "kernel noise"
+    err = capfd.readouterr().err
+    assert "after" in err and "kernel noise" not in err
