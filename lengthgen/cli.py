@@ -12,6 +12,7 @@ import pandas as pd
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
 from lengthgen.experiments.base import PROFILE_HELP
+from lengthgen.metrics import ACCURACY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
@@ -76,7 +77,7 @@ def format_example(example, fmt: str) -> str:
 def summary(df: pd.DataFrame) -> str:
     """Mean over seeds of each (task, variant, metric) by length (columns in the order the lengths first appear),
     with the number of seeds."""
-    acc = df[df.metric.str.startswith("accuracy")]
+    acc = df[df.metric.str.startswith(ACCURACY)]
     if acc.empty:
         return "(no results)"
     if acc.length.dtype == object:  # split names ("iid", "15", ...): keep them as text

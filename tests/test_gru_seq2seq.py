@@ -15,7 +15,7 @@ from lengthgen.experiments.monotonic import (
     run_seq2seq,
     train_seq2seq,
 )
-from lengthgen.models.gru_seq2seq import DIRECTION_GATE, Seq2SeqConfig
+from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, Seq2SeqConfig
 from lengthgen.train.evaluate import first_error, sequence_metrics, strip
 from lengthgen.train.loop import EpochConfig
 
@@ -135,9 +135,9 @@ def test_direction_gate_is_recorded_for_bidirectional_mechanisms_only():
         with torch.no_grad():
             model.attention.direction.weight.zero_()
             model.attention.direction.bias.fill_(bias)
-        captured = sequence_metrics(task, model, examples, batch_size=3, hooks=(DIRECTION_GATE,))["captured"]
-        assert [g.shape for g in captured[DIRECTION_GATE]] == [(3, 1, 1), (3, 1, 1), (1, 1, 1)]  # once per batch
-        assert torch.cat(captured[DIRECTION_GATE]).flatten().tolist() == pytest.approx([expected] * 7, abs=1e-6)
+        captured = sequence_metrics(task, model, examples, batch_size=3, hooks=(HOOK_DIRECTION_GATE,))["captured"]
+        assert [g.shape for g in captured[HOOK_DIRECTION_GATE]] == [(3, 1, 1), (3, 1, 1), (1, 1, 1)]  # once per batch
+        assert torch.cat(captured[HOOK_DIRECTION_GATE]).flatten().tolist() == pytest.approx([expected] * 7, abs=1e-6)
     for attention, has_gate in (("bi_relative", True), ("content", False)):
         model, task = model_and_task(attention)
         cfg = Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention), eval_size=4,

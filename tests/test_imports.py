@@ -9,7 +9,7 @@ import lengthgen
 PACKAGE = Path(lengthgen.__file__).parent
 LAYERS = [
     ("__init__", "errors"),
-    ("config", "registry", "seeding", "data", "device"),
+    ("config", "registry", "seeding", "data", "device", "metrics"),
     ("tasks", "models", "pretrained"),
     ("train", "results"),
     ("analysis",),

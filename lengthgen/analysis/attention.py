@@ -5,7 +5,7 @@ import torch
 
 from lengthgen.device import device_of
 from lengthgen.models.cross_attention import on_source
-from lengthgen.models.gru_seq2seq import ATTENTION_WEIGHTS, DIRECTION_GATE, MONO_GATE
+from lengthgen.models.gru_seq2seq import HOOK_ATTENTION_WEIGHTS, HOOK_DIRECTION_GATE, HOOK_MONO_GATE
 from lengthgen.models.hooks import capture, hook_names
 from lengthgen.train.evaluate import sub_batches
 
@@ -36,13 +36,13 @@ def seq2seq_attention(model, task, examples) -> list[dict]:
     """
     out = []
     model.eval()
-    hooks = [h for h in (ATTENTION_WEIGHTS, DIRECTION_GATE) if h in hook_names(model)]
+    hooks = [h for h in (HOOK_ATTENTION_WEIGHTS, HOOK_DIRECTION_GATE) if h in hook_names(model)]
     for src, tgt in examples:
         batch = task.batch([(src, tgt)])
         with capture(model, *hooks) as rec:
             pred = model.predict(batch.to(device_of(model)))
-        weights = torch.cat(rec[ATTENTION_WEIGHTS])[None]  # (1, T, S) over the attended positions
-        gate = rec[DIRECTION_GATE][0] if DIRECTION_GATE in rec else None  # (1, 1, 1)
+        weights = torch.cat(rec[HOOK_ATTENTION_WEIGHTS])[None]  # (1, T, S) over the attended positions
+        gate = rec[HOOK_DIRECTION_GATE][0] if HOOK_DIRECTION_GATE in rec else None  # (1, 1, 1)
         n = torch.tensor([weights.shape[-1]], device=weights.device)  # one example: no padding
         weights = on_source(weights, gate, n)[0]  # (T, S)
         out.append({"weights": weights.cpu().numpy(), "source": ["START", *src, "END"],
@@ -54,12 +54,12 @@ def seq2seq_attention(model, task, examples) -> list[dict]:
 def mono_gate(model, task, example) -> float | None:
     """MonoAttn's step gate b as the trained model uses it (captured at its hook point while decoding `example`);
     None for a mechanism without it."""
-    if MONO_GATE not in hook_names(model):
+    if HOOK_MONO_GATE not in hook_names(model):
         return None
     model.eval()
-    with capture(model, MONO_GATE) as rec:
+    with capture(model, HOOK_MONO_GATE) as rec:
         model.predict(task.batch([example]).to(device_of(model)))
-    return rec[MONO_GATE][0].item()
+    return rec[HOOK_MONO_GATE][0].item()
 
 
 def attention_maps(models: dict[str, tuple], splits: list[str]) -> dict[str, list[dict]]:

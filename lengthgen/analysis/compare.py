@@ -9,6 +9,7 @@ of published number:
 import pandas as pd
 
 from lengthgen.analysis.verdicts import NOT_RUN, accuracy_verdict, band, spread_verdict, verdict
+from lengthgen.metrics import ACCURACY, FIRST_ERROR
 
 
 def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series,
@@ -67,7 +68,7 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     results) gives the iid accuracy shown beside each mechanism off the paper's pattern, for tasks with an iid
     split."""
     side = side.assign(length=side.length.astype(str))
-    acc = runs[runs.metric == "accuracy"]
+    acc = runs[runs.metric == ACCURACY]
     iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
 
     def off_pattern(task, cell):
@@ -103,7 +104,7 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
         splits=("length", ", ".join), verdicts=("verdict", _one_or_each)).reset_index()
 
 
-def median_over_seeds(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+def median_over_seeds(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
     return (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
@@ -125,7 +126,7 @@ def longest_split(splits) -> str:
 
 def longest_accuracy(runs: pd.DataFrame) -> pd.Series:
     """Accuracy of every run (indexed by task, variant, seed) at its task's longest test split."""
-    acc = runs[runs.metric == "accuracy"].assign(length=lambda d: d.length.astype(str))
+    acc = runs[runs.metric == ACCURACY].assign(length=lambda d: d.length.astype(str))
     acc = acc[acc.length != "train"]
     ordered = acc.sort_values("length", key=lambda splits: splits.map(split_order), kind="stable")
     return ordered.groupby(RUN, sort=False).value.last().rename("accuracy at the longest split")
@@ -149,11 +150,11 @@ def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = 90) -> pd.D
     stored median index of the first wrong token), `trained` (the task's longest training target, from `trained`:
     task -> length) and `early` (the break lies before it, inside the output positions seen in training)."""
     rows = runs.assign(length=runs.length.astype(str))
-    acc = rows[(rows.metric == "accuracy") & (rows.length != "train")]
+    acc = rows[(rows.metric == ACCURACY) & (rows.length != "train")]
     longest = acc.groupby("task").length.agg(longest_split)
     iid = acc[acc.length == "iid"].set_index(RUN).value
-    at_longest = rows[(rows.metric == "first_error") & (rows.length == rows.task.map(longest))]
-    table = at_longest.set_index(RUN).value.rename("first_error").to_frame()
+    at_longest = rows[(rows.metric == FIRST_ERROR) & (rows.length == rows.task.map(longest))]
+    table = at_longest.set_index(RUN).value.rename(FIRST_ERROR).to_frame()
     table = table[iid.reindex(table.index) >= learned]
     table["trained"] = table.index.get_level_values("task").map(trained)
     table["early"] = table.first_error < table.trained
@@ -166,7 +167,7 @@ def failures_by(table: pd.DataFrame, column: str) -> pd.DataFrame:
     return failed.groupby(table[column]).agg(failed="sum", runs="count").astype(int)
 
 
-def per_seed(df: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+def per_seed(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """`metric` per seed for the (variant, task) cells run with more than one seed: one row per seed, one column
     per split in `split_order`; a split the task does not have is NaN."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))

@@ -3,8 +3,10 @@
 import pandas as pd
 from scipy import stats
 
+from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
-def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = "accuracy", metric_b: str | None = None,
+
+def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = ACCURACY, metric_b: str | None = None,
                       by: tuple[str, ...] = ("task", "length")) -> pd.DataFrame:
     """Compare variant `b` against variant `a` seed by seed.
 
@@ -38,5 +40,5 @@ def paired_tables(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """`paired_comparison` of b vs a with the plain and with the adaptive softmax (column `softmax`), one row per
     (task, N), means and differences rounded for reading."""
     plain = paired_comparison(df, a, b).assign(softmax="plain")
-    adaptive = paired_comparison(df, a, b, metric_a="accuracy_adaptive").assign(softmax="adaptive θ")
+    adaptive = paired_comparison(df, a, b, metric_a=ACCURACY_ADAPTIVE).assign(softmax="adaptive θ")
     return pd.concat([plain, adaptive]).round({"mean_a": 1, "mean_b": 1, "diff": 2})

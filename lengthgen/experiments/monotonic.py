@@ -9,12 +9,14 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import torch
 
+from lengthgen import metrics
 from lengthgen.analysis.compare import RUN, longest_accuracy
 from lengthgen.analysis.verdicts import NOT_RUN, band
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
+from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPOCHS, FIRST_ERROR
 from lengthgen.models import CROSS_ATTENTION, build_model
-from lengthgen.models.gru_seq2seq import DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
+from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import hook_names
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
@@ -76,17 +78,18 @@ def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
     direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with
     constructions (SCAN) its mean over each construction's examples (`direction_gate:and`, ...)."""
     rows = []
-    hooks = tuple(h for h in (DIRECTION_GATE,) if h in hook_names(model))
+    hooks = tuple(h for h in (HOOK_DIRECTION_GATE,) if h in hook_names(model))
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
         decoded = sequence_metrics(task, model, examples, hooks=hooks)
-        m = {k: decoded[k] for k in ("accuracy", "edit_distance", "first_error") if k in decoded}
+        m = {k: decoded[k] for k in (ACCURACY, EDIT_DISTANCE, FIRST_ERROR) if k in decoded}
         if hooks:
-            gates = torch.cat(decoded["captured"][DIRECTION_GATE]).flatten()  # (N,): one gate per example
-            m["direction_gate"] = gates.mean().item()
+            gates = torch.cat(decoded["captured"][HOOK_DIRECTION_GATE]).flatten()  # (N,): one gate per example
+            m[metrics.DIRECTION_GATE] = gates.mean().item()
             kinds = [task.construction(src) for src, _ in examples]
             for kind in dict.fromkeys(k for k in kinds if k is not None):
-                m[f"direction_gate:{kind}"] = gates[torch.tensor([k == kind for k in kinds])].mean().item()
+                chosen = torch.tensor([k == kind for k in kinds])
+                m[metrics.by_construction(metrics.DIRECTION_GATE, kind)] = gates[chosen].mean().item()
         rows += [{"length": split, "metric": k, "value": v} for k, v in m.items()]
     return pd.DataFrame(rows)
 
@@ -100,7 +103,7 @@ def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
     (train_loss: mean training loss of the epoch; dev_score: teacher-forced dev exact match, %; lr)."""
     model, task, stats = train_seq2seq(cfg)
     train_rows = pd.DataFrame([{"length": "train", "metric": k, "value": stats[k]}
-                               for k in ("epochs", "best_epoch", "best_dev")])
+                               for k in (EPOCHS, BEST_EPOCH, BEST_DEV)])
     history = pd.DataFrame(stats["history"], columns=["epoch", "train_loss", "dev_score", "lr"])
     return RunOutput(pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True),
                      checkpoint=model.state_dict(), history=history)
@@ -120,7 +123,7 @@ def direction_check(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per run with a recorded direction gate: task, variant, seed, mean gate over its test splits, the
     direction the task needs, and `reads`: "right way" / "wrong way" (gate within 0.1 of the needed / the other
     end) or "undecided"."""
-    gates = runs[(runs.metric == "direction_gate") & runs.task.isin(PROBING)]
+    gates = runs[(runs.metric == metrics.DIRECTION_GATE) & runs.task.isin(PROBING)]
     out = gates.groupby(["task", "variant", "seed"], sort=False).value.mean().rename("gate").reset_index()
     forward = out.task.map(reads_forward)
     out["needs"] = forward.map({True: "forward (1)", False: "reversed (0)"})
@@ -198,8 +201,8 @@ def gate_by_construction(runs: pd.DataFrame) -> pd.DataFrame:
     """The mean direction gate of each run (column `all`) and its mean by construction (metrics
     `direction_gate:<construction>`, recorded on SCAN; columns in the order first seen, NaN for a run that did not
     record them): one row per (task, variant, seed) with a gate; empty when none has one."""
-    rows = runs[runs.metric.str.startswith("direction_gate")]
-    rows = rows.assign(construction=rows.metric.str.removeprefix("direction_gate").str.removeprefix(":")
+    rows = runs[runs.metric.str.startswith(metrics.DIRECTION_GATE)]
+    rows = rows.assign(construction=rows.metric.str.removeprefix(metrics.DIRECTION_GATE).str.removeprefix(":")
                        .replace("", "all"))
     table = rows.pivot_table(index=["task", "variant", "seed"], columns="construction", values="value", sort=False)
     return table[["all"] + [c for c in table.columns if c != "all"]] if not table.empty else table
@@ -246,8 +249,8 @@ def generation_changes(every: pd.DataFrame, old: str, new: str, splits: tuple[st
     many."""
     pairs = every[every.generation == old].merge(every[every.generation == new], on=[*RUN, "length", "metric"],
                                                  suffixes=(f" {old}", f" {new}"))
-    acc = pairs[(pairs.metric == "accuracy") & pairs.length.isin(splits)]
-    kept = pairs[pairs.metric == "best_epoch"].set_index(RUN)
+    acc = pairs[(pairs.metric == ACCURACY) & pairs.length.isin(splits)]
+    kept = pairs[pairs.metric == BEST_EPOCH].set_index(RUN)
     rows = [dict(zip(RUN, run, strict=True), splits=" / ".join(run_cells.length),
                  **{f"accuracy, {g}": " / ".join(f"{round(v, 1):g}" for v in run_cells[f"value {g}"])
                     for g in (old, new)},

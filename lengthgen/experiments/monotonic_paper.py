@@ -6,6 +6,8 @@ Tables 3 and 8: SCAN length split accuracy, mean and std of 5 seeds. Rows list t
 
 import pandas as pd
 
+from lengthgen.metrics import ACCURACY
+
 COPY_SPLITS = ("15", "30", "100")
 LOOKUP_SPLITS = ("7", "9", "11")
 TASK_ORDER = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "reverse_recopy", "inv_recopy",
@@ -92,7 +94,7 @@ SCAN = {
 }
 
 
-def paper_table(table: dict, metric: str = "accuracy") -> pd.DataFrame:
+def paper_table(table: dict, metric: str = ACCURACY) -> pd.DataFrame:
     """A probing-task table as tidy rows: variant, task, length (split), metric, paper."""
     rows = [{"variant": m, "task": t, "length": s, "metric": metric, "paper": v}
             for m, tasks in table.items() for t, values in tasks.items()

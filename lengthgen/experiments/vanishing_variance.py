@@ -6,6 +6,7 @@ import pandas as pd
 
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
+from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
 from lengthgen.results.store import RunOutput
@@ -51,7 +52,7 @@ def run_probe(cfg: ProbeRun) -> RunOutput:
     model, task, stats = train_probe(cfg)
     df = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed,
                             adaptive_too=True, progress=cfg.progress)
-    loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": "final_train_loss", "value": stats["loss"]}])
+    loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
     return RunOutput(pd.concat([df, loss], ignore_index=True), checkpoint=model.state_dict())
 
 

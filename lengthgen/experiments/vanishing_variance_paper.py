@@ -5,6 +5,7 @@ import pandas as pd
 
 from lengthgen.analysis.compare import paired_side_by_side
 from lengthgen.analysis.stats import paired_comparison
+from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
 LENGTHS = [2**k for k in range(4, 15)]
 
@@ -55,7 +56,7 @@ def paper_long() -> pd.DataFrame:
 
 
 def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a: str, paper_b: str, paper_p: str,
-           metric: str = "accuracy") -> pd.DataFrame:
+           metric: str = ACCURACY) -> pd.DataFrame:
     """Paper vs ours for one comparison: our paired comparison of variant b against a on `task` (`metric`) beside the
     paper's rows `paper_a`, `paper_b` and `paper_p` of `table`, with a verdict per N
     (`compare.paired_side_by_side`)."""
@@ -71,12 +72,12 @@ COMPARISONS = {
                                                  "p ln vs baseline"),
     "Table 1, argmax, adaptive θ: +LN (b) vs baseline (a)": (
         "argmax", "1", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
-        "accuracy_adaptive"),
+        ACCURACY_ADAPTIVE),
     "Table 2, dictionary: +LN (b) vs baseline (a)": ("dictionary", "2", "baseline", "ln", "baseline", "ln",
                                                      "p ln vs baseline"),
     "Table 2, dictionary, adaptive θ: +LN (b) vs baseline (a)": (
         "dictionary", "2", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
-        "accuracy_adaptive"),
+        ACCURACY_ADAPTIVE),
     "Table 3, argmax: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
         "argmax", "3", "std", "ln", "delta std", "delta ln", "p ln vs std"),
     "Table 6, dictionary: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (

@@ -26,9 +26,9 @@ REVISION = 2
 # Hook points that analyses read (see `hooks.capture`): the cross-attention weights of every step (B, S); the
 # direction gate (B, 1, 1) of the mechanisms with direction mixing; MonoAttn's step gate b (a scalar, every step).
 # A hook point that a mechanism lacks is absent from its `hook_names`.
-ATTENTION_WEIGHTS = "attention.weights"
-DIRECTION_GATE = "attention.direction_gate"
-MONO_GATE = "attention.location.step_activation.hook_b"
+HOOK_ATTENTION_WEIGHTS = "attention.weights"
+HOOK_DIRECTION_GATE = "attention.direction_gate"
+HOOK_MONO_GATE = "attention.location.step_activation.hook_b"
 DECODE_MARGIN = 10  # `predict` decodes at most this many steps past the longest target by default
 
 

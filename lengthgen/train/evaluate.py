@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
 from lengthgen.device import device_of
+from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, EDIT_DISTANCE, FIRST_ERROR
 from lengthgen.models.hooks import capture
 from lengthgen.seeding import generator
 
@@ -42,7 +43,7 @@ def accuracy_by_length(
     """
     rows = []
     model.eval()
-    modes = [("accuracy", False)] + ([("accuracy_adaptive", True)] if adaptive_too else [])
+    modes = [(ACCURACY, False)] + ([(ACCURACY_ADAPTIVE, True)] if adaptive_too else [])
     for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
         batch = test_set(task, length, n_samples, seed)
         correct = dict.fromkeys([m for m, _ in modes], 0)
@@ -99,9 +100,9 @@ def sequence_metrics(task, model, examples, batch_size: int = DECODE_BATCH, prog
     golds = [task.vocab.encode(t) for _, t in examples]
     wrong = [k for p, g in zip(preds, golds, strict=True) if (k := first_error(p, g)) is not None]
     dist = sum(Levenshtein.distance(p, g) for p, g in zip(preds, golds, strict=True))
-    return {"accuracy": 100.0 * (len(examples) - len(wrong)) / len(examples), "edit_distance": dist / len(examples),
+    return {ACCURACY: 100.0 * (len(examples) - len(wrong)) / len(examples), EDIT_DISTANCE: dist / len(examples),
             "predictions": [task.vocab.decode(p) for p in preds], "captured": captured} | (
-                {"first_error": median(wrong)} if wrong else {})
+                {FIRST_ERROR: median(wrong)} if wrong else {})
 
 
 def first_error(prediction: list, target: list) -> int | None:

@@ -1,0 +1,14 @@
+"""Names of the metrics that runs store (the `metric` column of every tidy results table)."""
+
+ACCURACY = "accuracy"  # %: exact match of greedy outputs (sequences) or correct class (sets)
+ACCURACY_ADAPTIVE = "accuracy_adaptive"  # %, sets: with the test-time adaptive-temperature softmax
+EDIT_DISTANCE = "edit_distance"  # mean token Levenshtein distance between greedy output and target
+FIRST_ERROR = "first_error"  # median index of the first wrong output token over the wrong outputs (if any)
+DIRECTION_GATE = "direction_gate"  # mean direction gate, mechanisms with direction mixing (1: reads forward)
+FINAL_TRAIN_LOSS = "final_train_loss"  # sets: running mean training loss at the last step
+EPOCHS, BEST_EPOCH, BEST_DEV = "epochs", "best_epoch", "best_dev"  # sequences, at length "train"
+
+
+def by_construction(metric: str, construction: str) -> str:
+    """The name of `metric` measured over one construction's examples only, e.g. "direction_gate:after"."""
+    return f"{metric}:{construction}"
