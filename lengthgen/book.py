@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +62,32 @@ def plotly_js() -> Path:
     return path
 
 
+def ticking_engine():
+    """papermill's nbclient engine, with the cell bar redrawn every second while a cell runs, so that its elapsed
+    time stays current through a long cell (a live sweep runs for minutes in one cell)."""
+    from papermill.engines import NBClientEngine
+
+    class TickingEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
+            stop = threading.Event()
+
+            def tick():
+                while not stop.wait(1.0):
+                    if nb_man.pbar is not None:
+                        nb_man.pbar.refresh()
+
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            finally:
+                stop.set()
+                ticker.join()
+
+    return TickingEngine
+
+
 def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str | None = None,
                     label: str = "", log: Path | None = None) -> Path:
     """Run one chapter notebook with papermill (figures in book mode); returns the executed copy's path.
@@ -70,7 +97,9 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
         log: where the kernel's own output goes (default: _build/logs/<chapter>.log under the repository).
     """
     import papermill
+    from papermill.engines import papermill_engines
 
+    papermill_engines.register("lengthgen", ticking_engine())
     source = ROOT / CHAPTERS[chapter]
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / source.name
@@ -83,7 +112,8 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
     try:
         with stderr_to(log):
             papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT),
-                                       kernel_name="python3", progress_bar=bar, execution_timeout=CELL_TIMEOUT)
+                                       kernel_name="python3", progress_bar=bar, execution_timeout=CELL_TIMEOUT,
+                                       engine_name="lengthgen")
     finally:
         if previous is None:
             os.environ.pop(BOOK_ENV)

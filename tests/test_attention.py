@@ -100,4 +100,20 @@ def test_the_base_scheme_does_nothing():
     x = torch.randn(3, 8, generator=G)
     assert scheme.embed(torch.arange(3)) is None and scheme.bias(torch.arange(3), torch.arange(4)) is None
     assert scheme.rotate(x, torch.arange(3)) is x
-    assert list(POSITIONAL) == ["none", "sinusoidal", "rope"]
+    assert list(POSITIONAL) == ["none", "sinusoidal", "rope", "alibi"]
+
+
+def test_alibi_bias_by_hand_and_inside_attention():
+    alibi = POSITIONAL["alibi"](8, heads=2)  # slopes 2^-4 and 2^-8
+    bias = alibi.bias(torch.arange(3), torch.arange(4))
+    assert bias.shape == (2, 3, 4)
+    assert float(bias[0, 2, 0]) == -2 / 16 and float(bias[1, 0, 3]) == -3 / 256 and float(bias[1, 1, 1]) == 0.0
+    attn = MultiHeadAttention(8, 8, 8, heads=2, positional=alibi)
+    query, keys = torch.randn(1, 3, 8, generator=G), torch.randn(1, 4, 8, generator=G)
+    with capture(attn, "hook_scores") as rec:
+        attn(query, keys)
+    plain = MultiHeadAttention(8, 8, 8, heads=2)
+    plain.load_state_dict(attn.state_dict())
+    with capture(plain, "hook_scores") as without:
+        plain(query, keys)
+    assert torch.allclose(rec["hook_scores"][0] - without["hook_scores"][0], bias[None], atol=1e-6)

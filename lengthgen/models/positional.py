@@ -73,4 +73,15 @@ class Rotary(Positional):
         return x * angle.cos() + turned * angle.sin()
 
 
-POSITIONAL = Registry("positional scheme", {"none": Positional, "sinusoidal": Sinusoidal, "rope": Rotary})
+class ALiBi(Positional):
+    """ALiBi (Press et al. 2022): no embedding; head h adds -m_h |i - j| to the score of query i for key j, with
+    slopes m_h = 2^(-8 (h + 1) / H), a geometric sequence from 2^(-8/H) down to 2^-8."""
+
+    def bias(self, query_ids, key_ids):
+        slopes = 2.0 ** (-8.0 * torch.arange(1, self.heads + 1, device=key_ids.device) / self.heads)  # (H,)
+        distance = (query_ids[..., :, None] - key_ids[..., None, :]).abs().float()  # (..., T, S)
+        return -slopes[:, None, None] * distance[..., None, :, :]  # (..., H, T, S)
+
+
+POSITIONAL = Registry("positional scheme", {"none": Positional, "sinusoidal": Sinusoidal, "rope": Rotary,
+                                            "alibi": ALiBi})
