@@ -4,7 +4,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 PYTHON  ?= python3
 
-.PHONY: setup book test lint bench chromium clean
+.PHONY: setup book test lab lint bench chromium clean
 
 setup: $(STAMP)
 
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0   # the CPU build; an unpinned torch pulls a multi-GB CUDA build
-	$(PY) -m pip install -q -e '.[book,dev]'
+	$(PY) -m pip install -q -e '.[book,lab,dev]'
 	touch $(STAMP)
 
 book: setup
@@ -23,6 +23,9 @@ chromium:
 
 test: setup chromium
 	$(PY) -m pytest
+
+lab: setup
+	$(VENV)/bin/lengthgen lab
 
 lint: setup
 	$(VENV)/bin/ruff check lengthgen tests book/_ext notebooks

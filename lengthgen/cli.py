@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | data | run | results | book | bench`."""
+"""Command line: `lengthgen list | data | run | results | book | lab | bench`."""
 
 import argparse
 import dataclasses
@@ -174,6 +174,13 @@ def cmd_book(args) -> None:
     build_book(profile=args.profile, chapter=args.chapter)
 
 
+def cmd_lab(args) -> None:
+    from lengthgen.lab import serve
+
+    if serve(args.port):
+        raise LengthgenError("JupyterLab stopped with an error (see its messages above)")
+
+
 def cmd_bench(args) -> None:
     from lengthgen.bench import bench
 
@@ -219,6 +226,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--chapter", help="only this chapter (default: all)")
     s.add_argument("--profile", choices=PROFILES, default="quick")
     s.set_defaults(fn=cmd_book)
+
+    s = sub.add_parser("lab", help="open the chapters live in JupyterLab (loopback only; prints the URL)")
+    s.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
+    s.set_defaults(fn=cmd_lab)
 
     s = sub.add_parser("bench", help="training and evaluation throughput on this machine")
     s.add_argument("--suite", choices=("all", "vv", "mla"), default="all",

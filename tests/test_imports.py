@@ -15,6 +15,7 @@ LAYERS = [
     ("analysis",),
     ("experiments",),
     ("book", "bench"),
+    ("lab",),
     ("cli",),
 ]
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}

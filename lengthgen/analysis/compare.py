@@ -198,10 +198,11 @@ def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     return table.round(decimals).astype(object).where(table.notna(), "–")
 
 
-def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...]) -> pd.DataFrame:
-    """The paper's cells (source "paper") and our medians (source `label`) in one frame with a `value` column, for
-    `figures.accuracy_grid`: the tasks we ran, at `splits`. `paper` as from `paper_table`; `ours` as from
+def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...],
+                   paper_label: str = "paper") -> pd.DataFrame:
+    """The paper's cells (source `paper_label`) and our medians (source `label`) in one frame with a `value` column,
+    for `figures.accuracy_grid`: the tasks we ran, at `splits`. `paper` as from `paper_table`; `ours` as from
     `median_over_seeds`."""
-    both = pd.concat([paper[paper.task.isin(ours.task)].rename(columns={"paper": "value"}).assign(source="paper"),
+    both = pd.concat([paper[paper.task.isin(ours.task)].rename(columns={"paper": "value"}).assign(source=paper_label),
                       ours.rename(columns={"ours": "value"}).assign(source=label)])
     return both[both.length.isin(splits)]

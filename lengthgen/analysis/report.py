@@ -161,14 +161,14 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
     return verdict, ", ".join(f"{n} cells {v}" for v, n in counts.items())
 
 
-def compute_hours(spent: pd.DataFrame, by: list[str]) -> tuple[str, pd.DataFrame]:
-    """A sentence and a table of CPU-thread hours of stored runs (one row per run with columns `hours`, `device` and
+def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs") -> tuple[str, pd.DataFrame]:
+    """A sentence and a table of CPU-thread hours of `what` (one row per run with columns `hours`, `device` and
     `by`): hours per `by` group and device, with totals."""
     if spent.empty:
-        return "No stored run yet.", pd.DataFrame()
+        return f"No {what} yet.", pd.DataFrame()
     table = spent.pivot_table(index=by, columns="device", values="hours", aggfunc="sum", margins=True,
                               margins_name="all")
-    return f"{len(spent)} stored runs, {spent.hours.sum():.1f} CPU-thread hours in all.", for_display(table)
+    return f"{len(spent)} {what}, {spent.hours.sum():.1f} CPU-thread hours in all.", for_display(table)
 
 
 def largest_gaps(side: pd.DataFrame, n: int) -> str:
