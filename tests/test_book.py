@@ -25,3 +25,12 @@ def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):
     assert Path(log).read_text() == "kernel noise"
     err = capfd.readouterr().err
     assert "after" in err and "kernel noise" not in err
+
+
+def test_lab_serves_on_loopback_offline_with_a_token():
+    from lengthgen.lab import OFFLINE, lab_command, url
+
+    cmd = lab_command(8899, "abc", ROOT)
+    assert "--ServerApp.ip=127.0.0.1" in cmd and "--ServerApp.port=8899" in cmd and "--ServerApp.port_retries=0" in cmd
+    assert "--IdentityProvider.token=abc" in cmd and all(flag in cmd for flag in OFFLINE)
+    assert url(8899, "abc") == "http://127.0.0.1:8899/lab/tree/notebooks?token=abc"
