@@ -144,7 +144,7 @@ class Seq2SeqSizes:
     train_size: int | None  # first n training examples (None: the whole split)
     dev_size: int | None  # first n dev examples (None: all)
     eval_size: int | None  # first n examples of every test split (None: all)
-    seeds: tuple[int, ...]  # the profile's declared seeds, the same for every cell
+    seeds: tuple[int, ...]  # the profile's seeds (what `--seeds` defaults to)
     tasks: int | None = None  # first n tasks of each grid (None: all)
 
 
