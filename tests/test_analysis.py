@@ -186,13 +186,16 @@ def test_early_breaks_keeps_learned_runs_at_the_longest_split():
 
 
 def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_split():
-    side = pd.DataFrame([dict(task=t, variant=v, length=n, paper=p, ours=o) for t, v, n, p, o in [
-        ("copy", "mono", "100", 100.0, 98.0), ("copy", "content", "100", 0.0, 5.0),
-        ("copy", "mono", "15", 100.0, 0.0),  # not the longest split: not judged
-        ("lookup", "mono", "11", 29.9, 0.0),  # partial in the paper: not judged
-        ("lookup", "relative", "11", 100.0, 40.0), ("lookup", "content", "11", 0.0, 0.0),
-        ("lookup", "onestep", "11", 100.0, 3.0),  # no iid accuracy: none shown
-        ("lookup", "relative", "9", 100.0, 100.0)]])
+    side = pd.DataFrame([dict(task=t, variant=v, length=n, paper=p, ours=o, iid=i,
+                              verdict=verdicts.length_verdict(p, o, i)) for t, v, n, p, o, i in [
+        ("copy", "mono", "100", 100.0, 98.0, 100.0), ("copy", "content", "100", 0.0, 5.0, 99.0),
+        ("copy", "mono", "15", 100.0, 0.0, 100.0),  # not the longest split: not judged
+        ("lookup", "mono", "11", 29.9, 0.0, None),  # partial in the paper: not judged
+        ("lookup", "relative", "11", 100.0, 40.0, None), ("lookup", "content", "11", 0.0, 0.0, None),
+        ("lookup", "onestep", "11", 100.0, 3.0, None),  # no iid accuracy: none shown
+        ("lookup", "relative", "9", 100.0, 100.0, None),
+        ("recopy", "mono", "100", 100.0, 100.0, 99.0),
+        ("recopy", "content", "100", 0.0, 0.0, 40.0)]])  # 0% like the paper, but never learned recopy
     runs = _runs([("lookup", "relative", s, "iid", x) for s, x in [(0, 97.0), (1, 99.0)]])  # as if lookup had iid
     sep = compare.separation(side, runs)
     assert sep.loc["copy", "same separation"] == "yes" and sep.loc["copy", "split"] == "100"
@@ -200,7 +203,28 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
     assert sep.loc["lookup", "same separation"] == "no" and sep.loc["lookup", "split"] == "11"
     assert sep.loc["lookup", "ours: solved by"] == "none" and sep.loc["lookup", "mechanisms"] == 4
     assert sep.loc["lookup", "off the paper's pattern (ours, ours iid)"] == "relative (40%, 98% iid), onestep (3%)"
+    assert sep.loc["recopy", "same separation"] == "not judged" and sep.loc["recopy", "not trained"] == \
+        "content (40% iid)"
+    assert sep.loc["copy", "not trained"] == "none"
     assert compare.separation(side.iloc[:0], runs).empty  # no cell in common with the paper: an empty table
+
+
+@pytest.mark.parametrize("paper,ours,iid,expected", [
+    (0.0, 0.0, 40.0, "not trained"),  # agrees with the paper, but the model never learned its task
+    (100.0, 100.0, 89.9, "not trained"), (0.0, 0.0, 90.0, "reproduced"), (100.0, 0.0, 95.0, "not reproduced"),
+    (100.0, 50.0, None, "partly"), (100.0, 100.0, float("nan"), "reproduced"),  # no iid split: not judged on it
+])
+def test_length_verdict_sets_untrained_cells_apart(paper, ours, iid, expected):
+    assert verdicts.length_verdict(paper, ours, iid) == expected
+
+
+def test_median_over_seeds_carries_the_cells_iid_accuracy():
+    runs = _runs([("copy", "mono", 0, "iid", 80.0), ("copy", "mono", 1, "iid", 100.0),
+                  ("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 50.0),
+                  ("lookup", "mono", 0, "11", 7.0)])
+    cells = compare.median_over_seeds(runs).set_index(["task", "length"])
+    assert cells.loc[("copy", "100"), ["ours", "seeds", "iid"]].tolist() == [25.0, 2, 90.0]
+    assert pd.isna(cells.loc[("lookup", "11"), "iid"])
 
 
 def test_failures_by_counts_each_group():

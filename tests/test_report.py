@@ -31,11 +31,16 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
     directions = pd.DataFrame({"task": ["copy", "copy"], "variant": ["mono", "mono"], "seed": [0, 1],
                                "gate": [0.02, 0.98], "reads": ["wrong way", "right way"]})
     reason = report.divergence_reason("2000 examples x 5 epochs", directions)
-    lower = pd.Series({"task": "copy", "variant": "mono", "paper": 100.0, "ours": 40.0, "seeds": 2})
+    lower = pd.Series({"task": "copy", "variant": "mono", "paper": 100.0, "ours": 40.0, "seeds": 2,
+                       "verdict": "partly"})
     assert reason(lower) == ("ours lower; 2000 examples x 5 epochs, 2 seeds; 1 of 2 seeds read the task the wrong "
                              "way (g = 0.02)")
-    higher = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 50.0, "seeds": 1})
+    higher = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 50.0, "seeds": 1,
+                        "verdict": "partly"})
     assert reason(higher) == "ours higher; 1 seed"
+    untrained = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 47.0,
+                           "verdict": "not trained"})
+    assert reason(untrained) == "not trained: 47% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
 
 
 def test_cells_lists_each_divergence_under_the_table():

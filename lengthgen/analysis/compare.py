@@ -2,13 +2,13 @@
 of published number:
 
 - `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by `verdict`;
-- `banded_side_by_side`: an accuracy (%), judged by `accuracy_verdict` (probing tables);
+- `banded_side_by_side`: an accuracy (%), judged by `length_verdict` (probing tables);
 - `spread_side_by_side`: a mean +- std over seeds, judged by `spread_verdict` (SCAN).
 """
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN, accuracy_verdict, band, spread_verdict, verdict
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, band, length_verdict, spread_verdict, verdict
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
 
 
@@ -52,11 +52,12 @@ def banded_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.D
 
     Args:
         paper: columns variant, task, length, paper (from `monotonic_paper.paper_table`).
-        ours: columns variant, task, length, ours (our median over seeds) and seeds.
-        reason: (row with paper/ours/seeds) -> text explaining a divergence.
+        ours: columns variant, task, length, ours (our median over seeds), seeds and iid (median iid accuracy of the
+            cell's runs, NaN for tasks without an iid split), as from `median_over_seeds`.
+        reason: (row with paper/ours/seeds/iid/verdict) -> text explaining a divergence.
     """
     both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
-    both["verdict"] = [accuracy_verdict(p, o) for p, o in zip(both.paper, both.ours, strict=True)]
+    both["verdict"] = [length_verdict(p, o, i) for p, o, i in zip(both.paper, both.ours, both.iid, strict=True)]
     both["reason"] = [reason(r) if r.verdict != "reproduced" else "" for r in both.itertuples()]
     return both
 
@@ -64,9 +65,10 @@ def banded_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.D
 def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """Per task, at its longest test split: the mechanisms the paper finds solved (>= 90%), those we find solved, and
     whether we separate them the same way: every cell the paper finds solved or failed falls in the same band in
-    ours (a cell partial in the paper is not judged). `side` is a `banded_side_by_side` frame; `runs` (collected
-    results) gives the iid accuracy shown beside each mechanism off the paper's pattern, for tasks with an iid
-    split."""
+    ours (a cell partial in the paper is not judged). "no" when a trained cell is off the pattern; "not judged" when
+    none is but a cell the paper judges is "not trained" (our runs did not learn the task in distribution); else
+    "yes". `side` is a `banded_side_by_side` frame; `runs` (collected results) gives the iid accuracy shown beside
+    each mechanism off the paper's pattern, for tasks with an iid split."""
     side = side.assign(length=side.length.astype(str))
     acc = runs[runs.metric == ACCURACY]
     iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
@@ -79,12 +81,16 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     for task, cells in side.groupby("task", sort=False):
         at = cells[cells.length == longest_split(cells.length)]
         paper, ours = at.paper.map(band), at.ours.map(band)
-        off = at[(paper != "partial") & (paper != ours)]
+        untrained = at.verdict == NOT_TRAINED
+        off = at[(paper != "partial") & (paper != ours) & ~untrained]
+        unjudged = at[(paper != "partial") & untrained]
+        same = "no" if len(off) else "not judged" if len(unjudged) else "yes"
         rows.append((task, at.length.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
-                     ", ".join(at.variant[ours == "solved"]) or "none", "no" if len(off) else "yes",
-                     ", ".join(off_pattern(task, cell) for cell in off.itertuples()) or "none"))
+                     ", ".join(at.variant[ours == "solved"]) or "none", same,
+                     ", ".join(off_pattern(task, cell) for cell in off.itertuples()) or "none",
+                     ", ".join(f"{c.variant} ({c.iid:.0f}% iid)" for c in at[untrained].itertuples()) or "none"))
     columns = ["task", "split", "mechanisms", "paper: solved by", "ours: solved by", "same separation",
-               "off the paper's pattern (ours, ours iid)"]
+               "off the paper's pattern (ours, ours iid)", "not trained"]
     return pd.DataFrame(rows, columns=columns).set_index("task")
 
 
@@ -105,10 +111,14 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
 
 
 def median_over_seeds(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
-    """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count."""
+    """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count and
+    `iid`, the median iid accuracy of the cell's runs (NaN for a task without an iid split)."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
-    return (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
-            .rename(columns={"median": "ours", "count": "seeds"}))
+    cells = (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
+             .rename(columns={"median": "ours", "count": "seeds"}))
+    acc = df[(df.metric == ACCURACY) & (df.length.astype(str) == "iid")]
+    iid = acc.groupby(["variant", "task"]).value.median().rename("iid").reset_index()
+    return cells.merge(iid, on=["variant", "task"], how="left")
 
 
 RUN = ["task", "variant", "seed"]  # the columns that name one run in a collected results frame

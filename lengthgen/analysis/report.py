@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from lengthgen.analysis.compare import divergences, failures_by, fit_and_length, for_display, seeds_disagree
-from lengthgen.analysis.verdicts import ALPHA
+from lengthgen.analysis.verdicts import ALPHA, NOT_TRAINED, TRAINED
 
 
 def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) -> str:
@@ -27,9 +27,9 @@ def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) 
 
 
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
-    """The reason given for a cell of a banded side-by-side table that is not reproduced: ours lower (with the
-    training budget, the number of seeds and, where `directions` (a `monotonic.direction_table`) shows it, the seeds
-    that read the task the wrong way) or ours higher."""
+    """The reason given for a cell of a banded side-by-side table that is not reproduced: not trained (its runs'
+    iid accuracy, the budget), ours lower (with the training budget, the number of seeds and, where `directions` (a
+    `monotonic.direction_table`) shows it, the seeds that read the task the wrong way) or ours higher."""
 
     def wrong_way(row) -> str:
         if directions is None:
@@ -43,6 +43,8 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Ca
 
     def reason(row) -> str:
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
+        if row.verdict == NOT_TRAINED:
+            return f"not trained: {row.iid:.0f}% in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
         return f"ours higher; {seeds}"

@@ -2,7 +2,8 @@
 hand-made cases; the tables of `compare.py` apply them cell by cell.
 
 - `verdict`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
-- `accuracy_verdict`: an accuracy (%), judged by band (solved / partial / failed; probing tables);
+- `accuracy_verdict`: an accuracy (%), judged by band (solved / partial / failed; probing tables), and
+  `length_verdict`, the same for a test length unless our runs have not learned their training distribution;
 - `spread_verdict`: a mean +- std over seeds, judged by distance in stds (SCAN).
 """
 
@@ -32,6 +33,20 @@ def accuracy_verdict(paper: float, ours: float) -> str:
     if a == b:
         return "reproduced"
     return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
+
+
+TRAINED = 90.0  # % exact match on the iid split: below it a run has not learned its own training distribution
+NOT_TRAINED = "not trained"
+
+
+def length_verdict(paper: float, ours: float, iid: float | None) -> str:
+    """`accuracy_verdict` of a cell at a test length, unless our runs have not learned their training distribution
+    (median iid accuracy `iid` below TRAINED): then "not trained", whatever the numbers, because a model that does
+    not fit its training lengths says nothing about longer ones. iid None or NaN (a task without an iid split):
+    `accuracy_verdict`."""
+    if iid is not None and iid == iid and iid < TRAINED:  # iid == iid: not NaN
+        return NOT_TRAINED
+    return accuracy_verdict(paper, ours)
 
 
 SPREAD = 2.0  # a mean-and-std cell is reproduced when our mean lies within the paper's mean +- SPREAD std
