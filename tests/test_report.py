@@ -40,7 +40,7 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
     assert reason(higher) == "ours higher; 1 seed"
     untrained = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 47.0,
                            "verdict": "not trained"})
-    assert reason(untrained) == "not trained: 47% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
+    assert reason(untrained) == "47% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
 
 
 def test_cells_lists_each_divergence_under_the_table():

@@ -44,7 +44,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Ca
     def reason(row) -> str:
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
         if row.verdict == NOT_TRAINED:
-            return f"not trained: {row.iid:.0f}% in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
+            return f"{row.iid:.0f}% in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
         return f"ours higher; {seeds}"
