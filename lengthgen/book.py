@@ -52,6 +52,22 @@ def stderr_to(log: Path) -> Iterator[None]:
             os.close(saved)
 
 
+def start_chapter() -> float:
+    """What every chapter does first, in JupyterLab as under papermill: work from the repository folder (so the
+    relative paths `results` and `_build/results` are the book build's), one torch thread (the models are tiny: one
+    thread trains them about as fast as two and does not stall when another process holds the other core; sweep
+    workers use one each), and pandas tables shown in full. Returns the start time (`time.perf_counter()`)."""
+    import pandas as pd
+    import torch
+
+    os.chdir(ROOT)
+    torch.set_num_threads(1)
+    for option, value in (("display.width", 200), ("display.max_columns", None), ("display.max_colwidth", None),
+                          ("display.max_rows", None)):
+        pd.set_option(option, value)
+    return time.perf_counter()
+
+
 def plotly_js() -> Path:
     """The installed plotly package's own plotly.min.js."""
     import plotly

@@ -189,7 +189,7 @@ def test_attention_helpers_on_an_untrained_model(attention_name):
     maps = attention.attention_maps({attention_name: (model, task)}, ["iid", "15"])
     assert [m["label"].split(" ")[0] for m in maps[attention_name]] == ["iid", "15"]
     assert all(abs(m["weights"].sum(-1) - 1).max() < 1e-4 for m in maps[attention_name])  # rows sum to one
-    focus = attention.first_step_focus(model, task, task.examples("iid", 3))
+    focus = attention.first_step_focus(model, task, "iid", 3)
     assert 0 <= focus["focus after the first step"] <= 1 and focus["iid accuracy"] == 0.0
     gate = attention.mono_gate(model, task, task.examples("iid", 1)[0])
     assert gate == (20.0 if attention_name == "mono" else None)  # b's initial value, or no such hook point

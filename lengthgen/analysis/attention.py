@@ -88,10 +88,11 @@ def first_failures(models: dict[tuple[str, str], tuple], split: str, tries: int,
     return failures
 
 
-def first_step_focus(model, task, examples) -> dict[str, float]:
-    """Where a model's attention goes on `examples`: the mean attended position (0 = START, 1 = END) after the first
-    decoder step, the mean largest weight over all steps, and the exact-match accuracy (%) of the decoded outputs."""
-    decoded = seq2seq_attention(model, task, examples)
+def first_step_focus(model, task, split: str, n: int) -> dict[str, float]:
+    """Where a model's attention goes on the first `n` examples of `split`: the mean attended position (0 = START,
+    1 = END) after the first decoder step, the mean largest weight over all steps, and the exact-match accuracy (%)
+    of the decoded outputs."""
+    decoded = seq2seq_attention(model, task, task.examples(split, n))
     first = [float((d["weights"][0] * np.linspace(0, 1, d["weights"].shape[1])).sum()) for d in decoded]
     return {"focus after the first step": sum(first) / len(first),
             "mean largest weight": float(sum(d["weights"].max(-1).mean() for d in decoded) / len(decoded)),

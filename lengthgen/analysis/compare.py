@@ -8,7 +8,7 @@ of published number:
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, band, length_verdict, spread_verdict, verdict
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, length_verdict, spread_verdict, verdict
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
 
 
@@ -153,7 +153,7 @@ def fit_and_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.
     return both
 
 
-def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = 90) -> pd.DataFrame:
+def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = TRAINED) -> pd.DataFrame:
     """Where the runs that learned their task (iid accuracy >= `learned`) first go wrong at its longest test split.
 
     One row per such run (indexed by task, variant, seed) that gets some output wrong there: `first_error` (the

@@ -130,10 +130,11 @@ def early_break_text(last: pd.DataFrame, trained: dict[str, int]) -> str:
     """A sentence on a `compare.early_breaks` table: how many learned runs break before the longest training
     target, and which."""
     early = last[last.early]
-    return (f"At the longest test split, {len(last)} runs that learned their task in distribution (iid ≥ 90%) get "
-            f"some outputs wrong; in {len(early)} of them the median first error lies before the longest training "
-            "target" + (": " + ", ".join(f"{t}/{v} at token {k:g} (trained up to {trained[t]})"
-                                          for (t, v, _), k in early.first_error.items()) if len(early) else "") + ".")
+    which = ", ".join(f"{t}/{v} at token {k:g} (trained up to {trained[t]})"
+                      for (t, v, _), k in early.first_error.items())
+    return (f"At the longest test split, {len(last)} runs that learned their task in distribution "
+            f"(iid ≥ {TRAINED:.0f}%) get some outputs wrong; in {len(early)} of them the median first error lies "
+            "before the longest training target" + (f": {which}" if len(early) else "") + ".")
 
 
 def value_range(df: pd.DataFrame, column: str) -> str:

@@ -62,6 +62,14 @@ def prop1_variance(lengths, vocab: int = 64, width: int = 16, n_sequences: int =
     return pd.DataFrame(rows)
 
 
+def prop1_centring(lengths, n_sequences: int) -> pd.DataFrame:
+    """`prop1_variance` with and without its mean-zero assumption E[W_V x] = 0 (column `values`: "centred: ..." or
+    "not centred"), the same draws otherwise."""
+    return pd.concat([prop1_variance(lengths, n_sequences=n_sequences, mean_zero=centred)
+                      .assign(values="centred: E[W_V x] = 0" if centred else "not centred")
+                      for centred in (True, False)])
+
+
 def global_stats(outputs: torch.Tensor) -> dict:
     """Paper's global statistics of attention outputs O (B, D), averaged over the B vectors.
 

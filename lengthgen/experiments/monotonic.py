@@ -160,6 +160,14 @@ PROFILE_SIZES = {
 QUICK_OTHERS = replace(PROFILE_SIZES["quick"], train_size=1000)
 
 
+def seed_check_configs(profile: str) -> list[Seq2SeqRun]:
+    """The chapter's seed check: OneStepAttn and MonoAttn on Copy with seeds 0-2 (0-1 in the smoke profile), at the
+    profile's Table 2 sizes."""
+    seeds = (0, 1) if profile == "smoke" else (0, 1, 2)
+    return [c for c in MLA_MAIN.configs_for(profile, seeds) if c.task == "copy" and c.model.attention in ("onestep",
+                                                                                                        "mono")]
+
+
 def budget(cfg: Seq2SeqRun) -> str:
     """"2000 examples x 5 epochs": the training budget of a run, for tables and reasons."""
     return f"{cfg.train_size or 'all'} examples x {cfg.train.epochs} epochs"
