@@ -70,7 +70,7 @@ class RetrievalSizes:
     batch: int  # sets per training step
     lengths: tuple[int, ...]  # set sizes N evaluated
     samples: int  # test sets per N
-    seeds: tuple[int, ...]  # the profile's declared seeds (paired across variants)
+    seeds: tuple[int, ...]  # the profile's seeds (what `--seeds` defaults to; paired across variants)
     norms: tuple[str, ...]  # variants compared (keys of NORMS)
     width: int  # D
 
@@ -141,7 +141,7 @@ class FactorSizes:
     max_lengths: tuple[int, ...]  # longest training set
     item_layers: tuple[int, ...]  # depth of the item MLP
     steps: tuple[int, ...]  # training steps
-    seeds: tuple[int, ...]  # declared seeds (paired baseline/+LN)
+    seeds: tuple[int, ...]  # the profile's seeds (what `--seeds` defaults to; paired baseline/+LN)
     lengths: tuple[int, ...]  # set sizes N evaluated
     samples: int  # test sets per N
     width: int  # D
