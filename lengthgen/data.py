@@ -42,7 +42,7 @@ class _Batch:
     """Slicing and device moves shared by the batch types: every tensor field is cut or moved, None stays None."""
 
     def _tensors(self) -> dict[str, torch.Tensor]:
-        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+        return {f.name: v for f in fields(self) if isinstance(v := getattr(self, f.name), torch.Tensor)}
 
     def slice(self, start: int, stop: int):
         """The sub-batch of examples start:stop (memory-bounded evaluation)."""
@@ -101,6 +101,42 @@ class Seq2SeqBatch(_Batch):
     @property
     def size(self) -> int:
         return self.src.shape[0]
+
+
+@dataclass(frozen=True)
+class LMBatch(_Batch):
+    """B sequences of one length P for a decoder-only model: `prompt` tokens, then the answer, the only part the loss
+    and the metrics count (tasks draw every sequence of a batch at one length, so nothing is padded).
+
+    Attributes:
+        tokens: (B, P) token ids, prompt then answer.
+        ids: (B, P) position ids, or None for 0..P-1.
+        prompt: the number of prompt tokens (>= 1), the same for every row.
+    """
+
+    tokens: torch.Tensor
+    ids: torch.Tensor | None
+    prompt: int
+
+    @property
+    def size(self) -> int:
+        return self.tokens.shape[0]
+
+    @property
+    def length(self) -> int:
+        return self.tokens.shape[1]
+
+    @property
+    def positions(self) -> torch.Tensor:
+        """(B, P) position ids (the default 0..P-1 when the batch carries none)."""
+        if self.ids is not None:
+            return self.ids
+        return torch.arange(self.length, device=self.tokens.device).expand(self.size, -1)
+
+    @property
+    def answer(self) -> torch.Tensor:
+        """(B, P - prompt) the answer tokens."""
+        return self.tokens[:, self.prompt:]
 
 
 def pad(rows: Sequence[Sequence[int]], value: int = PAD) -> tuple[torch.Tensor, torch.Tensor]:

@@ -100,7 +100,7 @@ def test_the_base_scheme_does_nothing():
     x = torch.randn(3, 8, generator=G)
     assert scheme.embed(torch.arange(3)) is None and scheme.bias(torch.arange(3), torch.arange(4)) is None
     assert scheme.rotate(x, torch.arange(3)) is x
-    assert list(POSITIONAL) == ["none", "sinusoidal", "rope", "alibi"]
+    assert list(POSITIONAL) == ["none", "learned", "sinusoidal", "cyclic", "rope", "alibi", "bias"]
 
 
 def test_alibi_bias_by_hand_and_inside_attention():

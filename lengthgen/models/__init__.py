@@ -9,10 +9,11 @@ from torch import nn
 
 from lengthgen.device import default_device
 from lengthgen.errors import LengthgenError
-from lengthgen.models import gru_seq2seq, probe
+from lengthgen.models import gru_seq2seq, probe, transformer
 from lengthgen.models.cross_attention import CROSS_ATTENTION
 from lengthgen.models.gru_seq2seq import GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
+from lengthgen.models.transformer import DecoderOnly, EncoderDecoder, TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.seeding import init_model
 
@@ -25,7 +26,9 @@ class ModelEntry(NamedTuple):
 
 
 MODELS = Registry("model", {"probe": ModelEntry(ProbeConfig, probe.build),
-                            "gru_seq2seq": ModelEntry(Seq2SeqConfig, gru_seq2seq.build)})
+                            "gru_seq2seq": ModelEntry(Seq2SeqConfig, gru_seq2seq.build),
+                            "decoder": ModelEntry(TransformerConfig, transformer.build_decoder),
+                            "encoder_decoder": ModelEntry(TransformerConfig, transformer.build_encoder_decoder)})
 
 
 def build_model(name: str, cfg, task, seed: int, device: torch.device | str | None = None) -> nn.Module:
@@ -37,5 +40,5 @@ def build_model(name: str, cfg, task, seed: int, device: torch.device | str | No
     return init_model(entry.build, cfg, task, seed=seed).to(device or default_device())
 
 
-__all__ = ["CROSS_ATTENTION", "MODELS", "AttentionProbe", "GRUSeq2Seq", "ModelEntry", "ProbeConfig", "Seq2SeqConfig",
-           "build_model"]
+__all__ = ["CROSS_ATTENTION", "MODELS", "AttentionProbe", "DecoderOnly", "EncoderDecoder", "GRUSeq2Seq", "ModelEntry",
+           "ProbeConfig", "Seq2SeqConfig", "TransformerConfig", "build_model"]

@@ -5,9 +5,16 @@ The pieces are functions (`dot_scores` or its per-step form `step_scores`, `padd
 that every model uses, the GRU's
 per-step cross-attention included; `MultiHeadAttention` assembles them with projections, heads and hook points
 (`hook_scores`, `hook_pattern`, `hook_output`: per layer and head, read through `hooks.capture`).
+
+A module built with `fused=True` (the transformers) computes the same attention with torch's
+`scaled_dot_product_attention` while no hook point is watched, and the explicit way, hooks and all, while one is;
+`KVCache` keeps a layer's rotated keys, values and key ids between generation steps.
 """
 
+from dataclasses import dataclass
+
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.models.hooks import HookPoint
@@ -42,8 +49,36 @@ def softmax(scores: torch.Tensor, adaptive: bool = False) -> torch.Tensor:
 
 
 def attend(pattern: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-    """(..., T, S) weights x (..., S, D) values -> (..., T, D)."""
+    """(..., T, D): (..., T, S) weights x (..., S, D) values."""
     return torch.matmul(pattern, values)
+
+
+def causal_bias(T: int, S: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """(T, S): 0 where query t (the last T of S positions) may see key s (s <= S - T + t), NEG where s is later."""
+    later = torch.ones(T, S, dtype=torch.bool, device=device).triu(S - T + 1)
+    return torch.zeros(T, S, device=device).masked_fill(later, NEG)
+
+
+@dataclass
+class KVCache:
+    """One attention layer's keys and values so far, (B, H, S, D/H) each after rotation, and their ids (B, S)."""
+
+    keys: torch.Tensor
+    values: torch.Tensor
+    ids: torch.Tensor
+
+    @classmethod
+    def empty(cls, batch: int, heads: int, head_width: int, device: torch.device | str | None = None) -> "KVCache":
+        """A cache holding no positions yet."""
+        kv = torch.zeros(batch, heads, 0, head_width, device=device)
+        return cls(kv, kv.clone(), torch.zeros(batch, 0, dtype=torch.long, device=device))
+
+    def extend(self, keys: torch.Tensor, values: torch.Tensor, ids: torch.Tensor) -> "KVCache":
+        """This cache with new positions appended (in place); returns itself."""
+        self.keys = torch.cat([self.keys, keys], dim=2)
+        self.values = torch.cat([self.values, values], dim=2)
+        self.ids = torch.cat([self.ids, ids], dim=1)
+        return self
 
 
 class MultiHeadAttention(nn.Module):
@@ -56,19 +91,24 @@ class MultiHeadAttention(nn.Module):
         key_in: width of the key/value inputs.
         width: D.
         heads: H (divides D).
-        positional: the scheme (default: none).
+        positional: the scheme (default: none); it may be shared by several layers.
+        layer: this module's layer index (a per-layer positional bias reads its own table).
+        fused: compute unwatched attention with torch's fused kernel (same numbers up to float rounding).
     """
 
-    def __init__(self, query_in: int, key_in: int, width: int, heads: int = 1, positional: Positional | None = None):
+    def __init__(self, query_in: int, key_in: int, width: int, heads: int = 1, positional: Positional | None = None,
+                 layer: int = 0, fused: bool = False):
         super().__init__()
         if width % heads:
             raise ValueError(f"width {width} is not divisible by {heads} heads")
-        self.heads = heads
+        self.heads, self.layer, self.fused = heads, layer, fused
         self.w_q = nn.Linear(query_in, width, bias=False)
         self.w_k = nn.Linear(key_in, width, bias=False)
         self.w_v = nn.Linear(key_in, width, bias=False)
         self.scale = (width // heads) ** -0.5
-        self.positional = positional or Positional(width, heads)
+        # the scheme belongs to the model that owns it (its parameters are saved once, there), so it is kept outside
+        # this module's registered children
+        self.__dict__["positional"] = positional or Positional(width, heads)
         self.hook_scores = HookPoint()  # (B, H, T, S) scores after bias and mask, before the softmax
         self.hook_pattern = HookPoint()  # (B, H, T, S) attention weights
         self.hook_output = HookPoint()  # (B, H, T, D/H) each head's weighted values
@@ -77,28 +117,50 @@ class MultiHeadAttention(nn.Module):
         B, P, D = x.shape
         return x.view(B, P, self.heads, D // self.heads).transpose(1, 2)  # (B, P, D) -> (B, H, P, D/H)
 
+    def project(self, query: torch.Tensor, keys: torch.Tensor, query_ids: torch.Tensor | None = None,
+                key_ids: torch.Tensor | None = None, cache: KVCache | None = None):
+        """Rotated queries (B, H, T, D/H), keys and values (B, H, S, D/H) and the ids of both; with a cache, the
+        new keys are appended to it and all of its keys are returned."""
+        T, S = query.shape[1], keys.shape[1]
+        query_ids = torch.arange(T, device=query.device) if query_ids is None else query_ids
+        key_ids = torch.arange(S, device=keys.device) if key_ids is None else key_ids
+        q = self.positional.rotate(self._split(self.w_q(query)), query_ids)  # (B, H, T, D/H)
+        k = self.positional.rotate(self._split(self.w_k(keys)), key_ids)  # (B, H, S, D/H)
+        v = self._split(self.w_v(keys))
+        if cache is not None:
+            if key_ids.dim() == 1:
+                key_ids = key_ids.expand(keys.shape[0], S)  # (S,) -> (B, S)
+            cache.extend(k, v, key_ids)
+            k, v, key_ids = cache.keys, cache.values, cache.ids
+        return q, k, v, query_ids, key_ids
+
+    def _bias(self, query_ids, key_ids, mask, bias, dtype) -> torch.Tensor | None:
+        """The sum of the scheme's bias, the given bias and the padding mask, broadcastable to (B, H, T, S)."""
+        total = None
+        if mask is not None:
+            total = padding_bias(mask if mask.dim() == 3 else mask[:, None, :], dtype)[:, None]  # (B, 1, T, S)
+        for extra in (self.positional.bias(query_ids, key_ids, self.layer), bias):
+            if extra is not None:
+                total = extra if total is None else total + extra
+        return total
+
     def scores_and_values(self, query: torch.Tensor, keys: torch.Tensor, query_ids: torch.Tensor | None = None,
                           key_ids: torch.Tensor | None = None, mask: torch.Tensor | None = None,
-                          bias: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                          bias: torch.Tensor | None = None, cache: KVCache | None = None
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
         """Scores (B, H, T, S) and values (B, H, S, D/H) of queries (B, T, query_in) over keys (B, S, key_in).
 
         Args:
             query_ids, key_ids: position ids (T,) / (B, T) and (S,) / (B, S); default 0..T-1 and 0..S-1.
             mask: (B, S) True at valid keys, or (B, T, S), or None (all valid).
             bias: an additive term broadcastable to (B, H, T, S), e.g. a causal mask or a calibrated bias.
+            cache: earlier keys and values to attend to as well (extended with these).
         """
-        T, S = query.shape[1], keys.shape[1]
-        query_ids = torch.arange(T, device=query.device) if query_ids is None else query_ids
-        key_ids = torch.arange(S, device=keys.device) if key_ids is None else key_ids
-        q = self.positional.rotate(self._split(self.w_q(query)), query_ids)  # (B, H, T, D/H)
-        k = self.positional.rotate(self._split(self.w_k(keys)), key_ids)  # (B, H, S, D/H)
+        q, k, v, query_ids, key_ids = self.project(query, keys, query_ids, key_ids, cache)
         s = dot_scores(q, k) * self.scale  # (B, H, T, S)
-        for extra in (self.positional.bias(query_ids, key_ids), bias):
-            if extra is not None:
-                s = s + extra
-        if mask is not None:
-            s = s + padding_bias(mask if mask.dim() == 3 else mask[:, None, :], s.dtype)[:, None]  # (B, 1, T, S)
-        return self.hook_scores(s), self._split(self.w_v(keys))
+        total = self._bias(query_ids, key_ids, mask, bias, s.dtype)
+        s = s if total is None else s + total
+        return self.hook_scores(s), v
 
     def attend(self, scores: torch.Tensor, values: torch.Tensor, adaptive: bool = False) -> torch.Tensor:
         """Heads' outputs concatenated, (B, T, D), from `scores_and_values`' output (computed once, attended with
@@ -107,6 +169,29 @@ class MultiHeadAttention(nn.Module):
         B, H, T, Dh = out.shape
         return out.transpose(1, 2).reshape(B, T, H * Dh)  # (B, H, T, D/H) -> (B, T, D)
 
-    def forward(self, query, keys, query_ids=None, key_ids=None, mask=None, bias=None, adaptive: bool = False):
-        """(B, T, D): `attend(scores_and_values(...))`."""
-        return self.attend(*self.scores_and_values(query, keys, query_ids, key_ids, mask, bias), adaptive)
+    @property
+    def watched(self) -> bool:
+        """Whether a capture is reading one of this module's hook points."""
+        return any(h._forward_hooks for h in (self.hook_scores, self.hook_pattern, self.hook_output))
+
+    def forward(self, query, keys, query_ids=None, key_ids=None, mask=None, bias=None, adaptive: bool = False,
+                cache: KVCache | None = None, causal: bool = False):
+        """(B, T, D): `attend(scores_and_values(...))`, or the fused kernel's equivalent (see the class).
+
+        Args:
+            causal: query t (the last T of S positions, by order, whatever their ids) sees keys up to its own.
+        """
+        if not self.fused or adaptive or self.watched:
+            if causal:
+                T, S = query.shape[1], keys.shape[1] + (0 if cache is None else cache.keys.shape[2])
+                bias = causal_bias(T, S, query.device) if bias is None else bias + causal_bias(T, S, query.device)
+            return self.attend(*self.scores_and_values(query, keys, query_ids, key_ids, mask, bias, cache), adaptive)
+        q, k, v, query_ids, key_ids = self.project(query, keys, query_ids, key_ids, cache)
+        T, S = q.shape[2], k.shape[2]
+        total = self._bias(query_ids, key_ids, mask, bias, q.dtype)
+        plain_causal = causal and total is None and T == S
+        if causal and not plain_causal and T > 1:
+            total = causal_bias(T, S, q.device) if total is None else total + causal_bias(T, S, q.device)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=total, is_causal=plain_causal, scale=self.scale)
+        B, H, T, Dh = out.shape
+        return out.transpose(1, 2).reshape(B, T, H * Dh)  # (B, H, T, D/H) -> (B, T, D)

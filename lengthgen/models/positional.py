@@ -4,8 +4,11 @@ A scheme sees position ids (from the batch, so a task can couple positions) and 
 no-op by default, so attention code calls all three and never branches on a scheme's name:
   * `embed(ids)`: a vector added to each token's embedding (absolute schemes);
   * `rotate(x, ids)`: queries and keys rotated by their positions (RoPE);
-  * `bias(query_ids, key_ids)`: an additive term on the attention scores, per head.
+  * `bias(query_ids, key_ids, layer)`: an additive term on the attention scores, per head (and layer).
 A new scheme is one subclass overriding what it changes, plus one registry line.
+
+Training-time transforms of the ids (PoSE's chunked shift, position coupling's random offset) are functions below:
+they change the ids a batch carries, never the scheme.
 """
 
 import math
@@ -32,14 +35,20 @@ def sinusoid(positions: torch.Tensor, d: int) -> torch.Tensor:
 class Positional(nn.Module):
     """No positional information (NoPE); the base class whose hooks every scheme overrides where it acts.
 
+    Every scheme takes the same arguments and uses those it needs.
+
     Args:
         width: D, the width of the token embeddings.
         heads: H, the number of attention heads (queries and keys are rotated per head, of width D / H).
+        layers: the number of attention layers (a per-layer bias has one table each).
+        max_positions: ids must lie in 0 .. max_positions - 1 for schemes with a table (learned, bias).
+        period: T of cyclic indexing (ids mod T).
     """
 
-    def __init__(self, width: int, heads: int = 1):
+    def __init__(self, width: int, heads: int = 1, layers: int = 1, max_positions: int = 1024, period: int = 3):
         super().__init__()
-        self.width, self.heads = width, heads
+        self.width, self.heads, self.layers = width, heads, layers
+        self.max_positions, self.period = max_positions, period
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor | None:
         """(..., D) added to the embeddings of tokens at position ids (...); None adds nothing."""
@@ -49,9 +58,29 @@ class Positional(nn.Module):
         """Queries or keys x (..., P, Dh) at position ids (P,) or (..., P), transformed by their positions."""
         return x
 
-    def bias(self, query_ids: torch.Tensor, key_ids: torch.Tensor) -> torch.Tensor | None:
-        """Additive scores (..., H, T, S) for queries at ids (..., T) and keys at ids (..., S); None adds nothing."""
+    def bias(self, query_ids: torch.Tensor, key_ids: torch.Tensor, layer: int = 0) -> torch.Tensor | None:
+        """Additive scores (..., H, T, S) in attention layer `layer` for queries at ids (..., T) and keys at ids
+        (..., S); None adds nothing."""
         return None
+
+    def _check(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids, after checking that a table of max_positions rows covers them."""
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.max_positions):
+            raise ValueError(f"position ids {int(ids.min())}..{int(ids.max())} outside the table of "
+                             f"{self.max_positions} positions of {type(self).__name__}")
+        return ids
+
+
+class Learned(Positional):
+    """A learned vector per absolute position id (GPT-2 style), added to the embeddings; ids < max_positions."""
+
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
+        super().__init__(width, heads, layers, max_positions, period)
+        self.table = nn.Embedding(max_positions, width)
+        nn.init.normal_(self.table.weight, std=0.02)
+
+    def embed(self, ids):
+        return self.table(self._check(ids))
 
 
 class Sinusoidal(Positional):
@@ -61,6 +90,14 @@ class Sinusoidal(Positional):
         return sinusoid(ids, self.width)
 
 
+class Cyclic(Positional):
+    """Cyclic position indexing: the sinusoid of (id mod T) added to the embeddings, so every position looks like one
+    of the first T (Attention Bias Calibration's scaffolding, with T = `period`)."""
+
+    def embed(self, ids):
+        return sinusoid(ids % self.period, self.width)
+
+
 class Rotary(Positional):
     """RoPE (Su et al. 2021): each pair of features (i, i + Dh/2) rotated by angle position x frequency i, so the
     dot product of a query and a key depends on their positions only through their difference."""
@@ -68,6 +105,8 @@ class Rotary(Positional):
     def rotate(self, x, ids):
         angle = ids.float()[..., None] * frequencies(x.shape[-1], x.device)  # (..., P, Dh/2)
         angle = torch.cat([angle, angle], dim=-1)  # (..., P, Dh)
+        if ids.dim() > 1:
+            angle = angle.unsqueeze(-3)  # per-example ids (B, P, Dh) -> (B, 1, P, Dh): the same for every head
         half = x.shape[-1] // 2
         turned = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
         return x * angle.cos() + turned * angle.sin()
@@ -77,11 +116,60 @@ class ALiBi(Positional):
     """ALiBi (Press et al. 2022): no embedding; head h adds -m_h |i - j| to the score of query i for key j, with
     slopes m_h = 2^(-8 (h + 1) / H), a geometric sequence from 2^(-8/H) down to 2^-8."""
 
-    def bias(self, query_ids, key_ids):
+    def bias(self, query_ids, key_ids, layer=0):
         slopes = 2.0 ** (-8.0 * torch.arange(1, self.heads + 1, device=key_ids.device) / self.heads)  # (H,)
         distance = (query_ids[..., :, None] - key_ids[..., None, :]).abs().float()  # (..., T, S)
         return -slopes[:, None, None] * distance[..., None, :, :]  # (..., H, T, S)
 
 
-POSITIONAL = Registry("positional scheme", {"none": Positional, "sinusoidal": Sinusoidal, "rope": Rotary,
-                                            "alibi": ALiBi})
+class TableBias(Positional):
+    """An arbitrary additive bias per layer and head, looked up by (query id, key id) in a table
+    (layers, H, max_positions, max_positions): zeros until `set_table` fills it (e.g. with Attention Bias
+    Calibration's bias, or a windowed bias). A buffer, not a parameter: training never changes it."""
+
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
+        super().__init__(width, heads, layers, max_positions, period)
+        self.register_buffer("table", torch.zeros(layers, heads, max_positions, max_positions))
+
+    def set_table(self, table: torch.Tensor) -> None:
+        """Copy `table` (layers, H, M, M) with M <= max_positions into the top-left corner; the rest becomes 0."""
+        L, H, M, M2 = table.shape
+        if (L, H) != (self.layers, self.heads) or M != M2 or M > self.max_positions:
+            raise ValueError(f"bias table {tuple(table.shape)} does not fit ({self.layers}, {self.heads}, M, M) "
+                             f"with M <= {self.max_positions}")
+        self.table.zero_()
+        self.table[:, :, :M, :M] = table
+
+    def bias(self, query_ids, key_ids, layer=0):
+        rows = self.table[layer]  # (H, M, M)
+        picked = rows[:, self._check(query_ids)[..., :, None], self._check(key_ids)[..., None, :]]  # (H, ..., T, S)
+        return picked.movedim(0, -3)  # (..., H, T, S)
+
+
+POSITIONAL = Registry("positional scheme", {"none": Positional, "learned": Learned, "sinusoidal": Sinusoidal,
+                                            "cyclic": Cyclic, "rope": Rotary, "alibi": ALiBi, "bias": TableBias})
+
+
+def pose(ids: torch.Tensor, target_length: int, gen: torch.Generator) -> torch.Tensor:
+    """PoSE (Zhu et al. 2024) on ids (B, P) of a training window: each row is cut at a uniform point into two chunks
+    and the second chunk is shifted up by a uniform amount in 0 .. target_length - P, so the window's relative
+    distances cover those of sequences up to `target_length` while its ids stay in order."""
+    B, P = ids.shape
+    room = target_length - P
+    if room < 0:
+        raise ValueError(f"PoSE target length {target_length} is shorter than the training window {P}")
+    cut = torch.randint(1, max(P, 2), (B, 1), generator=gen)  # the second chunk starts at cut (1 .. P-1)
+    shift = torch.randint(0, room + 1, (B, 1), generator=gen)
+    second = torch.arange(P)[None, :] >= cut  # (B, P)
+    return ids + (second * shift).to(ids.device)
+
+
+def offset(ids: torch.Tensor, max_positions: int, gen: torch.Generator) -> torch.Tensor:
+    """Position coupling's training-time shift: each row's ids (B, P) move up by a uniform s in
+    0 .. max_positions - 1 - max(row), so every id up to the largest is trained; ids 0 (BOS, padding) stay 0."""
+    top = ids.max(dim=1, keepdim=True).values  # (B, 1)
+    room = max_positions - 1 - top
+    if bool((room < 0).any()):
+        raise ValueError(f"position ids up to {int(top.max())} exceed max_positions {max_positions}")
+    s = (torch.rand(room.shape, generator=gen) * (room + 1).float()).long()  # uniform 0 .. room per row
+    return torch.where(ids > 0, ids + s.to(ids.device), ids)

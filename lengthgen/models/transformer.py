@@ -1,0 +1,246 @@
+"""Transformers on the attention core: a decoder-only model and an encoder-decoder, built from one block.
+
+A block is self-attention (causal in a decoder), optionally cross-attention to an encoder's output, and a
+feed-forward layer, each wrapped in a residual connection with LayerNorm before it (pre-LN, the default) or after
+the sum (post-LN). Positions enter only through the model's `POSITIONAL` scheme, shared by every layer: `embed` at the
+input, `rotate` and `bias` inside each self-attention. Position ids come from the batch, so a task can couple them.
+
+Predictive position coupling (PPC): with `ppc`, a second head predicts the position id of the next token from the
+same hidden state as the next token; its cross-entropy is added to the loss, and generation feeds the predicted id
+back as the next token's id.
+
+Attention weights of every layer and head are read through the hook points `blocks.<i>.self_attn.hook_pattern`
+(and `.cross_attn.` in the encoder-decoder); while one is watched, that layer computes attention explicitly.
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lengthgen.data import EOS, PAD, SOS, LMBatch, Seq2SeqBatch
+from lengthgen.models.attention import KVCache, MultiHeadAttention
+from lengthgen.models.positional import POSITIONAL, Positional
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Architecture of either transformer."""
+
+    width: int = 128  # D: model width
+    heads: int = 4  # H: attention heads (divides D)
+    layers: int = 2  # decoder blocks
+    encoder_layers: int = 1  # encoder blocks (encoder-decoder only; 0 = the embeddings are the encoder's output)
+    ff: int = 512  # width of the feed-forward layer
+    post_ln: bool = False  # LayerNorm after each residual sum (post-LN) instead of before each sublayer (pre-LN)
+    positional: str = "rope"  # a POSITIONAL scheme
+    max_positions: int = 256  # size of id tables (learned positions, bias tables) and of the PPC head
+    period: int = 3  # T of the cyclic scheme
+    ppc: bool = False  # predictive position coupling: a head predicting the next token's position id
+    ppc_weight: float = 1.0  # weight of the position loss added to the token loss
+
+    def scheme(self, attention_layers: int) -> Positional:
+        """A fresh positional scheme for a model with `attention_layers` self-attention layers."""
+        return POSITIONAL[self.positional](self.width, self.heads, layers=attention_layers,
+                                           max_positions=self.max_positions, period=self.period)
+
+
+class Block(nn.Module):
+    """Self-attention, optional cross-attention, feed-forward; each a residual sublayer with LayerNorm."""
+
+    def __init__(self, cfg: TransformerConfig, positional: Positional, layer: int, cross: bool = False):
+        super().__init__()
+        D = cfg.width
+        self.post_ln = cfg.post_ln
+        self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True)
+        self.self_out = nn.Linear(D, D)
+        self.cross_attn = MultiHeadAttention(D, D, D, cfg.heads, layer=layer, fused=True) if cross else None
+        self.cross_out = nn.Linear(D, D) if cross else None
+        self.ff = nn.Sequential(nn.Linear(D, cfg.ff), nn.GELU(), nn.Linear(cfg.ff, D))
+        self.norms = nn.ModuleList(nn.LayerNorm(D) for _ in range(3 if cross else 2))
+
+    def _residual(self, x: torch.Tensor, norm: nn.Module, sublayer) -> torch.Tensor:
+        return norm(x + sublayer(x)) if self.post_ln else x + sublayer(norm(x))
+
+    def forward(self, x: torch.Tensor, ids: torch.Tensor, causal: bool, cache: KVCache | None = None,
+                memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T, D) -> (B, T, D) for tokens at position ids (B, T); a cache adds earlier positions as keys."""
+        x = self._residual(x, self.norms[0], lambda h: self.self_out(
+            self.self_attn(h, h, ids, ids, causal=causal, cache=cache)))
+        if self.cross_attn is not None:
+            x = self._residual(x, self.norms[1], lambda h: self.cross_out(self.cross_attn(h, memory, mask=memory_mask)))
+        return self._residual(x, self.norms[-1], self.ff)
+
+
+class Stack(nn.Module):
+    """Token embedding + the scheme's embedding, blocks, and (pre-LN) a final LayerNorm."""
+
+    def __init__(self, cfg: TransformerConfig, vocab_size: int, positional: Positional, layers: int, first: int = 0,
+                 cross: bool = False):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, cfg.width)
+        self.__dict__["positional"] = positional  # registered once, by the model (an encoder-decoder shares it)
+        self.blocks = nn.ModuleList(Block(cfg, positional, first + i, cross) for i in range(layers))
+        self.norm = nn.Identity() if cfg.post_ln else nn.LayerNorm(cfg.width)
+
+    def forward(self, tokens: torch.Tensor, ids: torch.Tensor, causal: bool, caches: list[KVCache] | None = None,
+                memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Hidden states (B, T, D) of tokens (B, T) at ids (B, T)."""
+        x = self.embed(tokens)
+        extra = self.positional.embed(ids)
+        x = x if extra is None else x + extra
+        for i, block in enumerate(self.blocks):
+            x = block(x, ids, causal, None if caches is None else caches[i], memory, memory_mask)
+        return self.norm(x)
+
+    def caches(self, batch: int, device: torch.device) -> list[KVCache]:
+        """One empty cache per block."""
+        attn = self.blocks[0].self_attn
+        return [KVCache.empty(batch, attn.heads, attn.w_k.out_features // attn.heads, device) for _ in self.blocks]
+
+
+class Generation(NamedTuple):
+    """What a decoder generated: tokens (B, A) and their position ids (B, A)."""
+
+    tokens: torch.Tensor
+    ids: torch.Tensor
+
+
+class DecoderOnly(nn.Module):
+    """A causal transformer language model over `LMBatch`es: the loss counts the answer tokens (and, with PPC, their
+    position ids); generation is greedy with a key/value cache.
+
+    Args:
+        cfg: the architecture.
+        vocab_size: the number of token ids.
+    """
+
+    def __init__(self, cfg: TransformerConfig, vocab_size: int):
+        super().__init__()
+        self.cfg = cfg
+        self.positional = cfg.scheme(cfg.layers)
+        self.stack = Stack(cfg, vocab_size, self.positional, cfg.layers)
+        self.head = nn.Linear(cfg.width, vocab_size)
+        self.position_head = nn.Linear(cfg.width, cfg.max_positions) if cfg.ppc else None
+
+    @property
+    def width(self) -> int:
+        return self.cfg.width
+
+    def loss(self, batch: LMBatch) -> torch.Tensor:
+        """Mean cross-entropy of the answer tokens given everything before them (+ ppc_weight x that of their ids)."""
+        ids, p = batch.positions, batch.prompt
+        h = self.stack(batch.tokens[:, :-1], ids[:, :-1], causal=True)[:, p - 1:]  # states that predict the answer
+        loss = F.cross_entropy(self.head(h).transpose(1, 2), batch.answer)
+        if self.position_head is not None:
+            loss = loss + self.cfg.ppc_weight * F.cross_entropy(self.position_head(h).transpose(1, 2), ids[:, p:])
+        return loss
+
+    @torch.no_grad()
+    def generate(self, tokens: torch.Tensor, ids: torch.Tensor, steps: int, answer_ids: torch.Tensor | None = None,
+                 cache: bool = True) -> Generation:
+        """Greedy continuation of prompts (B, P) at ids (B, P) by `steps` tokens.
+
+        The id of each new token: the PPC head's prediction when the model has one; else `answer_ids[:, t]` when
+        given (ids the task fixes by structure, e.g. coupled scratchpad ids); else the previous id + 1.
+        Without `cache`, every step recomputes the whole sequence (the same result, slower; for tests and benches).
+        """
+        caches = self.stack.caches(tokens.shape[0], tokens.device) if cache else None
+        seq, seq_ids = tokens, ids
+        h = self.stack(tokens, ids, causal=True, caches=caches)[:, -1]
+        out, out_ids = [], []
+        for t in range(steps):
+            token = self.head(h).argmax(-1)  # (B,)
+            if self.position_head is not None:
+                next_id = self.position_head(h).argmax(-1)
+            elif answer_ids is not None:
+                next_id = answer_ids[:, t]
+            else:
+                next_id = seq_ids[:, -1] + 1
+            out.append(token)
+            out_ids.append(next_id)
+            seq, seq_ids = torch.cat([seq, token[:, None]], 1), torch.cat([seq_ids, next_id[:, None]], 1)
+            if t + 1 < steps:
+                if cache:
+                    h = self.stack(token[:, None], next_id[:, None], causal=True, caches=caches)[:, -1]
+                else:
+                    h = self.stack(seq, seq_ids, causal=True)[:, -1]
+        return Generation(torch.stack(out, 1), torch.stack(out_ids, 1))
+
+    def predict(self, batch: LMBatch) -> Generation:
+        """The greedy answer to each prompt of the batch, as long as the batch's answers."""
+        ids = batch.positions
+        return self.generate(batch.tokens[:, :batch.prompt], ids[:, :batch.prompt], batch.length - batch.prompt,
+                             answer_ids=ids[:, batch.prompt:])
+
+
+class EncoderDecoder(nn.Module):
+    """An encoder over the source and a causal decoder with cross-attention over `Seq2SeqBatch`es: teacher-forced
+    loss on the target (with <eos>); greedy decoding with a key/value cache.
+
+    The encoder has `encoder_layers` blocks (0: its output is the embedded source, as in the public code of Attention
+    Bias Calibration); both stacks share one positional scheme, the encoder's layers numbered first.
+    """
+
+    def __init__(self, cfg: TransformerConfig, vocab_size: int):
+        super().__init__()
+        self.cfg = cfg
+        self.positional = cfg.scheme(cfg.encoder_layers + cfg.layers)
+        self.encoder = Stack(cfg, vocab_size, self.positional, cfg.encoder_layers)
+        self.decoder = Stack(cfg, vocab_size, self.positional, cfg.layers, first=cfg.encoder_layers, cross=True)
+        self.head = nn.Linear(cfg.width, vocab_size)
+
+    @property
+    def width(self) -> int:
+        return self.cfg.width
+
+    @staticmethod
+    def _ids(given: torch.Tensor | None, tokens: torch.Tensor) -> torch.Tensor:
+        return given if given is not None else torch.arange(tokens.shape[1], device=tokens.device).expand_as(tokens)
+
+    def encode(self, batch: Seq2SeqBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The encoder's output (B, S, D) and the source mask (B, S), True at real tokens."""
+        mask = torch.arange(batch.src.shape[1], device=batch.src.device)[None, :] < batch.src_len[:, None]
+        return self.encoder(batch.src, self._ids(batch.src_pos, batch.src), causal=False), mask
+
+    def loss(self, batch: Seq2SeqBatch) -> torch.Tensor:
+        """Mean cross-entropy of the target tokens (padding ignored), the decoder reading <sos> + target[:-1]."""
+        memory, mask = self.encode(batch)
+        inputs = torch.cat([torch.full_like(batch.tgt[:, :1], SOS), batch.tgt[:, :-1]], 1)
+        h = self.decoder(inputs, self._ids(batch.tgt_pos, inputs), causal=True, memory=memory, memory_mask=mask)
+        return F.cross_entropy(self.head(h).transpose(1, 2), batch.tgt, ignore_index=PAD)
+
+    @torch.no_grad()
+    def predict(self, batch: Seq2SeqBatch, max_steps: int | None = None) -> torch.Tensor:
+        """Greedy decoding (B, <= max_steps) of token ids, <pad> after each <eos>; stops when every row has ended.
+        max_steps defaults to the longest target (with <eos>). Step t reads id `tgt_pos[:, t]` when the batch has
+        target ids (and t is within them), else t, as in training."""
+        max_steps = int(batch.tgt_len.max()) if max_steps is None else max_steps
+        memory, mask = self.encode(batch)
+        B, device = batch.src.shape[0], batch.src.device
+        caches = self.decoder.caches(B, device)
+        token = torch.full((B,), SOS, dtype=torch.long, device=device)
+        done = torch.zeros(B, dtype=torch.bool, device=device)
+        out = []
+        for t in range(max_steps):
+            given = batch.tgt_pos is not None and t < batch.tgt_pos.shape[1]
+            ids = batch.tgt_pos[:, t:t + 1] if given else torch.full((B, 1), t, dtype=torch.long, device=device)
+            h = self.decoder(token[:, None], ids, causal=True, caches=caches, memory=memory, memory_mask=mask)
+            token = self.head(h[:, -1]).argmax(-1).masked_fill(done, PAD)
+            out.append(token)
+            done |= token == EOS
+            if bool(done.all()):
+                break
+        return torch.stack(out, 1)
+
+
+def build_decoder(cfg: TransformerConfig, task) -> DecoderOnly:
+    """A decoder-only transformer over the task's vocabulary."""
+    return DecoderOnly(cfg, len(task.vocab))
+
+
+def build_encoder_decoder(cfg: TransformerConfig, task) -> EncoderDecoder:
+    """An encoder-decoder transformer over the task's vocabulary (source and target share it)."""
+    return EncoderDecoder(cfg, len(task.vocab))

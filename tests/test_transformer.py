@@ -1,0 +1,218 @@
+"""The transformers: causality, positional schemes inside the model, the fused path, the key/value cache, PPC."""
+
+import pytest
+import torch
+
+from lengthgen.data import EOS, LMBatch, Seq2SeqBatch
+from lengthgen.models import MODELS
+from lengthgen.models.attention import KVCache, MultiHeadAttention, causal_bias
+from lengthgen.models.hooks import capture, hook_names
+from lengthgen.models.positional import POSITIONAL, offset, pose, sinusoid
+from lengthgen.models.transformer import DecoderOnly, EncoderDecoder, TransformerConfig
+
+G = torch.Generator().manual_seed(0)
+SCHEMES = list(POSITIONAL)
+
+
+def decoder(positional="rope", **kw) -> DecoderOnly:
+    torch.manual_seed(0)
+    return DecoderOnly(TransformerConfig(width=32, heads=4, layers=2, ff=64, positional=positional,
+                                         max_positions=64, **kw), 16).eval()
+
+
+def logits(model: DecoderOnly, tokens, ids=None):
+    ids = torch.arange(tokens.shape[1]).expand_as(tokens) if ids is None else ids
+    return model.head(model.stack(tokens, ids, causal=True))
+
+
+def random_bias(model: DecoderOnly) -> None:
+    """Fill a bias-table scheme with noise (its default table is all zeros, which would test nothing)."""
+    if POSITIONAL["bias"] is type(model.positional):
+        table = model.positional.table
+        model.positional.set_table(torch.randn(table.shape, generator=G))
+
+
+@pytest.mark.parametrize("positional", SCHEMES)
+@pytest.mark.parametrize("post_ln", [False, True])
+def test_a_future_token_never_changes_an_earlier_logit(positional, post_ln):
+    model = decoder(positional, post_ln=post_ln)
+    random_bias(model)
+    tokens = torch.randint(4, 16, (2, 12), generator=G)
+    changed = tokens.clone()
+    changed[:, 7:] = torch.randint(4, 16, (2, 5), generator=G)
+    a, b = logits(model, tokens), logits(model, changed)
+    assert torch.equal(a[:, :7], b[:, :7])
+    assert not torch.allclose(a[:, 7:], b[:, 7:])
+
+
+@pytest.mark.parametrize("positional, relative", [("none", True), ("rope", True), ("alibi", True),
+                                                  ("learned", False), ("sinusoidal", False)])
+def test_relative_schemes_ignore_a_shift_of_every_id(positional, relative):
+    model = decoder(positional)
+    tokens = torch.randint(4, 16, (2, 10), generator=G)
+    ids = torch.arange(10).expand(2, -1)
+    same = torch.allclose(logits(model, tokens, ids), logits(model, tokens, ids + 17), atol=1e-4)
+    assert same == relative
+
+
+def test_cyclic_ids_and_bias_table_by_hand():
+    cyclic = POSITIONAL["cyclic"](8, period=3)
+    assert torch.equal(cyclic.embed(torch.tensor([0, 4, 5, 7])), sinusoid(torch.tensor([0, 1, 2, 1]), 8))
+    table = POSITIONAL["bias"](8, heads=2, layers=2, max_positions=6)
+    values = torch.arange(2 * 2 * 4 * 4, dtype=torch.float32).view(2, 2, 4, 4)
+    table.set_table(values)
+    bias = table.bias(torch.tensor([3, 1]), torch.tensor([0, 2, 5]), layer=1)  # (H, T, S)
+    assert bias.shape == (2, 2, 3)
+    assert float(bias[1, 0, 1]) == float(values[1, 1, 3, 2]) and float(bias[0, 1, 0]) == float(values[1, 0, 1, 0])
+    assert float(bias[0, 0, 2]) == 0.0  # outside the given 4 x 4: zero
+    batched = table.bias(torch.tensor([[3, 1]]), torch.tensor([[0, 2, 5]]), layer=1)  # per-example ids
+    assert torch.equal(batched[0], bias)
+    with pytest.raises(ValueError, match="outside the table of 6"):
+        table.bias(torch.tensor([6]), torch.tensor([0]))
+    with pytest.raises(ValueError, match="does not fit"):
+        table.set_table(torch.zeros(1, 2, 4, 4))
+
+
+def test_pose_ids_keep_order_and_cover_the_target_range():
+    ids = torch.arange(10).expand(2000, -1)
+    shifted = pose(ids, 50, torch.Generator().manual_seed(1))
+    steps = shifted.diff(dim=1)
+    assert bool((steps >= 1).all())  # still increasing
+    assert bool(((steps > 1).sum(1) <= 1).all())  # at most one jump: two chunks
+    assert torch.equal(shifted[:, 0], ids[:, 0])  # the first chunk is never moved
+    assert int(shifted.max()) == 49 and set(shifted[:, -1].tolist()) == set(range(9, 50))
+    with pytest.raises(ValueError, match="shorter than the training window"):
+        pose(ids, 5, G)
+
+
+def test_coupling_offset_moves_every_nonzero_id_by_one_amount():
+    ids = torch.tensor([[0, 1, 2, 3, 1, 2, 3]]).expand(3000, -1)
+    moved = offset(ids, 20, torch.Generator().manual_seed(2))
+    s = moved[:, 1] - 1
+    assert torch.equal(moved[:, 0], torch.zeros(3000, dtype=torch.long))
+    assert torch.equal(moved[:, 1:] - ids[:, 1:], s[:, None].expand(-1, 6))
+    assert set(s.tolist()) == set(range(17))  # largest id 3 + s reaches 19 = max_positions - 1, never beyond
+    with pytest.raises(ValueError, match="exceed max_positions"):
+        offset(ids, 3, G)
+
+
+@pytest.mark.parametrize("positional", ["rope", "alibi", "bias"])
+def test_fused_attention_equals_the_explicit_one(positional):
+    scheme = POSITIONAL[positional](16, heads=4, max_positions=32)
+    if positional == "bias":
+        scheme.set_table(torch.randn(1, 4, 32, 32, generator=G))
+    attn = MultiHeadAttention(16, 16, 16, heads=4, positional=scheme, fused=True)
+    x, ids = torch.randn(3, 9, 16, generator=G), torch.randint(0, 32, (3, 9), generator=G)
+    for causal in (False, True):
+        fast = attn(x, x, ids, ids, causal=causal)
+        with capture(attn, "hook_pattern") as rec:
+            slow = attn(x, x, ids, ids, causal=causal)
+        assert torch.allclose(fast, slow, atol=1e-5)
+        if causal:  # the explicit path masks the future
+            assert float(rec["hook_pattern"][0].triu(1).abs().max()) == 0.0
+
+
+def test_a_cache_gives_the_same_attention_as_the_whole_sequence():
+    attn = MultiHeadAttention(16, 16, 16, heads=4, positional=POSITIONAL["rope"](16, 4), fused=True)
+    x = torch.randn(2, 7, 16, generator=G)
+    ids = torch.arange(7).expand(2, -1)
+    whole = attn(x, x, ids, ids, causal=True)
+    cache = KVCache.empty(2, 4, 4)
+    first = attn(x[:, :4], x[:, :4], ids[:, :4], ids[:, :4], causal=True, cache=cache)  # a prompt of 4
+    rest = [attn(x[:, t:t + 1], x[:, t:t + 1], ids[:, t:t + 1], ids[:, t:t + 1], causal=True, cache=cache)
+            for t in range(4, 7)]
+    assert torch.allclose(torch.cat([first, *rest], 1), whole, atol=1e-5)
+    assert cache.keys.shape == (2, 4, 7, 4) and torch.equal(cache.ids, ids)
+    assert torch.equal(causal_bias(2, 4) < 0, torch.tensor([[False, False, False, True], [False] * 4]))
+
+
+@pytest.mark.parametrize("positional", SCHEMES)
+def test_cached_generation_equals_generation_without_the_cache(positional):
+    model = decoder(positional)
+    random_bias(model)
+    prompt = torch.randint(4, 16, (3, 6), generator=G)
+    ids = torch.arange(6).expand(3, -1)
+    fast, slow = model.generate(prompt, ids, 20), model.generate(prompt, ids, 20, cache=False)
+    assert torch.equal(fast.tokens, slow.tokens) and torch.equal(fast.ids, slow.ids)
+    assert torch.equal(fast.ids[:, -1], torch.full((3,), 25))  # default ids continue the prompt's
+    assert len(set(fast.tokens.flatten().tolist())) > 1  # not a constant answer
+
+
+def test_ppc_generation_feeds_back_its_own_predicted_ids():
+    model = decoder("sinusoidal", ppc=True)
+    with torch.no_grad():  # a position head that always predicts id 7
+        model.position_head.weight.zero_()
+        model.position_head.bias.zero_()
+        model.position_head.bias[7] = 1.0
+    prompt, ids = torch.randint(4, 16, (2, 5), generator=G), torch.arange(5).expand(2, -1)
+    given = torch.full((2, 6), 30)
+    out = model.generate(prompt, ids, 6, answer_ids=given)
+    assert torch.equal(out.ids, torch.full((2, 6), 7))  # its predictions, not the given ids
+    plain = decoder("sinusoidal")
+    plain.load_state_dict({k: v for k, v in model.state_dict().items() if not k.startswith("position_head")})
+    assert torch.equal(out.tokens, plain.generate(prompt, ids, 6, answer_ids=torch.full((2, 6), 7)).tokens)
+    assert not torch.equal(out.tokens, plain.generate(prompt, ids, 6, answer_ids=given).tokens)
+
+
+def test_ppc_loss_adds_the_position_loss():
+    model = decoder("learned", ppc=True)
+    tokens = torch.randint(4, 16, (2, 9), generator=G)
+    ids = torch.tensor([[0, 1, 2, 3, 4, 1, 2, 3, 4]]).expand(2, -1)
+    batch = LMBatch(tokens, ids, prompt=5)
+    h = model.stack(tokens[:, :-1], ids[:, :-1], causal=True)[:, 4:]
+    tok = torch.nn.functional.cross_entropy(model.head(h).transpose(1, 2), tokens[:, 5:])
+    pos = torch.nn.functional.cross_entropy(model.position_head(h).transpose(1, 2), ids[:, 5:])
+    assert float(model.loss(batch)) == pytest.approx(float(tok + pos), abs=1e-5)
+
+
+def test_post_ln_blocks_end_normalised_and_pre_ln_with_a_final_norm():
+    for post in (False, True):
+        model = decoder("rope", post_ln=post)
+        tokens = torch.randint(4, 16, (2, 8), generator=G)
+        h = model.stack(tokens, torch.arange(8).expand(2, -1), causal=True)
+        assert torch.allclose(h.mean(-1), torch.zeros(2, 8), atol=1e-5)  # the last norm is the last operation
+        assert type(model.stack.norm).__name__ == ("Identity" if post else "LayerNorm")
+
+
+def test_every_layer_and_head_can_be_captured():
+    model = decoder("alibi")
+    names = [n for n in hook_names(model) if n.endswith("hook_pattern")]
+    assert names == ["stack.blocks.0.self_attn.hook_pattern", "stack.blocks.1.self_attn.hook_pattern"]
+    tokens = torch.randint(4, 16, (2, 8), generator=G)
+    with capture(model, *names) as rec:
+        with_capture = logits(model, tokens)
+    for name in names:
+        pattern = rec[name][0]
+        assert pattern.shape == (2, 4, 8, 8) and torch.allclose(pattern.sum(-1), torch.ones(2, 4, 8))
+    assert torch.allclose(with_capture, logits(model, tokens), atol=1e-5)
+
+
+def seq2seq_batch(n=16, length=6) -> Seq2SeqBatch:
+    src = torch.randint(4, 16, (n, length), generator=torch.Generator().manual_seed(3))
+    tgt = torch.cat([src.flip(1), torch.full((n, 1), EOS)], 1)  # reverse, then <eos>
+    return Seq2SeqBatch(src, torch.full((n,), length), tgt, torch.full((n,), length + 1))
+
+
+@pytest.mark.parametrize("encoder_layers", [0, 1])
+def test_encoder_decoder_fits_a_batch_and_decodes_it_with_the_cache(encoder_layers):
+    torch.manual_seed(0)
+    model = EncoderDecoder(TransformerConfig(width=32, heads=4, layers=2, ff=64, encoder_layers=encoder_layers,
+                                             positional="sinusoidal"), 16)
+    batch = seq2seq_batch()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(150):
+        loss = model.loss(batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    assert float(model.loss(batch)) < 0.05
+    assert torch.equal(model.predict(batch), batch.tgt)  # greedy, cached decoding reproduces the fitted targets
+
+
+def test_registry_builds_both_transformers():
+    class Task:
+        vocab = list(range(16))
+
+    assert isinstance(MODELS["decoder"].build(TransformerConfig(width=16, heads=2), Task()), DecoderOnly)
+    assert isinstance(MODELS["encoder_decoder"].build(TransformerConfig(width=16, heads=2), Task()), EncoderDecoder)
