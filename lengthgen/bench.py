@@ -1,19 +1,24 @@
 """`lengthgen bench`: throughput on this machine; the speed targets live here, not in timed tests.
 
-Suites: `vv` (the vanishing-variance probe) and `mla` (GRU seq2seq training and greedy decoding per mechanism).
+Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism) and
+`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation).
 """
 
 import time
+from dataclasses import replace
 
 import pandas as pd
 import torch
+import torch.nn.functional as F
+from torch import nn
 
-from lengthgen.data import EOS
+from lengthgen.data import EOS, LMBatch
 from lengthgen.device import device_of
 from lengthgen.experiments.monotonic import Seq2SeqRun, build
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.probe import ProbeConfig
+from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length
@@ -25,11 +30,13 @@ EVAL_TARGET_S = 60.0  # target: evaluate 1,000 sets at one length within a minut
 # sequences/s (Content / OneStep / LocAttn). Our target is twice that.
 PUBLIC_TRAIN = 900.0
 PUBLIC_DECODE = {"content": 87.0, "onestep": 230.0, "locattn": 243.0}
+TORCH_RATIO = 0.9  # target: our pluggable decoder trains at >= 0.9x the tokens/s of torch's own layers
+CACHE_RATIO = 5.0  # target: cached generation >= 5x the tokens/s of recomputing the sequence at every step
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
-    """The rows of the chosen suite(s): vv, mla or all."""
-    suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq}
+    """The rows of the chosen suite(s): vv, mla, transformer or all."""
+    suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer}
     chosen = suites if suite == "all" else {suite: suites[suite]}
     rows = pd.concat([fn() for fn in chosen.values()], ignore_index=True)
     threads = {"what": "torch threads", "N": 0, "measured": str(torch.get_num_threads()), "rate": "", "target": ""}
@@ -37,7 +44,7 @@ def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
 
 
 def _verdict(rate: float, target: float, unit: str) -> str:
-    return f"{'met' if rate >= target else 'missed'} (target {target:.0f} {unit})"
+    return f"{'met' if rate >= target else 'missed'} (target {target:g} {unit})"
 
 
 def bench_seq2seq(train_batches: int = 200, decode_samples: int = 2000, length: int = 100) -> pd.DataFrame:
@@ -92,4 +99,67 @@ def bench_probe(train_steps: int = 200, eval_lengths=(2**14, 2**16, 2**20), eval
             rows.append({"what": "evaluate argmax (plain + adaptive)", "N": n,
                          "measured": f"{eval_sets} sets", "rate": f"{projected:.0f} s per 1,000 sets",
                          "target": "met" if projected <= EVAL_TARGET_S else f"missed (target {EVAL_TARGET_S:.0f} s)"})
+    return pd.DataFrame(rows)
+
+
+class TorchDecoder(nn.Module):
+    """The reference of the transformer suite: PyTorch's `nn.TransformerEncoderLayer` stack with a causal mask (pre-LN,
+    GELU, no dropout), embeddings and head as ours, no positional information; the same `loss` as `DecoderOnly`."""
+
+    def __init__(self, cfg: TransformerConfig, vocab_size: int):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(cfg.width, cfg.heads, cfg.ff, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.embed = nn.Embedding(vocab_size, cfg.width)
+        self.layers = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
+        self.norm, self.head = nn.LayerNorm(cfg.width), nn.Linear(cfg.width, vocab_size)
+
+    def loss(self, batch: LMBatch) -> torch.Tensor:
+        x = batch.tokens[:, :-1]
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device)
+        h = self.norm(self.layers(self.embed(x), mask=mask, is_causal=True))[:, batch.prompt - 1:]
+        return F.cross_entropy(self.head(h).transpose(1, 2), batch.answer)
+
+
+def _tokens_per_second(model: nn.Module, batch: LMBatch, steps: int) -> float:
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    for _ in range(3):  # warm-up
+        update(model, opt, batch)
+    start = time.perf_counter()
+    for _ in range(steps):
+        update(model, opt, batch)
+    return steps * batch.tokens.numel() / (time.perf_counter() - start)
+
+
+def bench_transformer(steps: int = 30, rounds: int = 3, batch: int = 64, length: int = 64, generate: int = 500,
+                      prompts: int = 8) -> pd.DataFrame:
+    """Training tokens/s of our decoder (RoPE, and NoPE) against torch's encoder layers of the same size (2 layers,
+    D = 128, 4 heads, FF 512, batch 64 x 64 tokens), timed alternately over `rounds` rounds (best of each), and greedy
+    generation of `generate` tokens from `prompts` one-token prompts with and without the key/value cache."""
+    cfg = TransformerConfig(width=128, heads=4, layers=2, ff=512, max_positions=generate + 1)
+    vocab = 32
+    tokens = torch.randint(4, vocab, (batch, length), generator=generator(0, "bench"))
+    data = LMBatch(tokens, None, prompt=1)
+    models = {"torch nn.TransformerEncoderLayer": TorchDecoder(cfg, vocab),
+              "ours, RoPE": DecoderOnly(cfg, vocab), "ours, NoPE": DecoderOnly(replace(cfg, positional="none"), vocab)}
+    best = dict.fromkeys(models, 0.0)
+    for _ in range(rounds):
+        for name, model in models.items():
+            best[name] = max(best[name], _tokens_per_second(model.train(), data, steps))
+    reference = best["torch nn.TransformerEncoderLayer"]
+    rows = [{"what": f"train {name} (2 layers, D 128)", "N": length, "measured": f"best of {rounds} x {steps} steps",
+             "rate": f"{rate:.0f} tokens/s ({rate / reference:.2f}x torch)",
+             "target": "" if name.startswith("torch") else _verdict(rate / reference, TORCH_RATIO, "x torch")}
+            for name, rate in best.items()]
+    model = models["ours, RoPE"].eval()
+    prompt = tokens[:prompts, :1]
+    rates = {}
+    for cache in (True, False):
+        start = time.perf_counter()
+        model.generate(prompt, torch.zeros_like(prompt), generate, cache=cache)
+        rates[cache] = prompts * generate / (time.perf_counter() - start)
+    for cache, rate in rates.items():
+        rows.append({"what": f"generate, {'with' if cache else 'without'} key/value cache", "N": generate,
+                     "measured": f"{prompts} sequences", "rate": f"{rate:.0f} tokens/s",
+                     "target": _verdict(rates[True] / rates[False], CACHE_RATIO, "x uncached") if cache else ""})
     return pd.DataFrame(rows)

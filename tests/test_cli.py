@@ -126,10 +126,13 @@ def test_bench_reports_rates(capsys, monkeypatch):
     probe = functools.partial(lengthgen.bench.bench_probe, eval_lengths=(64,), eval_sets=2)
     seq2seq = functools.partial(lengthgen.bench.bench_seq2seq, train_batches=2, decode_samples=8, length=15)
     monkeypatch.setattr(lengthgen.bench, "bench_probe", probe)
+    transformer = functools.partial(lengthgen.bench.bench_transformer, steps=2, rounds=1, length=8, generate=6)
     monkeypatch.setattr(lengthgen.bench, "bench_seq2seq", seq2seq)
+    monkeypatch.setattr(lengthgen.bench, "bench_transformer", transformer)
     code, out, _ = run(capsys, "bench", "--steps", "5")
     assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out
     assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
+    assert "x torch)" in out and "generate, without key/value cache" in out and "(target 5 x uncached)" in out
 
 
 def test_data_prints_and_writes_examples(tmp_path, capsys):
