@@ -18,6 +18,7 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.seq2seq import Seq2SeqTask
+from lengthgen.tasks.sparsity import LMTask
 
 DATA_FORMATS = ("txt", "jsonl", "scan")
 
@@ -46,9 +47,13 @@ def cmd_list(args) -> None:
 
 def cmd_data(args) -> None:
     cls = TASKS[args.task]
-    sequence_tasks = [n for n in TASKS if issubclass(TASKS[n], Seq2SeqTask)]
-    if not issubclass(cls, Seq2SeqTask):
+    sequence_tasks = [n for n in TASKS if issubclass(TASKS[n], Seq2SeqTask | LMTask)]
+    if not issubclass(cls, Seq2SeqTask | LMTask):
         raise LengthgenError(f"task {args.task!r} has no fixed splits; valid: {', '.join(sequence_tasks)}")
+    if issubclass(cls, LMTask):
+        lines = lm_examples(cls(), args)
+        write_lines(lines, args, f"{cls.name} examples of length {args.split}")
+        return
     if args.task == "cfq":
         if not args.cfq_root:
             raise LengthgenError("cfq needs --cfq-root DIR (a user-supplied copy; CFQ is never downloaded)")
@@ -56,13 +61,34 @@ def cmd_data(args) -> None:
     else:
         task = cls(data_seed=args.data_seed)
     examples = task.examples(args.split, args.n)
-    lines = [format_example(e, args.format) for e in examples]
+    write_lines([format_example(e, args.format) for e in examples], args, f"{task.name}/{args.split} examples")
+
+
+def write_lines(lines: list[str], args, what: str) -> None:
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text("".join(line + "\n" for line in lines))
-        print(f"wrote {len(lines)} {task.name}/{args.split} examples to {args.out}", file=sys.stderr)
+        print(f"wrote {len(lines)} {what} to {args.out}", file=sys.stderr)
     else:
         print("\n".join(lines))
+
+
+def lm_examples(task: LMTask, args) -> list[str]:
+    """`--n` (default 10) examples of a decoder-only task at the length `--split`, as prompt TAB answer [TAB ids]."""
+    import torch
+
+    if args.format == "scan" or not args.split.isdigit():
+        raise LengthgenError(f"{task.name} takes --split LENGTH (a number of {task.unit}) and --format txt or jsonl")
+    length = int(args.split)
+    task.check(length)
+    gen = torch.Generator().manual_seed(args.data_seed)
+    lines = []
+    for s in (task.sequence(length, gen) for _ in range(args.n or 10)):
+        prompt, answer = " ".join(s.tokens[: s.prompt]), " ".join(s.tokens[s.prompt:])
+        ids = "" if s.ids is None else " ".join(map(str, s.ids))
+        lines.append(json.dumps({"prompt": prompt, "answer": answer, "ids": ids}) if args.format == "jsonl"
+                     else "\t".join(filter(None, (prompt, answer, ids))))
+    return lines
 
 
 def format_example(example, fmt: str) -> str:
@@ -196,8 +222,10 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_list)
 
     s = sub.add_parser("data", help="print or write the examples of a task's split")
-    s.add_argument("task", help="a sequence task, e.g. copy, recopy, lookup, scan, cfq")
-    s.add_argument("--split", default="train", help="split name (default train; `lengthgen list` shows tasks)")
+    s.add_argument("task", help="a sequence task, e.g. copy, recopy, lookup, scan, cfq, sparse_parity")
+    s.add_argument("--split", default="train",
+                   help="split name (default train; `lengthgen list` shows tasks); for sparse_parity, "
+                        "scratchpad_parity, variable_assignment: a length")
     s.add_argument("--n", type=int, help="number of examples (default: the whole split)")
     s.add_argument("--format", choices=DATA_FORMATS, default="txt",
                    help="txt: source<TAB>target; jsonl; scan: the official 'IN: ... OUT: ...' lines")

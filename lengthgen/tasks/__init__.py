@@ -15,6 +15,7 @@ from lengthgen.tasks.copying import (
 from lengthgen.tasks.lookup import Lookup, ReverseLookup
 from lengthgen.tasks.retrieval import ArgmaxRetrieval, DictionaryLookup
 from lengthgen.tasks.scan import Scan
+from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
 
 TASKS = Registry(
     "task",
@@ -33,6 +34,9 @@ TASKS = Registry(
         "posretrieve": PosRetrieve,
         "scan": Scan,
         "cfq": Cfq,
+        "sparse_parity": SparseParity,
+        "scratchpad_parity": ScratchpadParity,
+        "variable_assignment": VariableAssignment,
     },
 )
 

@@ -6,13 +6,15 @@ kept).
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from tqdm.auto import tqdm
 
 from lengthgen.config import ignored
+from lengthgen.data import LMBatch
 from lengthgen.device import device_of
+from lengthgen.models.positional import offset, pose
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,59 @@ class TrainConfig:
         frac = (step + 1) / self.steps
         return max(self.min_length, round(self.min_length + frac * (self.max_length - self.min_length)))
 
+    clip = None  # no gradient clipping
+
+    def optimizer(self, params) -> torch.optim.Optimizer:
+        return torch.optim.Adam(params, lr=self.lr)
+
+    def schedule(self, opt: torch.optim.Optimizer) -> torch.optim.lr_scheduler.LRScheduler | None:
+        """The learning-rate schedule stepped after every update (None: constant)."""
+        return None
+
+    def transform(self, batch, gen: torch.Generator):
+        """A training batch as the model sees it (unchanged here; draws nothing from `gen`)."""
+        return batch
+
+
+POSITION_TRANSFORMS = ("given", "offset", "pose")
+
+
+@dataclass(frozen=True)
+class LMTrainConfig(TrainConfig):
+    """How a transformer is trained on an `LMBatch` task: AdamW, linear warm-up then linear decay to 0, gradient
+    clipping, and a training-time transform of the position ids: `given` (as the task gives them), `offset` (position
+    coupling's random shift, ids < max_positions) or `pose` (PoSE, relative distances up to pose_length)."""
+
+    lr: float = 1e-4  # peak AdamW learning rate
+    weight_decay: float = 0.0  # AdamW weight decay
+    warmup: int = 300  # steps of linear warm-up from 0 to lr
+    clip: float = 1.0  # gradient-norm clip
+    positions: str = "given"  # given, offset or pose
+    max_positions: int = 256  # offset: ids stay below this (the model's id table)
+    pose_length: int = 0  # pose: the length whose relative distances the shifted ids cover
+
+    def __post_init__(self):
+        if self.positions not in POSITION_TRANSFORMS:
+            raise ValueError(f"unknown positions {self.positions!r}; valid: {', '.join(POSITION_TRANSFORMS)}")
+
+    def optimizer(self, params):
+        return torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
+
+    def schedule(self, opt):
+        def factor(step: int) -> float:
+            if step < self.warmup:
+                return (step + 1) / self.warmup
+            return max(0.0, (self.steps - step) / max(1, self.steps - self.warmup))
+
+        return torch.optim.lr_scheduler.LambdaLR(opt, factor)
+
+    def transform(self, batch: LMBatch, gen):
+        if self.positions == "offset":
+            return replace(batch, ids=offset(batch.positions, self.max_positions, gen))
+        if self.positions == "pose":
+            return replace(batch, ids=pose(batch.positions, self.pose_length, gen))
+        return batch
+
 
 def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: float | None = None) -> float:
     """One gradient step on `model.loss(batch)` (the batch moved to the model's device; gradient norm clipped to
@@ -48,12 +103,14 @@ def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: floa
 
 
 def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train") -> dict:
-    """Train `model` (anything with `.loss(batch)`) in place on `task`; lengths ~ U{min..cap(step)}.
+    """Train `model` (anything with `.loss(batch)`) in place on `task`; lengths ~ U{min..cap(step)}; the optimizer,
+    schedule, clipping and batch transform are the config's.
 
     Returns:
         {"loss": final running mean loss, "seconds": wall time, "losses": loss every 1% of training}.
     """
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    opt = cfg.optimizer(model.parameters())
+    schedule = cfg.schedule(opt)
     model.train()
     losses, running, start = [], None, time.perf_counter()
     every = max(1, cfg.steps // 100)
@@ -61,7 +118,9 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     for step in bar:
         cap = cfg.length_cap(step)
         length = int(torch.randint(cfg.min_length, cap + 1, (1,), generator=gen))
-        loss = update(model, opt, task.sample(cfg.batch_size, length, gen))
+        loss = update(model, opt, cfg.transform(task.sample(cfg.batch_size, length, gen), gen), cfg.clip)
+        if schedule is not None:
+            schedule.step()
         running = loss if running is None else 0.98 * running + 0.02 * loss
         if step % every == 0:
             losses.append(running)

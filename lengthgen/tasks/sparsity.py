@@ -1,0 +1,232 @@
+"""Decoder-only tasks of the sparsity chapter (Golowich et al. 2025): sparse parity, parity with a scratchpad and
+jumps, variable assignment with a scratchpad.
+
+Every example is a `Sequence`: tokens (prompt, then answer), position ids (the task's coupled ids, or None for
+0, 1, 2, ...) and the prompt's length. `sample(batch_size, length, gen)` draws a batch of one length (`LMBatch`),
+`sequence(length, gen)` one example; each task's answer is checked in the tests against a plain reference function
+of the prompt (`*_reference`).
+
+Coupled ids follow the public position-coupling code (Cho et al. 2024): <bos> has id 0, the rest start at 1;
+training shifts every non-zero id by a random offset (`models.positional.offset`).
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+
+from lengthgen.data import LMBatch, Vocab
+from lengthgen.errors import LengthgenError
+
+BOS, SEP, SEP2 = "<sos>", "=", ">"
+BITS = ("0", "1")
+
+
+class Sequence(NamedTuple):
+    """One example: tokens, their position ids (None: 0..P-1) and the number of prompt tokens."""
+
+    tokens: list[str]
+    ids: list[int] | None
+    prompt: int
+
+
+class LMTask:
+    """Base class: subclasses set `name` and `tokens`, and implement `sequence(length, gen)` and `check(length)`."""
+
+    name = ""
+    tokens: tuple[str, ...] = ()
+    unit = "tokens"  # what `length` counts
+
+    @property
+    def vocab(self) -> Vocab:
+        return Vocab(self.tokens)
+
+    def check(self, length: int) -> None:
+        """Raise a clear error if the task cannot produce `length`."""
+
+    def sequence(self, length: int, gen: torch.Generator) -> Sequence:
+        raise NotImplementedError
+
+    def sample(self, batch_size: int, length: int, gen: torch.Generator) -> LMBatch:
+        """`batch_size` examples of `length`, one tensor each for tokens and (if the task has them) ids."""
+        self.check(length)
+        rows = [self.sequence(length, gen) for _ in range(batch_size)]
+        vocab = self.vocab
+        tokens = torch.tensor([vocab.encode(r.tokens) for r in rows], dtype=torch.long)
+        ids = None if rows[0].ids is None else torch.tensor([r.ids for r in rows], dtype=torch.long)
+        return LMBatch(tokens, ids, rows[0].prompt)
+
+    def max_id(self, length: int) -> int:
+        """The largest position id of an example of `length` (before any training offset)."""
+        return 0
+
+
+def _bits(n: int, gen: torch.Generator) -> list[int]:
+    return torch.randint(2, (n,), generator=gen).tolist()
+
+
+def _choose(population: int, k: int, gen: torch.Generator) -> list[int]:
+    """k distinct indices of range(population), in random order."""
+    return torch.randperm(population, generator=gen)[:k].tolist()
+
+
+@dataclass(frozen=True)
+class SparseParity(LMTask):
+    """The parity of the k bits that follow a special key, among L (key, bit) pairs; k is drawn uniformly from
+    min_k .. max_k for each example (at most L). `length` is L, the number of pairs (the paper counts 2L tokens).
+
+    Vocabulary: `keys` ordinary keys, one special key `*`, the bits and `=`: 20 tokens with the default 16 keys, the
+    paper's vocabulary size (plus the specials).
+
+    Examples:
+        k = 2, L = 4:  <sos> k3 1 * 0 k9 1 * 1 =  ->  1   (the bits after the two `*`: 0 xor 1)
+    """
+
+    max_k: int = 4  # the sparsity bound: k ~ U{min_k..max_k}
+    min_k: int = 1
+    keys: int = 16
+    name = "sparse_parity"
+    unit = "pairs"
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return (*[f"k{i}" for i in range(self.keys)], "*", *BITS, SEP)
+
+    def check(self, length):
+        if length < max(1, self.min_k):
+            raise LengthgenError(f"impossible length {length} for sparse_parity with k >= {self.min_k}; "
+                                 f"valid: >= {max(1, self.min_k)} pairs")
+
+    def sequence(self, length, gen):
+        k = int(torch.randint(self.min_k, min(self.max_k, length) + 1, (1,), generator=gen))
+        special = set(_choose(length, k, gen))
+        keys = torch.randint(self.keys, (length,), generator=gen).tolist()
+        bits = _bits(length, gen)
+        body = []
+        for i in range(length):
+            body += ["*" if i in special else f"k{keys[i]}", BITS[bits[i]]]
+        answer = sum(bits[i] for i in special) % 2
+        return Sequence([BOS, *body, SEP, BITS[answer]], None, len(body) + 2)
+
+    def with_k(self, k: int) -> "SparseParity":
+        """The same task with every example at exactly k special keys (the test sparsity)."""
+        return SparseParity(max_k=k, min_k=k, keys=self.keys)
+
+
+def sparse_parity_reference(prompt: list[str]) -> str:
+    """The parity of the bits right after each `*` key, read off the prompt."""
+    return BITS[sum(prompt[i + 1] == "1" for i, t in enumerate(prompt) if t == "*") % 2]
+
+
+@dataclass(frozen=True)
+class ScratchpadParity(LMTask):
+    """The parity of n bits with a scratchpad of prefix parities, written every j bits (j = 1: every prefix).
+
+    `length` is the combined length n + n/j of input and scratchpad (the paper's axis); it must be a multiple of
+    j + 1. Coupled ids: <bos> 0, `=` 1, input bit i (1-based) 1 + ceil(i/j) (each id repeated j times), scratchpad
+    token m 1 + m, so token m shares its id with the last j bits it summarises. Without coupling, ids are 0..P-1.
+
+    Examples:
+        j = 2, length 6:  <sos> 1 0 1 1 =  ->  1 1    ids 0 2 2 3 3 1 -> 2 3
+    """
+
+    jump: int = 1  # j
+    coupled: bool = True  # coupled position ids (else 0..P-1)
+    name = "scratchpad_parity"
+    tokens = (*BITS, SEP)
+
+    def check(self, length):
+        if length < self.jump + 1 or length % (self.jump + 1):
+            raise LengthgenError(f"impossible length {length} for scratchpad_parity with jump {self.jump}; valid: "
+                                 f"multiples of {self.jump + 1}")
+
+    def sequence(self, length, gen):
+        steps = length // (self.jump + 1)  # scratchpad tokens
+        bits = _bits(steps * self.jump, gen)
+        pad = [BITS[sum(bits[: (m + 1) * self.jump]) % 2] for m in range(steps)]
+        tokens = [BOS, *map(BITS.__getitem__, bits), SEP, *pad]
+        ids = ([0, *[1 + (i + self.jump) // self.jump for i in range(len(bits))], 1, *range(2, steps + 2)]
+               if self.coupled else None)
+        return Sequence(tokens, ids, len(bits) + 2)
+
+    def max_id(self, length):
+        return 1 + length // (self.jump + 1) if self.coupled else length + 1
+
+
+def scratchpad_parity_reference(prompt: list[str], jump: int) -> list[str]:
+    """Every jump-th prefix parity of the bits before `=`."""
+    bits = [int(t) for t in prompt[1:-1]]
+    return [BITS[sum(bits[:m]) % 2] for m in range(jump, len(bits) + 1, jump)]
+
+
+@dataclass(frozen=True)
+class VariableAssignment(LMTask):
+    """Follow one chain of assignments through randomly interleaved chains, writing the chain out.
+
+    m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as the
+    pair `a b` (b takes a's value); the steps of all chains are interleaved at random, each chain in its order.
+    The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is v_11 .. v_1d (the
+    scratchpad), or only v_1d without scratchpad. `length` is the number of step tokens (2 d m, m as large as fits).
+
+    Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_1i the id of the token v_1i in its
+    step, so the ids depend on the input and a model must predict them (PPC). Without coupling: 0..P-1.
+
+    Examples:
+        d = 2, m = 2:  <sos> a : a b c e b f e g >  ->  b f   (ids 0 1 2 3 4 5 6 7 8 9 10 11 -> 4 8)
+    """
+
+    depth: int = 2  # d
+    variables: int = 200
+    scratchpad: bool = True
+    coupled: bool = True
+    name = "variable_assignment"
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return (*[f"v{i}" for i in range(self.variables)], ":", SEP2)
+
+    def chains(self, length: int) -> int:
+        return length // (2 * self.depth)
+
+    def check(self, length):
+        m = self.chains(length)
+        if m < 1 or m * (self.depth + 1) > self.variables:
+            top = 2 * self.depth * (self.variables // (self.depth + 1))
+            raise LengthgenError(f"impossible length {length} for variable_assignment with depth {self.depth}; "
+                                 f"valid: {2 * self.depth}..{top} step tokens")
+
+    def sequence(self, length, gen):
+        d, m = self.depth, self.chains(length)
+        names = _choose(self.variables, m * (d + 1), gen)
+        chains = [names[c * (d + 1): (c + 1) * (d + 1)] for c in range(m)]
+        labels = [c for c in range(m) for _ in range(d)]  # d steps per chain; shuffled: a random interleaving
+        slots = [labels[i] for i in torch.randperm(m * d, generator=gen).tolist()]
+        steps, done, where = [], [0] * m, {}
+        for c in slots:
+            i = done[c]
+            steps += [f"v{chains[c][i]}", f"v{chains[c][i + 1]}"]
+            done[c] += 1
+            if c == 0:
+                where[i + 1] = 3 + len(steps) - 1  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
+        answer = [f"v{v}" for v in chains[0][1:]] if self.scratchpad else [f"v{chains[0][-1]}"]
+        prompt = [BOS, f"v{chains[0][0]}", ":", *steps, SEP2]
+        ids = None
+        if self.coupled:
+            coupled = [where[i] for i in range(1, d + 1)] if self.scratchpad else [where[d]]
+            ids = [*range(len(prompt)), *coupled]
+        return Sequence(prompt + answer, ids, len(prompt))
+
+    def max_id(self, length):
+        answer = self.depth if self.scratchpad else 1
+        return 3 + 2 * self.depth * self.chains(length) + (0 if self.coupled else answer)
+
+
+def variable_assignment_reference(prompt: list[str], scratchpad: bool = True) -> list[str]:
+    """The chain from the query, followed step by step through the assignments of the prompt."""
+    steps = prompt[3:-1]
+    follows = dict(zip(steps[::2], steps[1::2], strict=True))
+    chain, v = [], prompt[1]
+    while v in follows:
+        v = follows[v]
+        chain.append(v)
+    return chain if scratchpad else chain[-1:]

@@ -1,0 +1,124 @@
+"""The sparsity chapter's tasks against plain reference functions and hand-written ids; the transformer training
+config (schedule, id transforms)."""
+
+import pytest
+import torch
+
+from lengthgen.data import LMBatch
+from lengthgen.errors import LengthgenError
+from lengthgen.tasks.sparsity import (
+    ScratchpadParity,
+    SparseParity,
+    VariableAssignment,
+    scratchpad_parity_reference,
+    sparse_parity_reference,
+    variable_assignment_reference,
+)
+from lengthgen.train.loop import LMTrainConfig, TrainConfig
+
+
+def draws(task, length, n=200, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return [task.sequence(length, gen) for _ in range(n)]
+
+
+@pytest.mark.parametrize("length", [1, 3, 20, 120])
+def test_sparse_parity_answers_the_parity_after_the_special_keys(length):
+    task = SparseParity(max_k=4)
+    seen_k = set()
+    for s in draws(task, length):
+        prompt = s.tokens[: s.prompt]
+        k = prompt.count("*")
+        seen_k.add(k)
+        assert s.tokens[s.prompt:] == [sparse_parity_reference(prompt)]
+        assert len(prompt) == 2 * length + 2 and s.ids is None
+        assert all(t.startswith("k") or t == "*" for t in prompt[1:-1:2])
+        assert all(t in ("0", "1") for t in prompt[2:-1:2])
+    assert seen_k == set(range(1, min(4, length) + 1))
+    assert all(s.tokens[: s.prompt].count("*") == 3 for s in draws(task.with_k(3), max(length, 3), n=20))
+
+
+def test_sparse_parity_by_hand_and_its_vocabulary():
+    assert sparse_parity_reference(["<sos>", "k3", "1", "*", "0", "k9", "1", "*", "1", "="]) == "1"
+    assert sparse_parity_reference(["<sos>", "*", "1", "*", "1", "*", "1", "="]) == "1"
+    assert len(SparseParity().tokens) == 20  # the paper's vocabulary size
+    with pytest.raises(LengthgenError, match="valid: >= 3 pairs"):
+        SparseParity(min_k=3).sample(2, 2, torch.Generator())
+
+
+@pytest.mark.parametrize("jump", [1, 2, 3])
+def test_scratchpad_parity_writes_every_jth_prefix_parity_with_coupled_ids(jump):
+    task = ScratchpadParity(jump=jump)
+    length = 6 * (jump + 1)
+    for s in draws(task, length, n=50):
+        prompt, pad = s.tokens[: s.prompt], s.tokens[s.prompt:]
+        assert pad == scratchpad_parity_reference(prompt, jump) and len(prompt) + len(pad) == length + 2
+        bit_ids, pad_ids = s.ids[1: s.prompt - 1], s.ids[s.prompt:]
+        assert s.ids[0] == 0 and s.ids[s.prompt - 1] == 1
+        assert all(bit_ids.count(i) == jump for i in set(bit_ids))  # each input id repeated j times
+        assert [bit_ids[(m + 1) * jump - 1] for m in range(len(pad))] == pad_ids  # coupled with its last bit
+    assert task.max_id(length) == max(s.ids)
+
+
+def test_scratchpad_parity_by_hand():
+    assert scratchpad_parity_reference(["<sos>", "1", "0", "1", "1", "="], 2) == ["1", "1"]
+    s = ScratchpadParity(jump=2).sequence(6, torch.Generator().manual_seed(0))
+    assert s.ids == [0, 2, 2, 3, 3, 1, 2, 3] and s.prompt == 6
+    assert ScratchpadParity(jump=2, coupled=False).sequence(6, torch.Generator()).ids is None
+    with pytest.raises(LengthgenError, match="multiples of 3"):
+        ScratchpadParity(jump=2).check(7)
+
+
+@pytest.mark.parametrize("depth, scratchpad", [(1, True), (2, True), (4, True), (3, False)])
+def test_variable_assignment_follows_the_chain_and_couples_ids_to_the_input(depth, scratchpad):
+    task = VariableAssignment(depth=depth, scratchpad=scratchpad)
+    ids_seen = set()
+    for s in draws(task, 40, n=100):
+        prompt, answer = s.tokens[: s.prompt], s.tokens[s.prompt:]
+        assert answer == variable_assignment_reference(prompt, scratchpad)
+        assert len(answer) == (depth if scratchpad else 1)
+        assert len(prompt) == 4 + 2 * depth * (40 // (2 * depth))
+        assert s.ids[: s.prompt] == list(range(s.prompt))
+        for token, i in zip(answer, s.ids[s.prompt:], strict=True):  # coupled to where it is assigned in the prompt
+            assert prompt[i] == token and (i - 3) % 2 == 1
+        ids_seen.add(tuple(s.ids[s.prompt:]))
+    assert len(ids_seen) > 10  # the ids depend on the input
+    assert task.max_id(40) == max(s.ids[: s.prompt])
+
+
+def test_variable_assignment_by_hand():
+    prompt = ["<sos>", "a", ":", "a", "b", "c", "e", "b", "f", "e", "g", ">"]
+    assert variable_assignment_reference(prompt) == ["b", "f"]
+    assert variable_assignment_reference(prompt, scratchpad=False) == ["f"]
+    s = VariableAssignment(depth=2, coupled=False).sequence(8, torch.Generator())
+    assert s.ids is None and len(s.tokens) == 4 + 8 + 2
+    with pytest.raises(LengthgenError, match="valid: 4..264 step tokens"):
+        VariableAssignment(depth=2).check(3)
+
+
+def test_a_batch_holds_one_length_with_ids():
+    batch = VariableAssignment(depth=2).sample(5, 16, torch.Generator().manual_seed(0))
+    assert batch.tokens.shape == batch.ids.shape == (5, 22) and batch.prompt == 20
+    assert batch.answer.shape == (5, 2)
+
+
+def test_lm_training_schedule_and_position_transforms():
+    cfg = LMTrainConfig(steps=10, warmup=4, lr=1.0, max_positions=30, pose_length=40)
+    opt = cfg.optimizer([torch.nn.Parameter(torch.zeros(1))])
+    schedule = cfg.schedule(opt)
+    rates = []
+    for _ in range(10):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        schedule.step()
+    assert rates == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6])
+    batch = LMBatch(torch.zeros(3, 8, dtype=torch.long), None, 4)
+    gen = torch.Generator().manual_seed(0)
+    assert TrainConfig().transform(batch, gen) is batch
+    shifted = LMTrainConfig(positions="offset", max_positions=30).transform(batch, gen).ids
+    assert bool((shifted[:, 0] == 0).all()) and int(shifted.max()) <= 29
+    assert bool((shifted[:, 1:].diff(dim=1) == 1).all())  # one shift per row
+    posed = LMTrainConfig(positions="pose", pose_length=40).transform(batch, gen).ids
+    assert int(posed.max()) <= 39 and bool((posed.diff(dim=1) >= 1).all())
+    with pytest.raises(ValueError, match="valid: given, offset, pose"):
+        LMTrainConfig(positions="shift")
