@@ -211,7 +211,7 @@ def test_data_prints_decoder_only_tasks_at_a_length(capsys, tmp_path):
     code, out, _ = run(capsys, "data", "sparse_parity", "--split", "4", "--n", "2", "--format", "jsonl")
     assert code == 0 and all(len(json.loads(line)["prompt"].split()) == 10 for line in out.strip().split("\n"))
     target = tmp_path / "never.txt"
-    code, _, err = run(capsys, "data", "scratchpad_parity", "--split", "7", "--out", str(target))
-    assert code == 2 and "valid: multiples of 2" in err and not target.exists()
+    code, _, err = run(capsys, "data", "scratchpad_parity", "--split", "0", "--out", str(target))
+    assert code == 2 and "valid: >= 1 scratchpad tokens" in err and not target.exists()
     code, _, err = run(capsys, "data", "sparse_parity", "--split", "train")
     assert code == 2 and "takes --split LENGTH (a number of pairs)" in err

@@ -49,10 +49,11 @@ def test_sparse_parity_by_hand_and_its_vocabulary():
 @pytest.mark.parametrize("jump", [1, 2, 3])
 def test_scratchpad_parity_writes_every_jth_prefix_parity_with_coupled_ids(jump):
     task = ScratchpadParity(jump=jump)
-    length = 6 * (jump + 1)
+    length = 6
     for s in draws(task, length, n=50):
         prompt, pad = s.tokens[: s.prompt], s.tokens[s.prompt:]
-        assert pad == scratchpad_parity_reference(prompt, jump) and len(prompt) + len(pad) == length + 2
+        assert pad == scratchpad_parity_reference(prompt, jump) and len(pad) == length
+        assert len(prompt) + len(pad) == task.combined(length) + 2
         bit_ids, pad_ids = s.ids[1: s.prompt - 1], s.ids[s.prompt:]
         assert s.ids[0] == 0 and s.ids[s.prompt - 1] == 1
         assert all(bit_ids.count(i) == jump for i in set(bit_ids))  # each input id repeated j times
@@ -62,11 +63,11 @@ def test_scratchpad_parity_writes_every_jth_prefix_parity_with_coupled_ids(jump)
 
 def test_scratchpad_parity_by_hand():
     assert scratchpad_parity_reference(["<sos>", "1", "0", "1", "1", "="], 2) == ["1", "1"]
-    s = ScratchpadParity(jump=2).sequence(6, torch.Generator().manual_seed(0))
+    s = ScratchpadParity(jump=2).sequence(2, torch.Generator().manual_seed(0))
     assert s.ids == [0, 2, 2, 3, 3, 1, 2, 3] and s.prompt == 6
-    assert ScratchpadParity(jump=2, coupled=False).sequence(6, torch.Generator()).ids is None
-    with pytest.raises(LengthgenError, match="multiples of 3"):
-        ScratchpadParity(jump=2).check(7)
+    assert ScratchpadParity(jump=2, coupled=False).sequence(2, torch.Generator()).ids is None
+    with pytest.raises(LengthgenError, match="valid: >= 1 scratchpad tokens"):
+        ScratchpadParity(jump=2).check(0)
 
 
 @pytest.mark.parametrize("depth, scratchpad", [(1, True), (2, True), (4, True), (3, False)])

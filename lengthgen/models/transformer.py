@@ -81,6 +81,7 @@ class Stack(nn.Module):
                  cross: bool = False):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, cfg.width)
+        nn.init.normal_(self.embed.weight, std=0.02)  # GPT-2's scale, the same as learned positions
         self.__dict__["positional"] = positional  # registered once, by the model (an encoder-decoder shares it)
         self.blocks = nn.ModuleList(Block(cfg, positional, first + i, cross) for i in range(layers))
         self.norm = nn.Identity() if cfg.post_ln else nn.LayerNorm(cfg.width)

@@ -122,35 +122,39 @@ def sparse_parity_reference(prompt: list[str]) -> str:
 class ScratchpadParity(LMTask):
     """The parity of n bits with a scratchpad of prefix parities, written every j bits (j = 1: every prefix).
 
-    `length` is the combined length n + n/j of input and scratchpad (the paper's axis); it must be a multiple of
-    j + 1. Coupled ids: <bos> 0, `=` 1, input bit i (1-based) 1 + ceil(i/j) (each id repeated j times), scratchpad
-    token m 1 + m, so token m shares its id with the last j bits it summarises. Without coupling, ids are 0..P-1.
+    `length` is the number of scratchpad tokens m: the input has n = m j bits, and the paper's axis, the combined
+    length of input and scratchpad, is m (j + 1) (`combined`). Coupled ids: <bos> 0, `=` 1, input bit i (1-based)
+    1 + ceil(i/j) (each id repeated j times), scratchpad token m 1 + m, so a scratchpad token shares its id with the
+    last j bits it summarises. Without coupling, ids are 0..P-1.
 
     Examples:
-        j = 2, length 6:  <sos> 1 0 1 1 =  ->  1 1    ids 0 2 2 3 3 1 -> 2 3
+        j = 2, length 2:  <sos> 1 0 1 1 =  ->  1 1    ids 0 2 2 3 3 1 -> 2 3
     """
 
     jump: int = 1  # j
     coupled: bool = True  # coupled position ids (else 0..P-1)
     name = "scratchpad_parity"
     tokens = (*BITS, SEP)
+    unit = "scratchpad tokens"
 
     def check(self, length):
-        if length < self.jump + 1 or length % (self.jump + 1):
-            raise LengthgenError(f"impossible length {length} for scratchpad_parity with jump {self.jump}; valid: "
-                                 f"multiples of {self.jump + 1}")
+        if length < 1:
+            raise LengthgenError(f"impossible length {length} for scratchpad_parity; valid: >= 1 scratchpad tokens")
+
+    def combined(self, length: int) -> int:
+        """Input plus scratchpad tokens of an example of `length` scratchpad tokens."""
+        return length * (self.jump + 1)
 
     def sequence(self, length, gen):
-        steps = length // (self.jump + 1)  # scratchpad tokens
-        bits = _bits(steps * self.jump, gen)
-        pad = [BITS[sum(bits[: (m + 1) * self.jump]) % 2] for m in range(steps)]
+        bits = _bits(length * self.jump, gen)
+        pad = [BITS[sum(bits[: (m + 1) * self.jump]) % 2] for m in range(length)]
         tokens = [BOS, *map(BITS.__getitem__, bits), SEP, *pad]
-        ids = ([0, *[1 + (i + self.jump) // self.jump for i in range(len(bits))], 1, *range(2, steps + 2)]
+        ids = ([0, *[1 + (i + self.jump) // self.jump for i in range(len(bits))], 1, *range(2, length + 2)]
                if self.coupled else None)
         return Sequence(tokens, ids, len(bits) + 2)
 
     def max_id(self, length):
-        return 1 + length // (self.jump + 1) if self.coupled else length + 1
+        return 1 + length if self.coupled else self.combined(length) + 1
 
 
 def scratchpad_parity_reference(prompt: list[str], jump: int) -> list[str]:
