@@ -17,8 +17,8 @@ from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
 from lengthgen.tasks import TASKS
+from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.seq2seq import Seq2SeqTask
-from lengthgen.tasks.sparsity import LMTask
 
 DATA_FORMATS = ("txt", "jsonl", "scan")
 
@@ -225,7 +225,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("task", help="a sequence task, e.g. copy, recopy, lookup, scan, cfq, sparse_parity")
     s.add_argument("--split", default="train",
                    help="split name (default train; `lengthgen list` shows tasks); for sparse_parity, "
-                        "scratchpad_parity, variable_assignment: a length")
+                        "scratchpad_parity, variable_assignment, corpus: a length")
     s.add_argument("--n", type=int, help="number of examples (default: the whole split)")
     s.add_argument("--format", choices=DATA_FORMATS, default="txt",
                    help="txt: source<TAB>target; jsonl; scan: the official 'IN: ... OUT: ...' lines")

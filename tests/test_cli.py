@@ -215,3 +215,5 @@ def test_data_prints_decoder_only_tasks_at_a_length(capsys, tmp_path):
     assert code == 2 and "valid: >= 1 scratchpad tokens" in err and not target.exists()
     code, _, err = run(capsys, "data", "sparse_parity", "--split", "train")
     assert code == 2 and "takes --split LENGTH (a number of pairs)" in err
+    code, out, _ = run(capsys, "data", "corpus", "--split", "9", "--n", "2")
+    assert code == 0 and all(len(" ".join(line.split("\t")).split()) == 9 for line in out.strip().split("\n"))

@@ -12,6 +12,7 @@ from lengthgen.tasks.copying import (
     ReverseCopy,
     ReverseReCopy,
 )
+from lengthgen.tasks.corpus import Corpus
 from lengthgen.tasks.lookup import Lookup, ReverseLookup
 from lengthgen.tasks.retrieval import ArgmaxRetrieval, DictionaryLookup
 from lengthgen.tasks.scan import Scan
@@ -37,6 +38,7 @@ TASKS = Registry(
         "sparse_parity": SparseParity,
         "scratchpad_parity": ScratchpadParity,
         "variable_assignment": VariableAssignment,
+        "corpus": Corpus,
     },
 )
 

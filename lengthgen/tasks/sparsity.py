@@ -1,64 +1,22 @@
 """Decoder-only tasks of the sparsity chapter (Golowich et al. 2025): sparse parity, parity with a scratchpad and
 jumps, variable assignment with a scratchpad.
 
-Every example is a `Sequence`: tokens (prompt, then answer), position ids (the task's coupled ids, or None for
-0, 1, 2, ...) and the prompt's length. `sample(batch_size, length, gen)` draws a batch of one length (`LMBatch`),
-`sequence(length, gen)` one example; each task's answer is checked in the tests against a plain reference function
-of the prompt (`*_reference`).
+Each is an `LMTask` (tasks/lm.py); its answer is checked in the tests against a plain reference function of the
+prompt (`*_reference`).
 
 Coupled ids follow the public position-coupling code (Cho et al. 2024): <bos> has id 0, the rest start at 1;
 training shifts every non-zero id by a random offset (`models.positional.offset`).
 """
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import torch
 
-from lengthgen.data import LMBatch, Vocab
 from lengthgen.errors import LengthgenError
+from lengthgen.tasks.lm import LMTask, Sequence
 
 BOS, SEP, SEP2 = "<sos>", "=", ">"
 BITS = ("0", "1")
-
-
-class Sequence(NamedTuple):
-    """One example: tokens, their position ids (None: 0..P-1) and the number of prompt tokens."""
-
-    tokens: list[str]
-    ids: list[int] | None
-    prompt: int
-
-
-class LMTask:
-    """Base class: subclasses set `name` and `tokens`, and implement `sequence(length, gen)` and `check(length)`."""
-
-    name = ""
-    tokens: tuple[str, ...] = ()
-    unit = "tokens"  # what `length` counts
-
-    @property
-    def vocab(self) -> Vocab:
-        return Vocab(self.tokens)
-
-    def check(self, length: int) -> None:
-        """Raise a clear error if the task cannot produce `length`."""
-
-    def sequence(self, length: int, gen: torch.Generator) -> Sequence:
-        raise NotImplementedError
-
-    def sample(self, batch_size: int, length: int, gen: torch.Generator) -> LMBatch:
-        """`batch_size` examples of `length`, one tensor each for tokens and (if the task has them) ids."""
-        self.check(length)
-        rows = [self.sequence(length, gen) for _ in range(batch_size)]
-        vocab = self.vocab
-        tokens = torch.tensor([vocab.encode(r.tokens) for r in rows], dtype=torch.long)
-        ids = None if rows[0].ids is None else torch.tensor([r.ids for r in rows], dtype=torch.long)
-        return LMBatch(tokens, ids, rows[0].prompt)
-
-    def max_id(self, length: int) -> int:
-        """The largest position id of an example of `length` (before any training offset)."""
-        return 0
 
 
 def _bits(n: int, gen: torch.Generator) -> list[int]:
