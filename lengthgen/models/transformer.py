@@ -130,6 +130,11 @@ class DecoderOnly(nn.Module):
     def width(self) -> int:
         return self.cfg.width
 
+    @property
+    def predicts_ids(self) -> bool:
+        """Whether generation predicts its position ids (PPC), so that they are part of a correct answer."""
+        return self.position_head is not None
+
     def loss(self, batch: LMBatch) -> torch.Tensor:
         """Mean cross-entropy of the answer tokens given everything before them (+ ppc_weight x that of their ids)."""
         ids, p = batch.positions, batch.prompt

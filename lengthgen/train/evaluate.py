@@ -1,6 +1,6 @@
 """Evaluation: set-task accuracy by length (memory-bounded sub-batches, tidy DataFrame); seq2seq exact match and
 edit distance of greedy decoding (with whatever hook points an analysis asks for captured on the way), and the
-teacher-forced exact match used as the dev metric."""
+teacher-forced exact match used as the dev metric; decoder-only exact match of generated answers by length."""
 
 from statistics import median
 
@@ -53,6 +53,31 @@ def accuracy_by_length(
             for (metric, _), pred in zip(modes, preds, strict=True):
                 correct[metric] += int((pred == part.target).sum())
         rows += [{"length": length, "metric": m, "value": 100.0 * c / n_samples} for m, c in correct.items()]
+    return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, metric: str = ACCURACY,
+                              progress: bool = True) -> pd.DataFrame:
+    """% of `n_samples` prompts per length whose whole generated answer is right: every token, and every position id
+    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`.
+
+    Returns:
+        DataFrame with columns length, metric (`metric`), value (in %).
+    """
+    rows = []
+    model.eval()
+    for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
+        batch = test_set(task, length, n_samples, seed)
+        correct = 0
+        for part in sub_batches(batch, model.width):
+            part = part.to(device_of(model))
+            out = model.predict(part)
+            ok = (out.tokens == part.answer).all(1)
+            if model.predicts_ids:
+                ok &= (out.ids == part.positions[:, part.prompt:]).all(1)
+            correct += int(ok.sum())
+        rows.append({"length": length, "metric": metric, "value": 100.0 * correct / n_samples})
     return pd.DataFrame(rows)
 
 

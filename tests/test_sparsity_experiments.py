@@ -1,0 +1,79 @@
+"""The sparsity chapter's experiments: configs per profile, labels, a run end to end, determinism, and what a small
+decoder learns (fixed seeds, CPU)."""
+
+import pytest
+import torch
+
+from lengthgen.config import config_dict, from_dict
+from lengthgen.experiments.sparsity import (
+    SPARSITY_EXPERIMENTS,
+    DecoderSizes,
+    ParityRun,
+    ScratchpadRun,
+    run_decoder,
+)
+from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.models.transformer import Generation
+from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
+from lengthgen.train.evaluate import answer_accuracy_by_length
+
+EXPERIMENTS = {e.name: e for e in SPARSITY_EXPERIMENTS}
+
+
+def test_variants_and_labels_of_each_experiment():
+    labels = {name: [e.labels(c)["variant"] for c in e.configs_for("smoke")] for name, e in EXPERIMENTS.items()}
+    assert labels["sparsity-parity"] == ["K=1", "K=2"]
+    assert labels["sparsity-scratchpad"] == ["j=1 PPC", "j=1 absolute+shift", "j=1 RoPE+PoSE"]
+    assert labels["sparsity-assignment"] == ["PPC", "absolute+shift", "absolute+shift, no scratchpad", "RoPE+PoSE"]
+    full = EXPERIMENTS["sparsity-scratchpad"].configs_for("full")
+    j3 = next(c for c in full if c.task.jump == 3)
+    assert (j3.train.min_length, j3.train.max_length) == (3, 10)  # combined lengths 12-40, as 10-40 for j = 1
+    assert j3.task.combined(j3.eval_lengths[-1]) == 200  # tested to combined length 200, as the paper
+    assert all(c.model.positional == "learned" and c.train.positions == "offset" for c in full if c.task.coupled)
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_configs_survive_the_store_round_trip(name):
+    for cfg in EXPERIMENTS[name].configs_for("full"):
+        assert from_dict(type(cfg), config_dict(cfg)) == cfg
+
+
+def test_a_smoke_run_reports_every_test_sparsity_and_is_deterministic():
+    cfg = EXPERIMENTS["sparsity-parity"].configs_for("smoke")[1]
+    first, again = run_decoder(cfg), run_decoder(cfg)
+    metrics = first.metrics
+    assert set(metrics.metric) == {f"{ACCURACY} k=1", f"{ACCURACY} k=2", FINAL_TRAIN_LOSS}
+    assert metrics[metrics.metric == f"{ACCURACY} k=2"].length.tolist() == [2, 8]
+    assert metrics.equals(again.metrics) and first.checkpoint.keys() == again.checkpoint.keys()
+
+
+def test_a_small_decoder_learns_sparse_parity_and_holds_at_four_times_the_length():
+    """k = 1 (the parity of the one bit after `*`): RoPE + PoSE, 600 steps, trained on 4-8 pairs, tested to 32."""
+    sizes = DecoderSizes(32, 2, 2, 600, 32, 3e-3, 50, (4, 8), (8, 32), 128, 80, (0,))
+    cfg = ParityRun(task=SparseParity(max_k=1), model=sizes.model("rope"), train=sizes.training("pose"),
+                    eval_lengths=sizes.eval_lengths, eval_samples=sizes.samples, test_ks=(1,))
+    acc = run_decoder(cfg).metrics.set_index(["metric", "length"]).value
+    assert acc[(f"{ACCURACY} k=1", 8)] == 100.0 and acc[(f"{ACCURACY} k=1", 32)] >= 95.0
+
+
+class Oracle(torch.nn.Module):
+    """Answers every prompt with the right tokens and ids shifted by one."""
+
+    width = 8
+
+    def __init__(self, predicts_ids: bool):
+        super().__init__()
+        self.predicts_ids = predicts_ids
+        self.anchor = torch.nn.Parameter(torch.zeros(1))  # where the model lives (the evaluation asks)
+
+    def predict(self, batch):
+        return Generation(batch.answer, batch.positions[:, batch.prompt:] + 1)
+
+
+def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them():
+    task = ScratchpadParity(jump=2)
+    with_ids = answer_accuracy_by_length(Oracle(True), task, [3, 5], 20, seed=0, progress=False)
+    without = answer_accuracy_by_length(Oracle(False), task, [3, 5], 20, seed=0, progress=False)
+    assert with_ids.value.tolist() == [0.0, 0.0] and without.value.tolist() == [100.0, 100.0]
+    cfg = EXPERIMENTS["sparsity-scratchpad"].configs_for("smoke")[0]
+    assert isinstance(cfg, ScratchpadRun) and cfg.model.ppc  # the coupled runs are scored with their ids
