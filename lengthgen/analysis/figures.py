@@ -209,3 +209,54 @@ def break_points(df: pd.DataFrame, trained: dict[str, int], title: str) -> go.Fi
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
     fig.update_layout(height=480)
     return fig
+
+
+def sparsity_heatmap(table: pd.DataFrame, title: str) -> go.Figure:
+    """Accuracy by test sparsity k (rows) and length (columns), a slider over the training bound K.
+
+    Args:
+        table: `analysis.sparsity.by_k` output (variant "K=<K>", k, length, value).
+    """
+    variants = list(dict.fromkeys(table.variant))
+    ks, lengths = sorted(table.k.unique()), sorted(table.length.unique())
+    frames = []
+    for v in variants:
+        grid = table[table.variant == v].pivot_table(index="k", columns="length", values="value")
+        grid = grid.reindex(index=ks, columns=lengths)
+        text = [["" if np.isnan(x) else f"{x:.0f}" for x in row] for row in grid.values]
+        frames.append(go.Frame(name=v, data=[go.Heatmap(
+            z=grid.values, x=[str(n) for n in lengths], y=[f"k={k}" for k in ks], text=text, texttemplate="%{text}",
+            zmin=0, zmax=100, colorscale="RdYlGn", hovertemplate="%{y}, length %{x}: %{z:.1f}%<extra></extra>")]))
+    fig = go.Figure(data=frames[0].data, frames=frames)
+    steps = [{"label": v, "method": "animate", "args": [[v], {"mode": "immediate", "frame": {"duration": 0}}]}
+             for v in variants]
+    fig.update_layout(title=title, height=420, sliders=[{"steps": steps, "currentvalue": {"prefix": "trained on "}}])
+    fig.update_xaxes(title="test length (pairs)", type="category")
+    return fig.update_yaxes(title="test sparsity", autorange="reversed")
+
+
+def answer_attention_figure(maps: list[dict], title: str) -> go.Figure:
+    """Where the answer position attends (heads x positions) for several examples, a dropdown choosing one; the
+    special keys and the bits after them are marked below the map.
+
+    Args:
+        maps: `analysis.sparsity.answer_attention` outputs, each with a "label".
+    """
+    fig = go.Figure()
+    for i, m in enumerate(maps):
+        fig.add_heatmap(z=np.round(m["weights"], 3), y=m["heads"], coloraxis="coloraxis", visible=i == 0,
+                        hovertemplate="%{y}, position %{x}: %{z}<extra></extra>")
+
+    def marks(m: dict) -> list[dict]:
+        return [{"type": "line", "x0": p, "x1": p, "y0": -0.06, "y1": -0.01, "yref": "paper",
+                 "line": {"color": "red" if p in m["special"] else "black", "width": 2}}
+                for p in m["special"] + m["bits"]]
+
+    buttons = [{"label": m["label"], "method": "update",
+                "args": [{"visible": [j == i for j in range(len(maps))]},
+                         {"shapes": marks(m), "title.text": f"{title}: {m['label']}"}]} for i, m in enumerate(maps)]
+    fig.update_layout(updatemenus=[{"buttons": buttons, "x": 1.0, "y": 1.2, "xanchor": "right"}],
+                      coloraxis={"colorscale": "Viridis", "cmin": 0, "cmax": 1}, height=420, shapes=marks(maps[0]),
+                      title=f"{title}: {maps[0]['label']}")
+    fig.update_xaxes(title="position (red: special key *, black: the bit after it)")
+    return fig.update_yaxes(title="layer, head", autorange="reversed")

@@ -1,0 +1,130 @@
+"""The sparsity chapter's readings of its runs: accuracy by training bound, test sparsity and length; the two claims
+(T1: accuracy at long lengths falls as the sparsity k grows; T2: coupled position ids generalize further than their
+baselines) as stated, tested rules; and where a trained sparse-parity model attends."""
+
+import numpy as np
+import pandas as pd
+import torch
+from scipy.stats import spearmanr
+
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.metrics import ACCURACY
+from lengthgen.models.hooks import capture, hook_names
+
+K_PREFIX = f"{ACCURACY} k="
+
+
+def by_k(df: pd.DataFrame) -> pd.DataFrame:
+    """Sparse-parity rows (metrics "accuracy k=<k>") with the test sparsity as a column k, mean over seeds:
+    columns variant, k, length, value, seeds."""
+    rows = df[df.metric.str.startswith(K_PREFIX)].assign(k=lambda d: d.metric.str[len(K_PREFIX):].astype(int))
+    out = rows.groupby(["variant", "k", "length"], sort=False).value.agg(["mean", "count"]).reset_index()
+    return out.rename(columns={"mean": "value", "count": "seeds"})
+
+
+def bound(variant: str) -> int:
+    """The training sparsity bound K of a variant label "K=<K>"."""
+    return int(variant.split("=")[1])
+
+
+def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
+    """T1, per training bound K: is the model trained (mean accuracy >= TRAINED at `trained_length` for every k <= K),
+    and at the longest length, does accuracy fall as k grows over k = 1..K (Spearman rho < 0, or every k solved)?
+
+    Args:
+        table: `by_k` output.
+        trained_length: the longest training length.
+
+    Returns:
+        One row per variant: K, in-distribution accuracy (worst k <= K), accuracy at the longest length per k <= K,
+        rho, verdict ("reproduced" / "not reproduced" / "not trained").
+    """
+    rows = []
+    for variant, g in table.groupby("variant", sort=False):
+        K = bound(variant)
+        inside = g[(g.k <= K)]
+        iid = inside[inside.length == trained_length].value.min()
+        longest = inside[inside.length == inside.length.max()].sort_values("k")
+        rho = spearmanr(longest.k, longest.value).statistic if longest.value.nunique() > 1 else float("nan")
+        if not iid >= TRAINED:
+            verdict = NOT_TRAINED
+        elif longest.value.min() >= TRAINED or rho < 0:
+            verdict = "reproduced"
+        else:
+            verdict = "not reproduced"
+        rows.append({"variant": variant, "K": K, "in distribution (worst k)": iid,
+                     f"at length {int(longest.length.max())}": ", ".join(
+                         f"k={k}: {v:.0f}" for k, v in zip(longest.k, longest.value, strict=True)),
+                     "rho(k, accuracy)": rho, "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+def reach(curve: pd.DataFrame, bar: float = TRAINED) -> int:
+    """The longest length up to which a mean-accuracy curve (length, value) stays at or above `bar` (0: never)."""
+    reached = 0
+    for length, value in curve.sort_values("length")[["length", "value"]].itertuples(index=False):
+        if value < bar:
+            break
+        reached = length
+    return int(reached)
+
+
+def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
+    """T2: for each variant, in-distribution accuracy (at `trained_length`), how far it stays >= TRAINED, and the
+    verdict: the coupled variant "generalizes further" when it is trained and reaches further than every trained
+    baseline; a variant below TRAINED in distribution is "not trained" (its length results say nothing).
+
+    Args:
+        df: tidy rows (variant, length, metric, value) of the runs.
+        trained_length: the longest training length.
+        coupled: the variant label with coupled ids.
+    """
+    mean = df[df.metric == ACCURACY].groupby(["variant", "length"], sort=False).value.mean().reset_index()
+    rows = []
+    for variant, g in mean.groupby("variant", sort=False):
+        iid = float(g[g.length == trained_length].value.iloc[0])
+        rows.append({"variant": variant, "in distribution": iid, "stays >= 90% up to": reach(g),
+                     "trained": iid >= TRAINED})
+    out = pd.DataFrame(rows)
+    mine = out[out.variant == coupled].iloc[0]
+    others = out[(out.variant != coupled) & out.trained]
+    if not mine.trained:
+        verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
+    elif others.empty:
+        verdict = "coupled ahead, but no baseline fits its training lengths: no length comparison"
+    elif (mine["stays >= 90% up to"] > others["stays >= 90% up to"]).all():
+        verdict = "reproduced: the coupled model generalizes further than every trained baseline"
+    else:
+        verdict = "not reproduced: a trained baseline reaches as far"
+    return out.assign(verdict=np.where(out.variant == coupled, verdict,
+                                       np.where(out.trained, "baseline", NOT_TRAINED))).drop(columns="trained")
+
+
+@torch.no_grad()
+def answer_attention(model, task, batch, row: int = 0) -> dict:
+    """Where the position that produces the answer attends: every layer and head's weights (layers x H, P) from the
+    last prompt token of example `row`, with the positions of its special keys (`*`) and of the bits after them.
+
+    Returns:
+        {"weights": array (layers * H, P), "heads": ["L0 H0", ...], "special": [...], "bits": [...],
+         "tokens": the prompt's token ids}.
+    """
+    names = [n for n in hook_names(model) if n.endswith("self_attn.hook_pattern")]
+    prompt = batch.tokens[row: row + 1, : batch.prompt]
+    ids = batch.positions[row: row + 1, : batch.prompt]
+    with capture(model, *names) as rec:
+        model.stack(prompt, ids, causal=True)
+    weights = torch.cat([rec[n][0][0, :, -1, :] for n in names])  # (layers * H, P)
+    special = [int(i) for i in (prompt[0] == task.vocab.ids["*"]).nonzero().flatten()]
+    heads = [f"L{li} H{h}" for li in range(len(names)) for h in range(rec[names[0]][0].shape[1])]
+    return {"weights": weights.numpy(), "heads": heads, "special": special, "bits": [i + 1 for i in special],
+            "tokens": prompt[0].tolist()}
+
+
+def mass_on_bits(maps: list[dict]) -> pd.DataFrame:
+    """Per head, the mean attention mass the answer position puts on the special keys and the bits after them."""
+    rows = []
+    for m in maps:
+        picked = m["weights"][:, m["special"] + m["bits"]].sum(1)
+        rows += [{"head": h, "mass": float(v), **m.get("labels", {})} for h, v in zip(m["heads"], picked, strict=True)]
+    return pd.DataFrame(rows)

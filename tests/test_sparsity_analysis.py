@@ -1,0 +1,72 @@
+"""The sparsity chapter's rules and readings, on hand-made tables and a small model."""
+
+import pandas as pd
+import torch
+
+from lengthgen.analysis import figures
+from lengthgen.analysis.sparsity import answer_attention, by_k, coupling_claim, mass_on_bits, reach, sparsity_claim
+from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.tasks.sparsity import SparseParity
+
+
+def k_rows(variant, values):
+    """values: {(k, length): [accuracy per seed]} -> tidy rows."""
+    return [{"variant": variant, "metric": f"accuracy k={k}", "length": n, "value": v, "seed": s}
+            for (k, n), vs in values.items() for s, v in enumerate(vs)]
+
+
+def test_by_k_averages_seeds_per_test_sparsity():
+    df = pd.DataFrame(k_rows("K=2", {(1, 25): [100, 90], (2, 25): [80, 60]}) + [
+        {"variant": "K=2", "metric": "final_train_loss", "length": 25, "value": 0.1, "seed": 0}])
+    table = by_k(df)
+    assert table[["k", "value", "seeds"]].values.tolist() == [[1, 95.0, 2], [2, 70.0, 2]]
+
+
+def test_sparsity_claim_by_hand():
+    falls = k_rows("K=2", {(1, 25): [100], (2, 25): [99], (1, 250): [100], (2, 250): [70], (3, 250): [50]})
+    rises = k_rows("K=3", {(1, 25): [95], (2, 25): [95], (3, 25): [92], (1, 250): [40], (2, 250): [60],
+                           (3, 250): [70]})
+    unfit = k_rows("K=4", {(k, n): [100 if k == 1 else 60] for k in (1, 2, 3, 4) for n in (25, 250)})
+    out = sparsity_claim(by_k(pd.DataFrame(falls + rises + unfit)), trained_length=25).set_index("variant")
+    assert out.verdict.to_dict() == {"K=2": "reproduced", "K=3": "not reproduced", "K=4": "not trained"}
+    assert abs(out.loc["K=2", "rho(k, accuracy)"] + 1) < 1e-9  # k = 3 > K is not part of the K = 2 claim
+    assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70"
+
+
+def test_reach_and_coupling_claim_by_hand():
+    assert reach(pd.DataFrame({"length": [5, 10, 20, 40], "value": [100, 95, 80, 99]})) == 10
+    assert reach(pd.DataFrame({"length": [5, 10], "value": [50, 95]})) == 0
+
+    def rows(variant, values):
+        return [{"variant": variant, "metric": "accuracy", "length": n, "value": v}
+                for n, v in zip((5, 20, 30, 40), values, strict=True)]
+
+    df = pd.DataFrame(rows("PPC", [100, 100, 92, 60]) + rows("abs", [100, 95, 10, 0]) + rows("rope", [100, 40, 0, 0]))
+    out = coupling_claim(df, trained_length=20, coupled="PPC").set_index("variant")
+    assert out.loc["PPC", "verdict"].startswith("reproduced") and out.loc["PPC", "stays >= 90% up to"] == 30
+    assert out.loc["abs", "verdict"] == "baseline" and out.loc["rope", "verdict"] == "not trained"
+    only_unfit = df[df.variant != "abs"]
+    assert coupling_claim(only_unfit, 20, "PPC").verdict.iloc[0].startswith("coupled ahead, but no baseline fits")
+
+
+def test_answer_attention_reads_every_head_at_the_answer_position():
+    task = SparseParity(max_k=2, min_k=2)
+    torch.manual_seed(0)
+    model = DecoderOnly(TransformerConfig(width=16, heads=2, layers=2, ff=32), len(task.vocab)).eval()
+    batch = task.sample(3, 6, torch.Generator().manual_seed(0))
+    m = answer_attention(model, task, batch, row=1)
+    prompt = batch.tokens[1, : batch.prompt]
+    assert m["weights"].shape == (4, batch.prompt) and m["heads"] == ["L0 H0", "L0 H1", "L1 H0", "L1 H1"]
+    assert abs(m["weights"].sum(1) - 1).max() < 1e-5
+    assert [int(prompt[i]) for i in m["special"]] == [task.vocab.ids["*"]] * 2
+    assert all(task.vocab.tokens[int(prompt[i])] in ("0", "1") for i in m["bits"])
+    mass = mass_on_bits([m | {"labels": {"k": 2}}])
+    assert len(mass) == 4 and mass["mass"].between(0, 1).all() and (mass.k == 2).all()
+    fig = figures.answer_attention_figure([m | {"label": "a"}, m | {"label": "b"}], "where the answer looks")
+    assert len(fig.data) == 2 and len(fig.layout.updatemenus[0].buttons) == 2 and len(fig.layout.shapes) == 4
+
+
+def test_sparsity_heatmap_has_a_frame_per_training_bound():
+    df = pd.DataFrame(k_rows("K=1", {(1, 10): [100], (1, 50): [90]}) + k_rows("K=2", {(1, 10): [100], (2, 50): [60]}))
+    fig = figures.sparsity_heatmap(by_k(df), "T1")
+    assert [f.name for f in fig.frames] == ["K=1", "K=2"] and len(fig.layout.sliders[0].steps) == 2
