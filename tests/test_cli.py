@@ -114,7 +114,7 @@ def test_corrupt_entry_is_reported_and_kept(tmp_path, capsys):
 
 def test_book_rejects_unknown_chapter(capsys):
     code, _, err = run(capsys, "book", "--chapter", "nope")
-    assert code == 2 and "unknown chapter 'nope'; valid: monotonic-attention, vanishing-variance" in err
+    assert code == 2 and "unknown chapter 'nope'; valid: monotonic-attention, sparsity, vanishing-variance" in err
 
 
 

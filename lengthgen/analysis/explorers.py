@@ -1,7 +1,7 @@
 """The chapters' explorers for a live notebook: ipywidgets controls that redraw a plotly figure. The static book
 shows their code only (no kernel there)."""
 
-from lengthgen.analysis import attention, figures, variance
+from lengthgen.analysis import attention, figures, sparsity, variance
 
 
 def attention_explorer(models: dict[tuple[str, str], tuple], splits: list[str], examples: int = 50):
@@ -33,3 +33,24 @@ def prop1_explorer(max_power: int = 16, n_sequences: int = 500):
     return widgets.interact(draw, vocab=widgets.IntSlider(64, 2, 1024), width=widgets.IntSlider(16, 2, 128),
                             temperature=widgets.FloatLogSlider(1.0, base=10, min=-1, max=1),
                             fit_from=widgets.SelectionSlider(options=[2**k for k in range(1, 15)], value=16))
+
+
+def parity_explorer(models: dict[str, tuple], max_k: int, lengths: list[int], examples: int = 10):
+    """Pick a trained sparse-parity model, a test sparsity k, a length and an example: where its answer position
+    attends (every layer and head), and its answer, computed live."""
+    import ipywidgets as widgets
+    import torch
+
+    def draw(model_name, k, length, example):
+        model, task = models[model_name]
+        batch = task.with_k(k).sample(example + 1, length, torch.Generator().manual_seed(1000 * length + k))
+        answer = task.vocab.tokens[int(model.predict(batch.slice(example, example + 1)).tokens[0, 0])]
+        truth = task.vocab.tokens[int(batch.answer[example, 0])]
+        verdict = "right" if answer == truth else "wrong"
+        label = f"k={k}, {length} pairs, example {example}: answers {answer} ({verdict})"
+        figures.show(figures.answer_attention_figure([sparsity.answer_attention(model, task, batch, example)
+                                                      | {"label": label}], model_name))
+
+    return widgets.interact(draw, model_name=widgets.Dropdown(options=list(models)),
+                            k=widgets.IntSlider(1, 1, max_k), length=widgets.SelectionSlider(options=lengths),
+                            example=widgets.IntSlider(0, 0, examples - 1))

@@ -152,7 +152,7 @@ def parity_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ParityRu
 # Parity with a scratchpad (lengths in scratchpad tokens; combined length = (j + 1) x that; the paper trains on
 # combined lengths 10-40 and tests to 200). Learned absolute positions, as the paper.
 SCRATCHPAD_PROFILES = {
-    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (2, 4), (2, 6), 16, 32, (0,)),
+    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (2, 4), (2, 4, 6), 16, 32, (0,)),
     "quick": DecoderSizes(64, 4, 2, 2000, 64, 1e-3, 100, (5, 20), (5, 10, 20, 30, 40, 60), 128, 210, (0,)),
     "cpu": DecoderSizes(64, 4, 2, 4000, 64, 1e-3, 100, (5, 20), (5, 10, 20, 30, 40, 60, 80, 100), 192, 210,
                         (0, 1, 2)),

@@ -6,7 +6,8 @@ import pytest
 
 from lengthgen.book import CHAPTERS, execute_chapter
 
-MIN_FIGURES = {"vanishing-variance": 7, "monotonic-attention": 3}  # smoke: grid, heatmaps, training curves
+MIN_FIGURES = {"vanishing-variance": 7, "monotonic-attention": 3,  # smoke: grid, heatmaps, training curves
+               "sparsity": 3}  # heatmap, accuracy curves, attention
 
 
 @pytest.mark.notebook

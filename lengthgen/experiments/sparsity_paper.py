@@ -1,0 +1,41 @@
+"""What "The Role of Sparsity for Length Generalization in Transformers" states, as data: the claims its figures
+support (it reports curves, not tables; these are the statements of its text) and its one table of numbers."""
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import NOT_RUN
+
+CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
+    ("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and out "
+                   "of distribution (T1)", "sparsity-parity"),
+    ("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
+               "although its scratchpad is longer", "sparsity-scratchpad"),
+    ("Fig. 8", "without coupling (absolute positions with a random shift), and with RoPE + PoSE, length "
+               "generalization is much worse than with PPC (T2)", "sparsity-scratchpad"),
+    ("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no scratchpad "
+               "and RoPE + PoSE do not", "sparsity-assignment"),
+    ("Table 1, Figs. 4-6", "a context-64 model (PoSE) has lower perplexity at 128 than at 64; a few far tokens "
+                           "recover most of the gain", "not yet"),
+]
+
+# Table 1: perplexity of 1.3B OLMo models on C4, by training context (rows) and evaluation length (columns).
+TABLE_1 = pd.DataFrame({"eval length 64": [17.59, 17.62], "eval length 128": [14.74, 14.49]},
+                       index=pd.Index(["trained at 64 (PoSE)", "trained at 128"], name="model"))
+
+
+def claims_table() -> pd.DataFrame:
+    return pd.DataFrame(CLAIMS, columns=["figure", "the paper states", "our experiment"])
+
+
+def versus(t1: pd.DataFrame, t2: pd.DataFrame) -> pd.DataFrame:
+    """Each claim with our numbers and verdict: T1 from `analysis.sparsity.sparsity_claim`'s table (one row per
+    training bound), T2 from `coupling_claim`'s (the coupled row); the rest not run yet."""
+    t1_ours = "; ".join(f"{r.variant}: {r.verdict} ({r['in distribution (worst k)']:.0f}% in distribution, "
+                        f"{r.iloc[3]} at the longest length)" for _, r in t1.iterrows())
+    coupled = t2[~t2.verdict.isin(["baseline", "not trained"])].iloc[0]
+    t2_ours = "; ".join(f"{r.variant}: {r['in distribution']:.0f}% in distribution, >= 90% up to "
+                        f"{r['stays >= 90% up to']}" for _, r in t2.iterrows())
+    rows = [("Figs. 1, 7", CLAIMS[0][1], t1_ours, ", ".join(dict.fromkeys(t1.verdict))),
+            ("Fig. 8", CLAIMS[2][1], t2_ours, coupled.verdict)]
+    rows += [(fig, text, "", NOT_RUN) for fig, text, _ in (CLAIMS[1], CLAIMS[3], CLAIMS[4])]
+    return pd.DataFrame(rows, columns=["figure", "the paper states", "ours", "verdict"])
