@@ -3,7 +3,7 @@
 import pandas as pd
 import torch
 
-from lengthgen.analysis import figures
+from lengthgen.analysis import figures, sparsity
 from lengthgen.analysis.sparsity import answer_attention, by_k, coupling_claim, mass_on_bits, reach, sparsity_claim
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.tasks.sparsity import SparseParity
@@ -72,3 +72,8 @@ def test_sparsity_heatmap_has_a_frame_per_training_bound():
     df = pd.DataFrame(k_rows("K=1", {(1, 10): [100], (1, 50): [90]}) + k_rows("K=2", {(1, 10): [100], (2, 50): [60]}))
     fig = figures.sparsity_heatmap(by_k(df), "T1")
     assert [f.name for f in fig.frames] == ["K=1", "K=2"] and len(fig.layout.sliders[0].steps) == 2
+
+
+def test_combined_length_counts_input_bits_and_scratchpad():
+    df = pd.DataFrame({"variant": ["j=1 PPC", "j=3 PPC", "j=1 RoPE+PoSE"], "length": [20, 10, 5]})
+    assert sparsity.with_combined_length(df).length.tolist() == [40, 40, 10]

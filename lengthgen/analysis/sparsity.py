@@ -133,3 +133,10 @@ def mass_on_bits(maps: list[dict]) -> pd.DataFrame:
         picked = m["weights"][:, m["special"] + m["bits"]].sum(1)
         rows += [{"head": h, "mass": float(v), **m.get("labels", {})} for h, v in zip(m["heads"], picked, strict=True)]
     return pd.DataFrame(rows)
+
+
+def with_combined_length(df: pd.DataFrame) -> pd.DataFrame:
+    """Scratchpad-parity rows with `length` turned from scratchpad tokens into the paper's combined length
+    (input bits + scratchpad = length x (j + 1), j read from the variant label "j=<j> ...")."""
+    jump = df.variant.str.extract(r"^j=(\d+)", expand=False).astype(int)
+    return df.assign(length=df.length * (jump + 1))
