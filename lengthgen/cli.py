@@ -39,10 +39,11 @@ def cmd_list(args) -> None:
         return
     for section, entries in catalog.items():
         print(f"{section}:")
+        width = max(map(len, entries))
         for name, info in entries.items():
             if isinstance(info, dict):
                 info = f"[chapter {info['chapter']}; profiles {', '.join(info['profiles'])}] {info['description']}"
-            print(f"  {name:14s} {info}")
+            print(f"  {name:{width}s}  {info}")
 
 
 def cmd_data(args) -> None:
