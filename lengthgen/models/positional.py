@@ -167,7 +167,7 @@ def pose(ids: torch.Tensor, target_length: int, gen: torch.Generator) -> torch.T
 def offset(ids: torch.Tensor, max_positions: int, gen: torch.Generator) -> torch.Tensor:
     """Position coupling's training-time shift: each row's ids (B, P) move up by a uniform s in
     0 .. max_positions - 1 - max(row), so every id up to the largest is trained; ids 0 (BOS, padding) stay 0."""
-    top = ids.max(dim=1, keepdim=True).values  # (B, 1)
+    top = ids.max(dim=1, keepdim=True).values.cpu()  # (B, 1), on the generator's device
     room = max_positions - 1 - top
     if bool((room < 0).any()):
         raise ValueError(f"position ids up to {int(top.max())} exceed max_positions {max_positions}")
