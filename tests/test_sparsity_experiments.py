@@ -1,6 +1,8 @@
 """The sparsity chapter's experiments: configs per profile, labels, a run end to end, determinism, and what a small
 decoder learns (fixed seeds, CPU)."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -30,6 +32,12 @@ def test_variants_and_labels_of_each_experiment():
     assert (j3.train.min_length, j3.train.max_length) == (3, 10)  # combined lengths 12-40, as 10-40 for j = 1
     assert j3.task.combined(j3.eval_lengths[-1]) == 200  # tested to combined length 200, as the paper
     assert all(c.model.positional == "learned" and c.train.positions == "offset" for c in full if c.task.coupled)
+
+
+def test_a_config_whose_id_table_is_too_small_is_refused():
+    cfg = EXPERIMENTS["sparsity-scratchpad"].configs_for("smoke")[0]  # PPC: learned positions, a table of 32
+    with pytest.raises(ValueError, match="needs position ids up to 41, beyond the model's 32"):
+        replace(cfg, eval_lengths=(40,))
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))

@@ -15,9 +15,13 @@ SCHEMES = list(POSITIONAL)
 
 
 def decoder(positional="rope", **kw) -> DecoderOnly:
+    """A random decoder whose token embeddings are at unit scale: at GPT-2's 0.02 they are drowned by unit-scale
+    sinusoids and greedy outputs come out constant, which would make the comparisons below trivial."""
     torch.manual_seed(0)
-    return DecoderOnly(TransformerConfig(width=32, heads=4, layers=2, ff=64, positional=positional,
-                                         max_positions=64, **kw), 16).eval()
+    model = DecoderOnly(TransformerConfig(width=32, heads=4, layers=2, ff=64, positional=positional,
+                                          max_positions=64, **kw), 16).eval()
+    torch.nn.init.normal_(model.stack.embed.weight)
+    return model
 
 
 def logits(model: DecoderOnly, tokens, ids=None):

@@ -36,6 +36,15 @@ class DecoderRun:
     eval_seed: int = 0  # seed of the test sets, shared by every run (paired comparisons)
     progress: bool = ignored(False)  # tqdm bars inside the run
 
+    def __post_init__(self):
+        """A model with a table of ids (learned positions, a bias table, a PPC head) must cover every id it will be
+        tested on: refuse the config now rather than after training."""
+        if self.model.positional in ("learned", "bias") or self.model.ppc:
+            for _, task, lengths in self.evaluations():
+                if lengths and (top := task.max_id(max(lengths))) >= self.model.max_positions:
+                    raise ValueError(f"{task.name} at length {max(lengths)} needs position ids up to {top}, beyond "
+                                     f"the model's {self.model.max_positions} (max_positions)")
+
     def evaluations(self) -> list[tuple[str, object, tuple[int, ...]]]:
         """(metric name, task, lengths) of each evaluation."""
         return [(ACCURACY, self.task, self.eval_lengths)]

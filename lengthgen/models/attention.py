@@ -73,12 +73,11 @@ class KVCache:
         kv = torch.zeros(batch, heads, 0, head_width, device=device)
         return cls(kv, kv.clone(), torch.zeros(batch, 0, dtype=torch.long, device=device))
 
-    def extend(self, keys: torch.Tensor, values: torch.Tensor, ids: torch.Tensor) -> "KVCache":
-        """This cache with new positions appended (in place); returns itself."""
+    def extend(self, keys: torch.Tensor, values: torch.Tensor, ids: torch.Tensor) -> None:
+        """Append new positions (in place)."""
         self.keys = torch.cat([self.keys, keys], dim=2)
         self.values = torch.cat([self.values, values], dim=2)
         self.ids = torch.cat([self.ids, ids], dim=1)
-        return self
 
 
 class MultiHeadAttention(nn.Module):

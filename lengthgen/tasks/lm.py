@@ -44,5 +44,7 @@ class LMTask:
         return LMBatch(tokens, ids, rows[0].prompt)
 
     def max_id(self, length: int) -> int:
-        """The largest position id of an example of `length` (before any training offset)."""
-        return 0
+        """The largest position id of an example of `length` (before any training offset): every example of a length
+        has the same layout, so one drawn example tells."""
+        s = self.sequence(length, torch.Generator().manual_seed(0))
+        return max(s.ids) if s.ids is not None else len(s.tokens) - 1

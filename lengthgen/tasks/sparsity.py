@@ -111,9 +111,6 @@ class ScratchpadParity(LMTask):
                if self.coupled else None)
         return Sequence(tokens, ids, len(bits) + 2)
 
-    def max_id(self, length):
-        return 1 + length if self.coupled else self.combined(length) + 1
-
 
 def scratchpad_parity_reference(prompt: list[str], jump: int) -> list[str]:
     """Every jump-th prefix parity of the bits before `=`."""
@@ -177,10 +174,6 @@ class VariableAssignment(LMTask):
             coupled = [where[i] for i in range(1, d + 1)] if self.scratchpad else [where[d]]
             ids = [*range(len(prompt)), *coupled]
         return Sequence(prompt + answer, ids, len(prompt))
-
-    def max_id(self, length):
-        answer = self.depth if self.scratchpad else 1
-        return 3 + 2 * self.depth * self.chains(length) + (0 if self.coupled else answer)
 
 
 def variable_assignment_reference(prompt: list[str], scratchpad: bool = True) -> list[str]:
