@@ -77,3 +77,20 @@ def test_sparsity_heatmap_has_a_frame_per_training_bound():
 def test_combined_length_counts_input_bits_and_scratchpad():
     df = pd.DataFrame({"variant": ["j=1 PPC", "j=3 PPC", "j=1 RoPE+PoSE"], "length": [20, 10, 5]})
     assert sparsity.with_combined_length(df).length.tolist() == [40, 40, 10]
+
+
+def test_paper_versus_ours_gives_live_and_stored_verdicts():
+    from lengthgen.experiments import sparsity_paper
+
+    t1 = pd.DataFrame([{"variant": "K=2", "K": 2, "in distribution (worst k)": 100.0, "at length 250": "k=1: 64",
+                        "rho(k, accuracy)": -1.0, "verdict": "partly (k = 1 not solved either)"}])
+    t2 = pd.DataFrame([{"variant": "j=1 PPC", "in distribution": 100.0, "stays >= 90% up to": 40,
+                        "verdict": "coupled ahead, but no baseline fits its training lengths: no length comparison"},
+                       {"variant": "j=1 RoPE+PoSE", "in distribution": 6.0, "stays >= 90% up to": 10,
+                        "verdict": "not trained"}])
+    table = sparsity_paper.versus(t1, t2).set_index("figure")
+    assert table.loc["Figs. 1, 7", "ours, live"].startswith("K=2: partly (k = 1 not solved either) (100%")
+    assert table.loc["Fig. 8", "ours, live"].startswith("coupled ahead, but no baseline fits")
+    assert "j=1 RoPE+PoSE: 6% in distribution" in table.loc["Fig. 8", "ours, live"]
+    assert (table["ours, stored cpu runs"] == "not run yet").all()
+    assert table.loc["Fig. 3", "ours, live"] == "not run yet"

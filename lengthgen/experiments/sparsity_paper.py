@@ -3,7 +3,7 @@ support (it reports curves, not tables; these are the statements of its text) an
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 
 CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
     ("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and out "
@@ -27,15 +27,27 @@ def claims_table() -> pd.DataFrame:
     return pd.DataFrame(CLAIMS, columns=["figure", "the paper states", "our experiment"])
 
 
-def versus(t1: pd.DataFrame, t2: pd.DataFrame) -> pd.DataFrame:
-    """Each claim with our numbers and verdict: T1 from `analysis.sparsity.sparsity_claim`'s table (one row per
-    training bound), T2 from `coupling_claim`'s (the coupled row); the rest not run yet."""
-    t1_ours = "; ".join(f"{r.variant}: {r.verdict} ({r['in distribution (worst k)']:.0f}% in distribution, "
-                        f"{r.iloc[3]} at the longest length)" for _, r in t1.iterrows())
-    coupled = t2[~t2.verdict.isin(["baseline", "not trained"])].iloc[0]
-    t2_ours = "; ".join(f"{r.variant}: {r['in distribution']:.0f}% in distribution, >= 90% up to "
-                        f"{r['stays >= 90% up to']}" for _, r in t2.iterrows())
-    rows = [("Figs. 1, 7", CLAIMS[0][1], t1_ours, ", ".join(dict.fromkeys(t1.verdict))),
-            ("Fig. 8", CLAIMS[2][1], t2_ours, coupled.verdict)]
-    rows += [(fig, text, "", NOT_RUN) for fig, text, _ in (CLAIMS[1], CLAIMS[3], CLAIMS[4])]
-    return pd.DataFrame(rows, columns=["figure", "the paper states", "ours", "verdict"])
+def _t1(t1: pd.DataFrame | None) -> str:
+    if t1 is None or t1.empty:
+        return NOT_RUN
+    return "; ".join(f"{r.variant}: {r.verdict} ({r['in distribution (worst k)']:.0f}% in distribution; "
+                     f"{r.iloc[3]} at the longest length)" for _, r in t1.iterrows())
+
+
+def _t2(t2: pd.DataFrame | None) -> str:
+    if t2 is None or t2.empty:
+        return NOT_RUN
+    coupled = t2[~t2.verdict.isin(["baseline", NOT_TRAINED])].iloc[0]
+    return coupled.verdict + " (" + "; ".join(
+        f"{r.variant}: {r['in distribution']:.0f}% in distribution, >= 90% up to {r['stays >= 90% up to']}"
+        for _, r in t2.iterrows()) + ")"
+
+
+def versus(t1_live: pd.DataFrame, t2_live: pd.DataFrame, t1_stored: pd.DataFrame | None = None,
+           t2_stored: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each claim with our verdicts and the numbers behind them, for the live run and the stored runs: T1 from
+    `analysis.sparsity.sparsity_claim`'s tables (one entry per training bound), T2 from `coupling_claim`'s (the
+    coupled variant's verdict, then every variant's numbers); the claims not run yet say so."""
+    rows = [(*CLAIMS[0][:2], _t1(t1_live), _t1(t1_stored)), (*CLAIMS[2][:2], _t2(t2_live), _t2(t2_stored))]
+    rows += [(fig, text, NOT_RUN, NOT_RUN) for fig, text, _ in (CLAIMS[1], CLAIMS[3], CLAIMS[4])]
+    return pd.DataFrame(rows, columns=["figure", "the paper states", "ours, live", "ours, stored cpu runs"])
