@@ -57,12 +57,12 @@ def loglog(df: pd.DataFrame, x: str, y: str, color: str, title: str, fit_from: i
     return fig.update_layout(title=title, legend_title=color, height=420)
 
 
-def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant") -> go.Figure:
-    """Mean accuracy (± 95% CI over seeds) against set size N, one panel per task."""
+def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_label: str = "set size N") -> go.Figure:
+    """Mean accuracy (± 95% CI over seeds) against length (labelled `x_label`), one panel per task."""
     agg = df.groupby(["task", color, "length"]).value.agg(["mean", "std", "count"]).reset_index()
     agg["ci"] = 1.96 * agg["std"].fillna(0) / np.sqrt(agg["count"])
     fig = px.line(agg, x="length", y="mean", color=color, facet_col="task", error_y="ci", markers=True, log_x=True,
-                  labels={"mean": "accuracy (%)", "length": "set size N"}, title=title)
+                  labels={"mean": "accuracy (%)", "length": x_label}, title=title)
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
     return fig.update_layout(height=420)
 

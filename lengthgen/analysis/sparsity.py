@@ -55,10 +55,10 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
             verdict = "reproduced" if longest.value.iloc[0] >= TRAINED else "partly (k = 1 not solved either)"
         else:
             verdict = "not reproduced"
-        rows.append({"variant": variant, "K": K, "in distribution (worst k)": iid,
+        rows.append({"variant": variant, "K": K, "in distribution (worst k)": round(float(iid), 1),
                      f"at length {int(longest.length.max())}": ", ".join(
                          f"k={k}: {v:.0f}" for k, v in zip(longest.k, longest.value, strict=True)),
-                     "rho(k, accuracy)": rho, "verdict": verdict})
+                     "rho(k, accuracy)": round(float(rho), 2), "verdict": verdict})
     return pd.DataFrame(rows)
 
 
@@ -88,7 +88,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     for variant, g in mean.groupby("variant", sort=False):
         inside = g[g.length <= trained_length]
         iid = float(inside.loc[inside.length.idxmax(), "value"]) if len(inside) else float("nan")
-        rows.append({"variant": variant, "in distribution": iid, "stays >= 90% up to": reach(g),
+        rows.append({"variant": variant, "in distribution": round(iid, 1), "stays >= 90% up to": reach(g),
                      "trained": iid >= TRAINED})
     out = pd.DataFrame(rows)
     mine = out[out.variant == coupled].iloc[0]
