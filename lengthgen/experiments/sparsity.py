@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from lengthgen.analysis import sparsity
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
@@ -231,3 +232,18 @@ SPARSITY_EXPERIMENTS = (
     _experiment("sparsity-assignment", "variable assignment: PPC vs no coupling, no scratchpad, RoPE+PoSE (Fig. 3)",
                 assignment_configs, ASSIGNMENT_PROFILES),
 )
+
+
+def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(accuracy by K, k and length; the T1 table) of a profile's sparse-parity runs, judged at its longest training
+    length."""
+    table = sparsity.by_k(runs)
+    return table, sparsity.sparsity_claim(table, trained_length=PARITY_PROFILES[profile].train_lengths[1])
+
+
+def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(accuracy curves by combined length; the T2 table) of a profile's scratchpad runs, judged at the longest
+    combined training length of j = 1."""
+    curves = sparsity.with_combined_length(runs[runs.metric == ACCURACY])
+    trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
+    return curves, sparsity.coupling_claim(curves, trained, coupled="j=1 PPC")
