@@ -12,3 +12,5 @@ EPOCHS, BEST_EPOCH, BEST_DEV = "epochs", "best_epoch", "best_dev"  # sequences, 
 def by_construction(metric: str, construction: str) -> str:
     """The name of `metric` measured over one construction's examples only, e.g. "direction_gate:after"."""
     return f"{metric}:{construction}"
+PERPLEXITY = "perplexity"  # language models: exp of the mean next-token NLL over test windows of `length` tokens
+NLL = "nll"  # nats: one next-token loss (the language study's "nll full", "nll recent", "nll recent+k")

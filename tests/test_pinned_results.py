@@ -21,12 +21,15 @@ STORED = Path(__file__).parent.parent / "results"
 
 
 def smoke_values(name: str) -> dict[str, dict[str, float]]:
-    """key -> {"<length>/<metric>" or "history/<column>/<row>": value} for every smoke config of an experiment."""
+    """key -> {"<extra columns>/<length>/<metric>" or "history/<column>/<row>": value} for every smoke config of an
+    experiment (extra columns: those a run adds to length, metric and value, e.g. the language study's lm)."""
     exp, out = EXPERIMENTS[name], {}
     for cfg in exp.configs_for("smoke"):
         result = exp.run(cfg)
         result = result if isinstance(result, RunOutput) else RunOutput(result)
-        values = {f"{r.length}/{r.metric}": float(r.value) for r in result.metrics.itertuples()}
+        extra = [c for c in result.metrics.columns if c not in ("length", "metric", "value")]  # e.g. lm, example
+        values = {"/".join(str(v) for v in (*(getattr(r, c) for c in extra), r.length, r.metric)): float(r.value)
+                  for r in result.metrics.itertuples()}
         if result.history is not None:
             values |= {f"history/{col}/{i}": float(v) for col in result.history.columns
                        for i, v in enumerate(result.history[col])}

@@ -196,7 +196,7 @@ def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Scra
 # No quick or cpu size yet: the task is learned late at small sizes (a 2-layer D-64 model fits depth 1 with 20
 # variables only after ~8,000 steps; methods.md), so the sizes that fit the grid are still to be measured.
 ASSIGNMENT_PROFILES = {
-    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (4, 8), (4, 12), 16, 64, (0,)),
+    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (6, 12), (6, 18), 16, 64, (0,)),
     "full": DecoderSizes(1024, 16, 12, 50_000, 32, 1e-4, 300, (20, 60), tuple(range(20, 201, 20)), 192, 256,
                          (0, 1, 2)),
 }

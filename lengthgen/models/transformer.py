@@ -144,6 +144,13 @@ class DecoderOnly(nn.Module):
             loss = loss + self.cfg.ppc_weight * F.cross_entropy(self.position_head(h).transpose(1, 2), ids[:, p:])
         return loss
 
+    def logits(self, tokens: torch.Tensor, ids: torch.Tensor, last: bool = False) -> torch.Tensor:
+        """Next-token logits (B, T, V) at every position of tokens (B, T) at ids (B, T); only the last (B, V) with
+        `last`. A token left out of `tokens` (its id left out of `ids`, the others kept) is masked out of every
+        attention: the leave-one-out of the chapter's language study."""
+        h = self.stack(tokens, ids, causal=True)
+        return self.head(h[:, -1] if last else h)
+
     @torch.no_grad()
     def generate(self, tokens: torch.Tensor, ids: torch.Tensor, steps: int, answer_ids: torch.Tensor | None = None,
                  cache: bool = True) -> Generation:

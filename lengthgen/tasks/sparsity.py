@@ -15,7 +15,7 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks.lm import LMTask, Sequence
 
-BOS, SEP, SEP2 = "<sos>", "=", ">"
+BOS, SEP, SEP2, STEP = "<sos>", "=", ">", ";"
 BITS = ("0", "1")
 
 
@@ -123,15 +123,18 @@ class VariableAssignment(LMTask):
     """Follow one chain of assignments through randomly interleaved chains, writing the chain out.
 
     m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as the
-    pair `a b` (b takes a's value); the steps of all chains are interleaved at random, each chain in its order.
-    The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is v_11 .. v_1d (the
-    scratchpad), or only v_1d without scratchpad. `length` is the number of step tokens (2 d m, m as large as fits).
+    three tokens `a b ;` (b takes a's value; `;` ends the step); the steps of all chains are interleaved at random,
+    each chain in its order. The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is
+    v_11 .. v_1d (the scratchpad), or only v_1d without scratchpad. `length` is the number of step tokens (3 d m, m as
+    large as fits). The paper names three separators (its step format is lost from our copy): `:` and `>` are its
+    <SEP1> and <SEP2>, `;` our step separator. Without it a step's second variable and the next step's first look
+    alike to a model that looks one token back; with it they differ by content.
 
     Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_1i the id of the token v_1i in its
     step, so the ids depend on the input and a model must predict them (PPC). Without coupling: 0..P-1.
 
     Examples:
-        d = 2, m = 2:  <sos> a : a b c e b f e g >  ->  b f   (ids 0 1 2 3 4 5 6 7 8 9 10 11 -> 4 8)
+        d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  b f   (prompt ids 0..15 -> 4 10)
     """
 
     depth: int = 2  # d
@@ -142,17 +145,17 @@ class VariableAssignment(LMTask):
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return (*[f"v{i}" for i in range(self.variables)], ":", SEP2)
+        return (*[f"v{i}" for i in range(self.variables)], ":", STEP, SEP2)
 
     def chains(self, length: int) -> int:
-        return length // (2 * self.depth)
+        return length // (3 * self.depth)
 
     def check(self, length):
         m = self.chains(length)
         if m < 1 or m * (self.depth + 1) > self.variables:
-            top = 2 * self.depth * (self.variables // (self.depth + 1))
+            top = 3 * self.depth * (self.variables // (self.depth + 1))
             raise LengthgenError(f"impossible length {length} for variable_assignment with depth {self.depth}; "
-                                 f"valid: {2 * self.depth}..{top} step tokens")
+                                 f"valid: {3 * self.depth}..{top} step tokens")
 
     def sequence(self, length, gen):
         d, m = self.depth, self.chains(length)
@@ -163,10 +166,10 @@ class VariableAssignment(LMTask):
         steps, done, where = [], [0] * m, {}
         for c in slots:
             i = done[c]
-            steps += [f"v{chains[c][i]}", f"v{chains[c][i + 1]}"]
+            steps += [f"v{chains[c][i]}", f"v{chains[c][i + 1]}", STEP]
             done[c] += 1
             if c == 0:
-                where[i + 1] = 3 + len(steps) - 1  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
+                where[i + 1] = 3 + len(steps) - 2  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
         answer = [f"v{v}" for v in chains[0][1:]] if self.scratchpad else [f"v{chains[0][-1]}"]
         prompt = [BOS, f"v{chains[0][0]}", ":", *steps, SEP2]
         ids = None
@@ -179,7 +182,7 @@ class VariableAssignment(LMTask):
 def variable_assignment_reference(prompt: list[str], scratchpad: bool = True) -> list[str]:
     """The chain from the query, followed step by step through the assignments of the prompt."""
     steps = prompt[3:-1]
-    follows = dict(zip(steps[::2], steps[1::2], strict=True))
+    follows = dict(zip(steps[::3], steps[1::3], strict=True))
     chain, v = [], prompt[1]
     while v in follows:
         v = follows[v]

@@ -45,8 +45,8 @@ class TrainConfig:
         """The learning-rate schedule stepped after every update (None: constant)."""
         return None
 
-    def transform(self, batch, gen: torch.Generator):
-        """A training batch as the model sees it (unchanged here; draws nothing from `gen`)."""
+    def transform(self, batch, gen: torch.Generator, step: int = 0):
+        """A training batch as the model sees it at `step` (unchanged here; draws nothing from `gen`)."""
         return batch
 
 
@@ -82,12 +82,25 @@ class LMTrainConfig(TrainConfig):
 
         return torch.optim.lr_scheduler.LambdaLR(opt, factor)
 
-    def transform(self, batch: LMBatch, gen):
+    def transform(self, batch: LMBatch, gen, step: int = 0):
         if self.positions == "offset":
             return replace(batch, ids=offset(batch.positions, self.max_positions, gen))
         if self.positions == "pose":
             return replace(batch, ids=pose(batch.positions, self.pose_length, gen))
         return batch
+
+
+@dataclass(frozen=True)
+class LanguageTrainConfig(LMTrainConfig):
+    """`LMTrainConfig` whose PoSE starts part-way: the paper trains its context-64 language model with plain ids for
+    the first 70% of the steps and with PoSE for the last 30% (it found PoSE from the start worse at length 128)."""
+
+    pose_from: float = 0.7  # fraction of the steps after which the `pose` transform applies
+
+    def transform(self, batch: LMBatch, gen, step: int = 0):
+        if self.positions == "pose" and step < self.pose_from * self.steps:
+            return batch
+        return super().transform(batch, gen, step)
 
 
 def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: float | None = None) -> float:
@@ -118,7 +131,7 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     for step in bar:
         cap = cfg.length_cap(step)
         length = int(torch.randint(cfg.min_length, cap + 1, (1,), generator=gen))
-        loss = update(model, opt, cfg.transform(task.sample(cfg.batch_size, length, gen), gen), cfg.clip)
+        loss = update(model, opt, cfg.transform(task.sample(cfg.batch_size, length, gen), gen, step), cfg.clip)
         if schedule is not None:
             schedule.step()
         running = loss if running is None else 0.98 * running + 0.02 * loss

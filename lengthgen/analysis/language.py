@@ -1,0 +1,85 @@
+"""The natural-language study of the sparsity chapter (the paper's Section 5.3): perplexity by context length, and
+how few far-away tokens a language model needs to recover what its whole context gives it.
+
+For a test window of `context` tokens followed by the token to predict, three losses of that token:
+(a) with the whole context, (b) with only the `recent` tokens before it, and (c) with those plus the k far tokens
+(further back than `recent`) that matter most, chosen by leave-one-out: the far tokens whose removal alone raises
+the loss of (a) most. A token is removed by leaving it out of the sequence while every other token keeps its
+position id, so it is masked out of every attention and nothing else moves. If the model's use of far context is
+sparse, (b) - (c) is close to (b) - (a) already for small k.
+"""
+
+import math
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+CHUNK = 256  # sequences per forward pass
+
+
+@torch.no_grad()
+def _last_nll(model, tokens: torch.Tensor, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """NLL (N,) of targets (N,) after sequences (N, T) at ids (N, T), in chunks of CHUNK sequences."""
+    out = [F.cross_entropy(model.logits(tokens[i:i + CHUNK], ids[i:i + CHUNK], last=True), targets[i:i + CHUNK],
+                           reduction="none") for i in range(0, len(tokens), CHUNK)]
+    return torch.cat(out)
+
+
+@torch.no_grad()
+def perplexity(model, stream: torch.Tensor, length: int, max_windows: int | None = None) -> float:
+    """exp of the mean NLL of every token but the first of consecutive, non-overlapping windows of `length` tokens
+    of `stream` (the first `max_windows` of them if given), each window read on its own at ids 0..length-1."""
+    windows = stream[: len(stream) // length * length].view(-1, length)[:max_windows]
+    ids = torch.arange(length).expand(CHUNK, length)
+    total = 0.0
+    for i in range(0, len(windows), CHUNK):
+        chunk = windows[i:i + CHUNK]
+        logits = model.logits(chunk[:, :-1], ids[: len(chunk), :-1])
+        total += float(F.cross_entropy(logits.transpose(1, 2), chunk[:, 1:], reduction="sum"))
+    return math.exp(total / (windows.shape[0] * (length - 1)))
+
+
+def windows(stream: torch.Tensor, n: int, length: int, gen: torch.Generator) -> torch.Tensor:
+    """n windows (n, length) of `stream` at uniformly random starts."""
+    starts = torch.randint(len(stream) - length + 1, (n,), generator=gen)
+    return stream[starts[:, None] + torch.arange(length)[None, :]]
+
+
+@torch.no_grad()
+def leave_one_out(model, window: torch.Tensor, recent: int) -> torch.Tensor:
+    """NLL (F,) of the window's last token when each of its F = len(window) - 1 - recent far tokens is left out."""
+    context, target = window[:-1], window[-1]
+    far = len(context) - recent
+    keep = ~torch.eye(far, len(context), dtype=torch.bool)  # row j: every position but far token j
+    ids = torch.arange(len(context)).expand(far, -1)[keep].view(far, -1)
+    return _last_nll(model, context.expand(far, -1)[keep].view(far, -1), ids, target.expand(far))
+
+
+@torch.no_grad()
+def influence(model, batch: torch.Tensor, recent: int, ks: tuple[int, ...], chooser=None,
+              progress: bool = False) -> pd.DataFrame:
+    """Losses (a), (b) and (c) for k in `ks` of the last token of each window (N, C + 1), with the far tokens chosen
+    by `chooser`'s leave-one-out (default: the model's own; the paper's Fig. 6 also crosses two models).
+
+    Returns:
+        one row per window: example, full (a), recent (b), and "recent+k" (c) for each k.
+    """
+    chooser = model if chooser is None else chooser
+    context, targets = batch[:, :-1], batch[:, -1]
+    N, C = context.shape
+    if not 0 < recent < C or max(ks) > C - recent:
+        raise ValueError(f"recent={recent} and k up to {max(ks)} need a context longer than {recent + max(ks)} "
+                         f"tokens; got {C}")
+    ids = torch.arange(C).expand(N, C)
+    rows = {"example": range(N), "full": _last_nll(model, context, ids, targets),
+            "recent": _last_nll(model, context[:, -recent:], ids[:, -recent:], targets)}
+    order = torch.stack([leave_one_out(chooser, window, recent).argsort(descending=True)
+                         for window in tqdm(batch, desc="leave-one-out", disable=not progress, leave=False)])
+    for k in ks:
+        far = order[:, :k].sort(dim=1).values  # the k most influential far positions, in order
+        keep = torch.cat([far, ids[:, -recent:]], 1)
+        rows[f"recent+{k}"] = _last_nll(model, context.gather(1, keep), keep, targets)
+    return pd.DataFrame({name: list(values) if isinstance(values, range) else values.tolist()
+                         for name, values in rows.items()})

@@ -1,0 +1,146 @@
+"""The natural-language experiment of the sparsity chapter (the paper's Section 5.3, Table 1 and Figs. 4-6), scaled
+down to Python's own documentation (`tasks.corpus`) and small RoPE decoders on 2 CPU cores.
+
+Each run trains the paper's pair of language models from the same initialisation: the short-context one (PoSE for
+the last part of its training, relative distances up to the long context) and the long-context one (no PoSE). It
+stores both models' test perplexity at the short and the long length (Table 1), and the influence study
+(`analysis.language.influence`) on test windows of the long length for every (scored model, choosing model) pair:
+each model choosing its own far tokens (Figs. 4 and 6a) and each scored with the other's choice (Figs. 6b, 6c).
+Metric rows carry the model in `lm`, the choosing model in `chooser` and the window in `example`.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+from torch import nn
+
+from lengthgen.analysis.language import influence, perplexity, windows
+from lengthgen.config import ignored
+from lengthgen.experiments.base import Experiment
+from lengthgen.metrics import FINAL_TRAIN_LOSS, NLL, PERPLEXITY
+from lengthgen.models import build_model
+from lengthgen.models.transformer import TransformerConfig
+from lengthgen.results.store import RunOutput
+from lengthgen.seeding import generator
+from lengthgen.tasks.corpus import Corpus
+from lengthgen.train.loop import LanguageTrainConfig, train
+
+LMS = ("short", "long")  # the pair of models of a run
+
+
+@dataclass(frozen=True)
+class LanguageRun:
+    """The pair of language models (one architecture; trained on windows of `short.max_length` and
+    `long.max_length` tokens) and the evaluation: perplexity at both lengths; the influence study on `examples` test
+    windows of the long length, keeping the `recent` tokens before the predicted one and adding k far ones for each
+    k in `ks`."""
+
+    seed: int = 0  # model init (shared by the pair) and training-data seed
+    corpus: Corpus = field(default_factory=Corpus)
+    model: TransformerConfig = field(default_factory=TransformerConfig)
+    short: LanguageTrainConfig = field(default_factory=lambda: LanguageTrainConfig(
+        min_length=64, max_length=64, positions="pose", pose_length=128))
+    long: LanguageTrainConfig = field(default_factory=lambda: LanguageTrainConfig(min_length=128, max_length=128))
+    recent: int = 64  # tokens before the predicted one that (b) and (c) keep
+    examples: int = 128  # test windows of the influence study
+    ks: tuple[int, ...] = (1, 2, 4, 8, 16)  # far tokens (c) adds back
+    eval_seed: int = 0  # seed of the influence windows, shared by every run (paired comparisons)
+    progress: bool = ignored(False)  # tqdm bars inside the run
+
+    def training(self, lm: str) -> LanguageTrainConfig:
+        return self.short if lm == "short" else self.long
+
+    def name(self, lm: str) -> str:
+        """How tables name a model of the pair: "context 64 + PoSE", "context 128"."""
+        cfg = self.training(lm)
+        return f"context {cfg.max_length}" + (" + PoSE" if cfg.positions == "pose" else "")
+
+
+def language_labels(cfg: LanguageRun) -> dict:
+    return {"task": cfg.corpus.name, "model": "decoder", "variant": " vs ".join(map(cfg.name, LMS)),
+            "seed": cfg.seed}
+
+
+def build_language_models(cfg: LanguageRun) -> tuple[Corpus, nn.ModuleDict]:
+    """(corpus, the untrained pair as a ModuleDict "short"/"long"); both start from the config's seed."""
+    return cfg.corpus, nn.ModuleDict({lm: build_model("decoder", cfg.model, cfg.corpus, seed=cfg.seed) for lm in LMS})
+
+
+def influence_rows(table: pd.DataFrame, length: int) -> pd.DataFrame:
+    """The influence study's per-window table as tidy rows: metric "nll full" / "nll recent" / "nll recent+k",
+    `length` the window's, and the window's index in `example`."""
+    long = table.melt(id_vars="example", var_name="losses", value_name="value")
+    return pd.DataFrame({"length": length, "metric": NLL + " " + long.losses, "value": long.value,
+                         "example": long.example})
+
+
+def run_language(cfg: LanguageRun) -> RunOutput:
+    """Train the pair, then Table 1 and the influence study for every (scored, choosing) pair; the checkpoint holds
+    both models' weights."""
+    corpus, models = build_language_models(cfg)
+    rows, test = [], corpus.stream("test")
+    lengths = (cfg.short.max_length, cfg.long.max_length)
+    for lm in LMS:
+        stats = train(models[lm], corpus, replace(cfg.training(lm), progress=cfg.progress),
+                      generator(cfg.seed, f"train {lm}"), desc=f"corpus/{cfg.name(lm)}/{cfg.seed}")
+        rows += [{"lm": cfg.name(lm), "length": n, "metric": PERPLEXITY, "value": perplexity(models[lm], test, n)}
+                 for n in lengths]
+        rows.append({"lm": cfg.name(lm), "length": cfg.training(lm).max_length, "metric": FINAL_TRAIN_LOSS,
+                     "value": stats["loss"]})
+    batch = windows(test, cfg.examples, lengths[1], generator(cfg.eval_seed, "influence"))
+    studies = [influence_rows(influence(models[lm], batch, cfg.recent, cfg.ks, chooser=models[chooser],
+                                        progress=cfg.progress), lengths[1]).assign(lm=cfg.name(lm),
+                                                                                   chooser=cfg.name(chooser))
+               for lm in LMS for chooser in LMS]
+    return RunOutput(pd.concat([pd.DataFrame(rows), *studies], ignore_index=True), checkpoint=models.state_dict())
+
+
+@dataclass(frozen=True)
+class LanguageSizes:
+    """The sizes of one profile of the language experiment."""
+
+    width: int  # D (4 heads, feed-forward 4 D)
+    layers: int  # decoder blocks
+    vocab: int  # word types of the corpus (the rest read as <unk>)
+    steps: int  # training steps
+    tokens: int  # training tokens per step (batch = tokens / context)
+    lr: float  # peak AdamW learning rate
+    short: int  # the short training context (PoSE to `long` in the last 30% of steps)
+    long: int  # the long training context
+    examples: int  # windows of the influence study
+    ks: tuple[int, ...]  # far tokens added back
+    seeds: tuple[int, ...]  # the profile's seeds (the --seeds default)
+
+    def training(self, context: int) -> LanguageTrainConfig:
+        pose = context < self.long
+        return LanguageTrainConfig(steps=self.steps, batch_size=self.tokens // context, lr=self.lr,
+                                   warmup=max(1, self.steps // 20), min_length=context, max_length=context,
+                                   positions="pose" if pose else "given", pose_length=self.long if pose else 0)
+
+    def run(self, seed: int) -> LanguageRun:
+        model = TransformerConfig(width=self.width, heads=4, layers=self.layers, ff=4 * self.width,
+                                  positional="rope", max_positions=self.long)
+        return LanguageRun(seed=seed, corpus=Corpus(vocab_size=self.vocab), model=model,
+                           short=self.training(self.short), long=self.training(self.long), recent=self.short,
+                           examples=self.examples, ks=self.ks)
+
+
+# The paper: 1.3 B-parameter OLMo models, 25 B tokens of C4, contexts 64 and 128. Ours: Python's documentation
+# (426 k training tokens) and models of ~0.3 M parameters; sizes measured on 2 CPU cores (book/methods.md).
+LANGUAGE_PROFILES = {
+    "smoke": LanguageSizes(16, 1, 512, 20, 256, 1e-3, 16, 32, 4, (1, 2), (0,)),
+    "full": LanguageSizes(2048, 24, 32_000, 49_000, 8192 * 64, 1e-4, 64, 128, 512, (1, 2, 4, 8, 16), (0,)),
+}
+
+
+def language_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LanguageRun]:
+    """One pair of models per seed."""
+    p = LANGUAGE_PROFILES[profile]
+    return [p.run(seed) for seed in (seeds if seeds is not None else p.seeds)]
+
+
+LANGUAGE = Experiment(name="sparsity-language", chapter="sparsity",
+                      description="a short-context (PoSE) and a long-context language model: perplexity by length, "
+                                  "far-token influence (Table 1, Figs. 4-6)",
+                      configs=language_configs, run=run_language, labels=language_labels, build=build_language_models,
+                      profiles=tuple(LANGUAGE_PROFILES))

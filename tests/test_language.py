@@ -1,0 +1,107 @@
+"""The natural-language study: perplexity, leave-one-out influence and the (a)/(b)/(c) losses against plain loops;
+PoSE for the last part of training only."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lengthgen.analysis.language import influence, leave_one_out, perplexity, windows
+from lengthgen.data import LMBatch
+from lengthgen.experiments.sparsity_language import LANGUAGE_PROFILES, influence_rows
+from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.train.loop import LanguageTrainConfig
+
+VOCAB = 50
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    m = DecoderOnly(TransformerConfig(width=32, heads=4, layers=2, ff=64, positional="rope"), VOCAB).eval()
+    for p in m.parameters():  # weights large enough that every token matters to the prediction
+        p.data.normal_(0, 0.3)
+    return m
+
+
+@torch.no_grad()
+def nll_after(model, tokens: list[int], ids: list[int], target: int) -> float:
+    logits = model.logits(torch.tensor([tokens]), torch.tensor([ids]), last=True)
+    return float(F.cross_entropy(logits, torch.tensor([target])))
+
+
+def test_leave_one_out_leaves_each_far_token_out_and_keeps_the_others_ids(model):
+    window = torch.randint(VOCAB, (13,), generator=torch.Generator().manual_seed(1))
+    context, target = window[:-1].tolist(), int(window[-1])
+    got = leave_one_out(model, window, recent=5)
+    expected = [nll_after(model, context[:j] + context[j + 1:], [i for i in range(12) if i != j], target)
+                for j in range(12 - 5)]
+    assert got.shape == (7,) and torch.allclose(got, torch.tensor(expected), atol=1e-5)
+    assert got.std() > 0.02  # the tokens do matter: the comparison above is not between constants
+
+
+def test_the_three_losses_by_hand(model):
+    batch = torch.randint(VOCAB, (3, 11), generator=torch.Generator().manual_seed(2))
+    table = influence(model, batch, recent=4, ks=(1, 6))
+    for row, window in zip(table.itertuples(), batch, strict=True):
+        context, target = window[:-1].tolist(), int(window[-1])
+        assert row.full == pytest.approx(nll_after(model, context, list(range(10)), target), abs=1e-5)
+        assert row.recent == pytest.approx(nll_after(model, context[6:], list(range(6, 10)), target), abs=1e-5)
+        j = int(leave_one_out(model, window, 4).argmax())  # the one far token whose removal hurts most
+        assert getattr(row, "_4") == pytest.approx(nll_after(model, [context[j]] + context[6:], [j, 6, 7, 8, 9],
+                                                             target), abs=1e-5)
+        assert getattr(row, "_5") == pytest.approx(row.full, abs=1e-5)  # all 6 far tokens back: the full context
+    assert list(table.columns) == ["example", "full", "recent", "recent+1", "recent+6"]
+    with pytest.raises(ValueError, match="need a context longer than 11"):
+        influence(model, batch, recent=4, ks=(7,))
+
+
+def test_a_chooser_picks_the_tokens_another_model_is_scored_with(model):
+    other = DecoderOnly(TransformerConfig(width=32, heads=4, layers=2, ff=64, positional="rope"), VOCAB).eval()
+    batch = torch.randint(VOCAB, (2, 11), generator=torch.Generator().manual_seed(3))
+    crossed = influence(model, batch, recent=4, ks=(1,), chooser=other)
+    for row, window in zip(crossed.itertuples(), batch, strict=True):
+        j = int(leave_one_out(other, window, 4).argmax())
+        context = window[:-1].tolist()
+        assert row._4 == pytest.approx(nll_after(model, [context[j]] + context[6:], [j, 6, 7, 8, 9],
+                                                 int(window[-1])), abs=1e-5)
+
+
+def test_perplexity_of_non_overlapping_windows(model):
+    stream = torch.randint(VOCAB, (23,), generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        nlls = [F.cross_entropy(model.logits(w[None, :-1], torch.arange(4)[None]).squeeze(0), w[1:], reduction="sum")
+                for w in stream[:20].view(4, 5)]
+    assert perplexity(model, stream, 5) == pytest.approx(math.exp(float(sum(nlls)) / 16), rel=1e-5)
+    assert perplexity(model, stream, 5, max_windows=1) == pytest.approx(math.exp(float(nlls[0]) / 4), rel=1e-5)
+
+
+def test_windows_are_slices_of_the_stream():
+    stream = torch.arange(100)
+    w = windows(stream, 6, 10, torch.Generator().manual_seed(0))
+    assert w.shape == (6, 10) and bool(((w[:, 1:] - w[:, :-1]) == 1).all()) and int(w.max()) < 100
+
+
+def test_pose_only_in_the_last_part_of_training():
+    cfg = LanguageTrainConfig(steps=10, positions="pose", pose_length=40, pose_from=0.7)
+    batch = LMBatch(torch.zeros(8, 12, dtype=torch.long), None, prompt=1)
+    gen = torch.Generator().manual_seed(0)
+    assert cfg.transform(batch, gen, step=6) is batch
+    late = cfg.transform(batch, gen, step=7).ids
+    assert bool((late[:, 1:] > late[:, :-1]).all()) and int(late.max()) > 11  # in order, beyond the window
+
+
+def test_influence_rows_are_tidy():
+    rows = influence_rows(pd.DataFrame({"example": [0, 1], "full": [1.0, 2.0], "recent+2": [3.0, 4.0]}), 128)
+    assert set(rows.metric) == {"nll full", "nll recent+2"} and set(rows.length) == {128}
+    assert rows[(rows.example == 1) & (rows.metric == "nll recent+2")].value.item() == 4.0
+
+
+def test_profiles_pair_a_short_pose_model_with_a_long_one():
+    for name, p in LANGUAGE_PROFILES.items():
+        cfg = p.run(0)
+        assert cfg.short.positions == "pose" and cfg.short.pose_length == cfg.long.max_length == p.long, name
+        assert cfg.long.positions == "given" and cfg.short.max_length == cfg.recent == p.short, name
+        assert cfg.name("short") == f"context {p.short} + PoSE" and cfg.name("long") == f"context {p.long}"
