@@ -50,9 +50,9 @@ def test_the_three_losses_by_hand(model):
         assert row.full == pytest.approx(nll_after(model, context, list(range(10)), target), abs=1e-5)
         assert row.recent == pytest.approx(nll_after(model, context[6:], list(range(6, 10)), target), abs=1e-5)
         j = int(leave_one_out(model, window, 4).argmax())  # the one far token whose removal hurts most
-        assert getattr(row, "_4") == pytest.approx(nll_after(model, [context[j]] + context[6:], [j, 6, 7, 8, 9],
+        assert row._4 == pytest.approx(nll_after(model, [context[j]] + context[6:], [j, 6, 7, 8, 9],
                                                              target), abs=1e-5)
-        assert getattr(row, "_5") == pytest.approx(row.full, abs=1e-5)  # all 6 far tokens back: the full context
+        assert row._5 == pytest.approx(row.full, abs=1e-5)  # all 6 far tokens back: the full context
     assert list(table.columns) == ["example", "full", "recent", "recent+1", "recent+6"]
     with pytest.raises(ValueError, match="need a context longer than 11"):
         influence(model, batch, recent=4, ks=(7,))

@@ -83,3 +83,32 @@ def influence(model, batch: torch.Tensor, recent: int, ks: tuple[int, ...], choo
         rows[f"recent+{k}"] = _last_nll(model, context.gather(1, keep), keep, targets)
     return pd.DataFrame({name: list(values) if isinstance(values, range) else values.tolist()
                          for name, values in rows.items()})
+
+
+def perplexity_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: median test perplexity over seeds by model (rows) and evaluation length (columns), with the seeds."""
+    ppl = runs[runs.metric == "perplexity"]
+    table = ppl.pivot_table(index="lm", columns="length", values="value", aggfunc="median")
+    table.columns = [f"ppl at {n}" for n in table.columns]
+    return table.assign(seeds=ppl.groupby("lm").seed.nunique())
+
+
+def influence_points(runs: pd.DataFrame, k: int) -> pd.DataFrame:
+    """One row per (seed, scored model, choosing model, window): far gain (b) - (a), what the whole far context
+    gives, and recovered (b) - (c), what its k most influential tokens give."""
+    nll = runs[runs.metric.str.startswith("nll ")]
+    wide = nll.pivot_table(index=["seed", "lm", "chooser", "example"], columns="metric", values="value").reset_index()
+    return wide.assign(far_gain=wide["nll recent"] - wide["nll full"],
+                       recovered=wide["nll recent"] - wide[f"nll recent+{k}"])[
+        ["seed", "lm", "chooser", "example", "far_gain", "recovered"]]
+
+
+def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
+    """Per (scored model, choosing model): windows, Pearson r of recovered vs far gain, and the share of the far
+    gain that the k tokens recover, sum(recovered) / sum(far gain) over the windows whose far gain is positive."""
+    def summary(group: pd.DataFrame) -> pd.Series:
+        gain = group[group.far_gain > 0]
+        return pd.Series({"windows": len(group), "pearson r": group.far_gain.corr(group.recovered),
+                          "share recovered": gain.recovered.sum() / gain.far_gain.sum() if len(gain) else float("nan")})
+
+    return points.groupby(["lm", "chooser"]).apply(summary, include_groups=False)
