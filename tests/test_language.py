@@ -3,12 +3,21 @@ PoSE for the last part of training only."""
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
 import torch.nn.functional as F
 
-from lengthgen.analysis.language import influence, leave_one_out, perplexity, windows
+from lengthgen.analysis.language import (
+    far_context_sparsity,
+    influence,
+    influence_points,
+    language_claims,
+    leave_one_out,
+    perplexity,
+    windows,
+)
 from lengthgen.data import LMBatch
 from lengthgen.experiments.sparsity_language import LANGUAGE_PROFILES, influence_rows
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
@@ -105,3 +114,35 @@ def test_profiles_pair_a_short_pose_model_with_a_long_one():
         assert cfg.short.positions == "pose" and cfg.short.pose_length == cfg.long.max_length == p.long, name
         assert cfg.long.positions == "given" and cfg.short.max_length == cfg.recent == p.short, name
         assert cfg.name("short") == f"context {p.short} + PoSE" and cfg.name("long") == f"context {p.long}"
+
+
+def hand_runs() -> pd.DataFrame:
+    """Two seeds of a pair: perplexities, and per window the three losses (k = 1) for the short model's own choice."""
+    rows = []
+    for seed, (p64, p128) in enumerate([(20.0, 18.0), (21.0, 21.5)]):
+        rows += [{"seed": seed, "lm": "S", "chooser": None, "metric": "perplexity", "length": 64, "value": p64},
+                 {"seed": seed, "lm": "S", "chooser": None, "metric": "perplexity", "length": 128, "value": p128}]
+        for example, (full, recent, plus1) in enumerate([(3.0, 4.0, 3.2), (2.0, 2.5, 2.3), (5.0, 4.9, 4.8)]):
+            rows += [{"seed": seed, "lm": "S", "chooser": "S", "metric": f"nll {name}", "length": 128,
+                      "value": value, "example": example}
+                     for name, value in (("full", full), ("recent", recent), ("recent+1", plus1))]
+    return pd.DataFrame(rows)
+
+
+def test_far_context_sparsity_by_hand():
+    points = influence_points(hand_runs(), k=1)
+    assert len(points) == 6 and points.far_gain.round(6).tolist()[:3] == [1.0, 0.5, -0.1]
+    summary = far_context_sparsity(points).loc[("S", "S")]
+    # windows with a positive far gain: recovered 0.8 + 0.2 of 1.0 + 0.5, in each seed
+    assert summary["share recovered"] == pytest.approx(1.0 / 1.5) and summary.windows == 6
+    assert summary["pearson r"] == pytest.approx(np.corrcoef([1.0, 0.5, -0.1], [0.8, 0.2, 0.1])[0, 1])
+
+
+def test_language_claims_by_hand():
+    claims = language_claims(hand_runs(), k=1, short="S", long=128)
+    assert claims.verdict.tolist() == ["reproduced", "reproduced"]  # median 20.5 -> 19.75; share 0.67, r 0.95
+    assert "20.50 -> 19.75 (lower in 1 of 2 seeds)" in claims.ours[0]
+    worse = hand_runs()
+    worse.loc[(worse.metric == "perplexity") & (worse.length == 128), "value"] = 30.0
+    worse.loc[worse.metric == "nll recent+1", "value"] = worse.loc[worse.metric == "nll recent", "value"].to_numpy()
+    assert language_claims(worse, k=1, short="S", long=128).verdict.tolist() == ["not reproduced"] * 2

@@ -94,3 +94,15 @@ def test_paper_versus_ours_gives_live_and_stored_verdicts():
     assert "j=1 RoPE+PoSE: 6% in distribution" in table.loc["Fig. 8", "ours, live"]
     assert (table["ours, stored cpu runs"] == "not run yet").all()
     assert table.loc["Fig. 3", "ours, live"] == "not run yet"
+    claims = pd.DataFrame([{"claim": "c", "ours": "20.50 -> 19.75", "verdict": "reproduced"}])
+    stored = sparsity_paper.versus(t1, t2, language_stored=claims).set_index("figure")
+    assert stored.loc["Table 1, Figs. 4-6", "ours, stored cpu runs"] == "reproduced (20.50 -> 19.75)"
+    assert stored.loc["Table 1, Figs. 4-6", "ours, live"] == "not run yet"  # no quick size
+
+
+def test_influence_scatter_has_a_frame_per_k_and_a_panel_per_model_pair():
+    points = pd.DataFrame([{"seed": s, "lm": lm, "chooser": ch, "example": 0, "far_gain": 0.5, "recovered": 0.4,
+                            "k": k} for s in (0, 1) for lm in ("A", "B") for ch in ("A", "B") for k in (1, 4)])
+    fig = figures.influence_scatter(points, "Fig. 4")
+    assert [f.name for f in fig.frames] == ["1", "4"]
+    assert {a.text for a in fig.layout.annotations} == {"scored: A", "scored: B", "chosen by: A", "chosen by: B"}

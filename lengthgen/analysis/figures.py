@@ -260,3 +260,21 @@ def answer_attention_figure(maps: list[dict], title: str) -> go.Figure:
                       title=f"{title}: {maps[0]['label']}")
     fig.update_xaxes(title="position (red: special key *, black: the bit after it)")
     return fig.update_yaxes(title="layer, head", autorange="reversed")
+
+
+def influence_scatter(points: pd.DataFrame, title: str) -> go.Figure:
+    """The paper's Figs. 4 and 6: per test window, what the whole far context gives, (b) - (a), against what its
+    k most influential far tokens give, (b) - (c); one panel per (scored model, choosing model), a slider over k.
+
+    Args:
+        points: `analysis.language.influence_points` rows for several k, with a `k` column.
+    """
+    fig = px.scatter(points, x="far_gain", y="recovered", facet_row="lm", facet_col="chooser", animation_frame="k",
+                     color=points.seed.astype(str), opacity=0.6, height=620, title=title,
+                     labels={"far_gain": "(b) - (a): far context, nats", "recovered": "(b) - (c): k tokens, nats",
+                             "color": "seed", "lm": "scored", "chooser": "chosen by"})
+    lo, hi = float(points[["far_gain", "recovered"]].min().min()), float(points[["far_gain", "recovered"]].max().max())
+    fig.add_shape(type="line", x0=lo, y0=lo, x1=hi, y1=hi, line={"dash": "dot", "color": "grey"}, row="all",
+                  col="all")
+    fig.for_each_annotation(lambda a: a.update(text=a.text.replace("=", ": ")))  # "scored: context 128"
+    return fig

@@ -112,3 +112,28 @@ def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
                           "share recovered": gain.recovered.sum() / gain.far_gain.sum() if len(gain) else float("nan")})
 
     return points.groupby(["lm", "chooser"]).apply(summary, include_groups=False)
+
+
+SHARE = 0.5  # the few-tokens claim holds when k tokens recover at least this share of the far gain ...
+CORRELATION = 0.5  # ... and recovered and far gain correlate at least this much (Pearson r) over the windows
+
+
+def language_claims(runs: pd.DataFrame, k: int, short: str, long: int) -> pd.DataFrame:
+    """The paper's two claims of Section 5.3 judged on a profile's runs, with the numbers behind each verdict:
+    the short-context PoSE model `short` has a lower perplexity at length `long` than at its own context (in the
+    median over seeds, and in how many seeds); and its k most influential far tokens (its own choice) recover at
+    least SHARE of the far gain with Pearson r >= CORRELATION."""
+    ppl = runs[(runs.metric == "perplexity") & (runs.lm == short)].pivot_table(index="seed", columns="length",
+                                                                             values="value")
+    at_short, at_long = ppl[ppl.columns.min()], ppl[long]
+    lower = int((at_long < at_short).sum())
+    few = far_context_sparsity(influence_points(runs, k)).loc[(short, short)]
+    return pd.DataFrame([
+        {"claim": f"{short}: perplexity at {long} below perplexity at {ppl.columns.min()}",
+         "ours": f"{at_short.median():.2f} -> {at_long.median():.2f} (lower in {lower} of {len(ppl)} seeds)",
+         "verdict": "reproduced" if at_long.median() < at_short.median() else "not reproduced"},
+        {"claim": f"{short}: {k} far tokens recover most of the far context's gain",
+         "ours": f"share recovered {few['share recovered']:.2f}, Pearson r {few['pearson r']:.2f} "
+                 f"({int(few.windows)} windows)",
+         "verdict": "reproduced" if few["share recovered"] >= SHARE and few["pearson r"] >= CORRELATION
+         else "not reproduced"}])

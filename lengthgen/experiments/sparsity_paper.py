@@ -15,7 +15,7 @@ CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
     ("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no scratchpad "
                "and RoPE + PoSE do not", "sparsity-assignment"),
     ("Table 1, Figs. 4-6", "a context-64 model (PoSE) has lower perplexity at 128 than at 64; a few far tokens "
-                           "recover most of the gain", "not yet"),
+                           "recover most of the gain", "sparsity-language"),
 ]
 
 # Table 1: perplexity of 1.3B OLMo models on C4, by training context (rows) and evaluation length (columns).
@@ -43,11 +43,20 @@ def _t2(t2: pd.DataFrame | None) -> str:
         for _, r in t2.iterrows()) + ")"
 
 
+def _language(claims: pd.DataFrame | None) -> str:
+    if claims is None or claims.empty:
+        return NOT_RUN
+    return "; ".join(f"{r.verdict} ({r.ours})" for r in claims.itertuples())
+
+
 def versus(t1_live: pd.DataFrame, t2_live: pd.DataFrame, t1_stored: pd.DataFrame | None = None,
-           t2_stored: pd.DataFrame | None = None) -> pd.DataFrame:
+           t2_stored: pd.DataFrame | None = None, language_stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each claim with our verdicts and the numbers behind them, for the live run and the stored runs: T1 from
     `analysis.sparsity.sparsity_claim`'s tables (one entry per training bound), T2 from `coupling_claim`'s (the
-    coupled variant's verdict, then every variant's numbers); the claims not run yet say so."""
+    coupled variant's verdict, then every variant's numbers), the language claims from
+    `analysis.language.language_claims` (stored runs only: the language study has no quick size); the claims not
+    run yet say so."""
     rows = [(*CLAIMS[0][:2], _t1(t1_live), _t1(t1_stored)), (*CLAIMS[2][:2], _t2(t2_live), _t2(t2_stored))]
-    rows += [(fig, text, NOT_RUN, NOT_RUN) for fig, text, _ in (CLAIMS[1], CLAIMS[3], CLAIMS[4])]
+    rows += [(fig, text, NOT_RUN, NOT_RUN) for fig, text, _ in (CLAIMS[1], CLAIMS[3])]
+    rows.append((*CLAIMS[4][:2], NOT_RUN, _language(language_stored)))
     return pd.DataFrame(rows, columns=["figure", "the paper states", "ours, live", "ours, stored cpu runs"])
