@@ -78,11 +78,15 @@ def test_variable_assignment_follows_the_chain_and_couples_ids_to_the_input(dept
     for s in draws(task, 40, n=100):
         prompt, answer = s.tokens[: s.prompt], s.tokens[s.prompt:]
         assert answer == variable_assignment_reference(prompt, scratchpad)
-        assert len(answer) == (depth if scratchpad else 1)
+        assert len(answer) == (depth + 1 if scratchpad else 1)
         assert len(prompt) == 4 + 3 * depth * (40 // (3 * depth))
         assert prompt[5:-1:3] == [";"] * (len(prompt) // 3 - 1)  # every step ends with its separator
         assert s.ids[: s.prompt] == list(range(s.prompt))
-        for token, i in zip(answer, s.ids[s.prompt:], strict=True):  # coupled to where it is assigned in the prompt
+        coupled = s.ids[s.prompt:]
+        if scratchpad:  # the query first, at the query's id
+            assert answer[0] == prompt[1] and coupled[0] == 1
+            answer, coupled = answer[1:], coupled[1:]
+        for token, i in zip(answer, coupled, strict=True):  # coupled to where it is assigned in the prompt
             assert prompt[i] == token and (i - 3) % 3 == 1
         ids_seen.add(tuple(s.ids[s.prompt:]))
     assert len(ids_seen) > 5  # the ids depend on the input
@@ -91,18 +95,18 @@ def test_variable_assignment_follows_the_chain_and_couples_ids_to_the_input(dept
 
 def test_variable_assignment_by_hand():
     prompt = ["<sos>", "a", ":", "a", "b", ";", "c", "e", ";", "b", "f", ";", "e", "g", ";", ">"]
-    assert variable_assignment_reference(prompt) == ["b", "f"]
+    assert variable_assignment_reference(prompt) == ["a", "b", "f"]
     assert variable_assignment_reference(prompt, scratchpad=False) == ["f"]
     s = VariableAssignment(depth=2, coupled=False).sequence(8, torch.Generator())
-    assert s.ids is None and len(s.tokens) == 4 + 6 + 2
+    assert s.ids is None and len(s.tokens) == 4 + 6 + 3
     with pytest.raises(LengthgenError, match="valid: 6..396 step tokens"):
         VariableAssignment(depth=2).check(5)
 
 
 def test_a_batch_holds_one_length_with_ids():
     batch = VariableAssignment(depth=2).sample(5, 16, torch.Generator().manual_seed(0))
-    assert batch.tokens.shape == batch.ids.shape == (5, 18) and batch.prompt == 16
-    assert batch.answer.shape == (5, 2)
+    assert batch.tokens.shape == batch.ids.shape == (5, 19) and batch.prompt == 16
+    assert batch.answer.shape == (5, 3)
 
 
 def test_lm_training_schedule_and_position_transforms():

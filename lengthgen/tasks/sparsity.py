@@ -124,17 +124,20 @@ class VariableAssignment(LMTask):
 
     m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as the
     three tokens `a b ;` (b takes a's value; `;` ends the step); the steps of all chains are interleaved at random,
-    each chain in its order. The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is
-    v_11 .. v_1d (the scratchpad), or only v_1d without scratchpad. `length` is the number of step tokens (3 d m, m as
-    large as fits). The paper names three separators (its step format is lost from our copy): `:` and `>` are its
+    each chain in its order. The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is the
+    chain written out in full, v_10 v_11 .. v_1d (the scratchpad), or only v_1d without scratchpad. `length` is the
+    number of step tokens (3 d m, m as large as fits). The scratchpad starts by copying q so that every hop reads the
+    variable it starts from at its own position: a 2-layer model can then follow each step (find the step whose
+    first variable is the current one, copy its second), which it cannot do for the first hop straight after `>`. The paper names three separators (its step format is lost from our copy): `:` and `>` are its
     <SEP1> and <SEP2>, `;` our step separator. Without it a step's second variable and the next step's first look
     alike to a model that looks one token back; with it they differ by content.
 
-    Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_1i the id of the token v_1i in its
-    step, so the ids depend on the input and a model must predict them (PPC). Without coupling: 0..P-1.
+    Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_10 the id of q (1), v_1i the id of
+    the token v_1i in the step that assigns it, so the ids depend on the input and a model must predict them (PPC).
+    Without coupling: 0..P-1.
 
     Examples:
-        d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  b f   (prompt ids 0..15 -> 4 10)
+        d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  a b f   (prompt ids 0..15 -> 1 4 10)
     """
 
     depth: int = 2  # d
@@ -170,20 +173,21 @@ class VariableAssignment(LMTask):
             done[c] += 1
             if c == 0:
                 where[i + 1] = 3 + len(steps) - 2  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
-        answer = [f"v{v}" for v in chains[0][1:]] if self.scratchpad else [f"v{chains[0][-1]}"]
+        answer = [f"v{v}" for v in chains[0]] if self.scratchpad else [f"v{chains[0][-1]}"]
         prompt = [BOS, f"v{chains[0][0]}", ":", *steps, SEP2]
         ids = None
         if self.coupled:
-            coupled = [where[i] for i in range(1, d + 1)] if self.scratchpad else [where[d]]
+            coupled = [1, *(where[i] for i in range(1, d + 1))] if self.scratchpad else [where[d]]
             ids = [*range(len(prompt)), *coupled]
         return Sequence(prompt + answer, ids, len(prompt))
 
 
 def variable_assignment_reference(prompt: list[str], scratchpad: bool = True) -> list[str]:
-    """The chain from the query, followed step by step through the assignments of the prompt."""
+    """The chain from the query (the query first), followed step by step through the assignments of the prompt;
+    only its last variable without scratchpad."""
     steps = prompt[3:-1]
     follows = dict(zip(steps[::3], steps[1::3], strict=True))
-    chain, v = [], prompt[1]
+    chain, v = [prompt[1]], prompt[1]
     while v in follows:
         v = follows[v]
         chain.append(v)
