@@ -126,11 +126,13 @@ class VariableAssignment(LMTask):
     three tokens `a b ;` (b takes a's value; `;` ends the step); the steps of all chains are interleaved at random,
     each chain in its order. The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is the
     chain written out in full, v_10 v_11 .. v_1d (the scratchpad), or only v_1d without scratchpad. `length` is the
-    number of step tokens (3 d m, m as large as fits). The scratchpad starts by copying q so that every hop reads the
+    number of step tokens (3 d m, m as large as fits).
+
+    Two choices where the paper's format is lost from our copy (it names three separators): `:` and `>` are its
+    <SEP1> and <SEP2>, `;` our step separator; without it a step's second variable and the next step's first look
+    alike to a model that looks one token back. And the scratchpad starts by copying q, so that every hop reads the
     variable it starts from at its own position: a 2-layer model can then follow each step (find the step whose
-    first variable is the current one, copy its second), which it cannot do for the first hop straight after `>`. The paper names three separators (its step format is lost from our copy): `:` and `>` are its
-    <SEP1> and <SEP2>, `;` our step separator. Without it a step's second variable and the next step's first look
-    alike to a model that looks one token back; with it they differ by content.
+    first variable is the current one, copy its second), which it cannot do for a first hop straight after `>`.
 
     Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_10 the id of q (1), v_1i the id of
     the token v_1i in the step that assigns it, so the ids depend on the input and a model must predict them (PPC).
