@@ -12,7 +12,7 @@ import pandas as pd
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
 from lengthgen.experiments.base import PROFILE_HELP
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
@@ -103,13 +103,13 @@ def format_example(example, fmt: str) -> str:
 
 def summary(df: pd.DataFrame) -> str:
     """Mean over seeds of each (task, variant, metric) by length (columns in the order the lengths first appear),
-    with the number of seeds."""
-    acc = df[df.metric.str.startswith(ACCURACY)]
+    with the number of seeds: accuracies, or the perplexities of language models (then per model of a run, `lm`)."""
+    acc = df[df.metric.str.startswith(ACCURACY) | (df.metric == PERPLEXITY)]
     if acc.empty:
-        return "(no results)"
+        return "(no accuracy or perplexity results)"
     if acc.length.dtype == object:  # split names ("iid", "15", ...): keep them as text
         acc = acc.assign(length=acc.length.astype(str))
-    index = [c for c in ("task", "setting", "variant", "metric") if c in acc.columns]
+    index = [c for c in ("task", "setting", "variant", "lm", "metric") if c in acc.columns]
     table = acc.pivot_table(index=index, columns="length", values="value", aggfunc="mean")
     table = table[list(dict.fromkeys(acc.length))]  # splits in the order they were evaluated, not sorted as text
     seeds = acc.groupby(index).seed.nunique().rename("seeds")

@@ -192,6 +192,17 @@ def test_summary_keeps_the_splits_in_evaluation_order_and_averages_seeds():
     assert lines[-1].split()[-2:] == ["75.0", "2"] and "direction_gate" not in "".join(lines)
 
 
+def test_summary_of_language_runs_gives_each_model_its_perplexity():
+    rows = [dict(task="corpus", variant="pair", lm=lm, seed=s, length=n, metric=m, value=v)
+            for s in (0, 1) for lm, base in (("short", 50.0), ("long", 40.0))
+            for n, m, v in ((64, "perplexity", base + s), (128, "perplexity", base - 2), (128, "nll full", 9.0))]
+    lines = summary(pd.DataFrame(rows)).splitlines()
+    assert lines[0].split() == ["64", "128", "seeds"] and "nll" not in "".join(lines)
+    assert lines[-2].split()[-5:] == ["long", "perplexity", "40.5", "38.0", "2"]
+    assert lines[-1].split() == ["short", "perplexity", "50.5", "48.0", "2"]
+    assert summary(pd.DataFrame(rows[2:3])) == "(no accuracy or perplexity results)"
+
+
 def test_list_into_a_closed_pipe_ends_quietly():
     """`lengthgen list | head -1`: the reader closes the pipe early; no BrokenPipeError traceback, status 0."""
     import subprocess
