@@ -134,14 +134,14 @@ class LanguageSizes:
 
 
 # The paper: 1.3 B-parameter OLMo models, 25 B tokens of C4, contexts 64 and 128. Ours: Python's documentation
-# (426 k training tokens) and RoPE decoders of ~0.3 M (cpu) parameters; cpu was sized by timing on 2 CPU cores
+# (426 k training tokens) and RoPE decoders of 0.36 M (cpu) parameters; cpu was sized by timing on 2 CPU cores
 # (book/methods.md). No quick size: a pair that learns enough to say anything takes ~15 CPU-minutes, beyond the
 # chapter's budget, so the chapter shows the stored cpu runs. full is larger, for a GPU, on the same small corpus
 # (~40 passes over it): the paper's scale needs a corpus this machine cannot hold offline.
 LANGUAGE_PROFILES = {
     "smoke": LanguageSizes(16, 1, 512, 20, 256, 1e-3, 16, 32, 4, (1, 2), (0,)),
     "cpu": LanguageSizes(64, 2, 2048, 2000, 2048, 1e-3, 64, 128, 128, (1, 2, 4, 8, 16), (0, 1, 2)),
-    "full": LanguageSizes(256, 4, 8192, 10_000, 8192, 3e-4, 64, 128, 512, (1, 2, 4, 8, 16), (0, 1, 2)),
+    "full": LanguageSizes(256, 4, 8192, 2_000, 8192, 3e-4, 64, 128, 512, (1, 2, 4, 8, 16), (0, 1, 2)),
 }
 
 
