@@ -41,12 +41,6 @@ def perplexity(model, stream: torch.Tensor, length: int, max_windows: int | None
     return math.exp(total / (windows.shape[0] * (length - 1)))
 
 
-def windows(stream: torch.Tensor, n: int, length: int, gen: torch.Generator) -> torch.Tensor:
-    """n windows (n, length) of `stream` at uniformly random starts."""
-    starts = torch.randint(len(stream) - length + 1, (n,), generator=gen)
-    return stream[starts[:, None] + torch.arange(length)[None, :]]
-
-
 @torch.no_grad()
 def leave_one_out(model, window: torch.Tensor, recent: int) -> torch.Tensor:
     """NLL (F,) of the window's last token when each of its F = len(window) - 1 - recent far tokens is left out."""

@@ -21,7 +21,6 @@ from lengthgen.analysis.language import (
     language_claims,
     perplexity,
     perplexity_table,
-    windows,
 )
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
@@ -95,7 +94,7 @@ def run_language(cfg: LanguageRun) -> RunOutput:
                  for n in lengths]
         rows.append({"lm": cfg.name(lm), "length": cfg.training(lm).max_length, "metric": FINAL_TRAIN_LOSS,
                      "value": stats["loss"]})
-    batch = windows(test, cfg.examples, lengths[1], generator(cfg.eval_seed, "influence"))
+    batch = corpus.sample(cfg.examples, lengths[1], generator(cfg.eval_seed, "influence"), split="test").tokens
     studies = [influence_rows(influence(models[lm], batch, cfg.recent, cfg.ks, chooser=models[chooser],
                                         progress=cfg.progress), lengths[1]).assign(lm=cfg.name(lm),
                                                                                    chooser=cfg.name(chooser))
