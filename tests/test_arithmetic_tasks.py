@@ -57,12 +57,34 @@ def test_every_split_agrees_with_python_arithmetic(name, aligned):
             assert all(n <= INTERPOLATION_RANGE for source, _ in examples for n in reference(task, source)[0][:1])
 
 
+@pytest.mark.parametrize("name", ["successor", "addition", "parity", "times_digit"])
+def test_a_fixed_width_pads_every_example_to_it_and_keeps_the_arithmetic(name):
+    task = TASKS[name](aligned=name == "addition", width=24)  # parity: 2^20 has 21 bits
+    assert list(task.splits)[-1] == "23"  # lengths up to width - 1: room for the carry
+    shapes = set()
+    for split in ("train", "3", "23"):
+        for source, target in task.examples(split, min(30, task.splits[split].size)):
+            assert list(target) == reference(task, source)[1], (name, split, source)
+            shapes.add((len(source), len(target)))
+    assert len(shapes) == 1  # one sequence length for every example, as the public code's FIXED_LEN
+
+
+def test_a_width_too_small_or_on_listops_names_what_is_valid():
+    with pytest.raises(LengthgenError, match="valid: width >= 8"):
+        Successor(width=7)  # 2^20 has 7 digits, plus the carry
+    with pytest.raises(LengthgenError, match="valid: width >= 22"):
+        Parity(width=12)  # 21 bits
+    with pytest.raises(LengthgenError, match="valid: width None"):
+        ListOpsSum(width=20)
+
+
 def test_the_papers_examples_and_the_aligned_format_by_hand():
     assert Addition().example((123, 748)) == (tuple("0123+0748"), tuple("1780"))  # the paper's 0123+0748 -> 1780
     assert Addition(aligned=True).example((123, 748)) == (tuple("+00172438"), tuple("1780"))
     assert TimesDigit().example((123, 7)) == (tuple("0123*7"), tuple("1680"))
     assert TimesDigit(aligned=True).example((123, 7)) == (tuple("*07172737"), tuple("1680"))
     assert Successor().example((999,)) == (tuple("0999"), tuple("0001"))
+    assert Successor(width=8).example((999,)) == (tuple("00000999"), tuple("00010000"))
     assert Parity().example((0b1101,)) == (tuple("1101"), tuple("1101"))  # y: 1, 1^0, 1^0^1, 1^0^1^1
     assert ListOpsSum().example((975,)) == (("sum", "9", "7", "5"), ("5", "2", "1"))  # 5, 5+7=12, 2+9=11 (mod 10)
 

@@ -2,18 +2,21 @@
 Transformers" (Attention Bias Calibration): Successor, Addition, Parity, N x 1 and single-operator, depth-1 ListOps,
 as sequence-to-sequence tasks over character tokens.
 
-Format (the paper's section 3.2). Operands are zero-padded on the left to one digit more than the longest operand,
-room for the carry, so that an operand and the output have the same width; the output is written reversed, least
-significant digit first: 0123 + 0748 -> 1780. Parity (prefix XOR of the bits, y_1 = x_1, y_i = y_(i-1) xor x_i) and
-ListOps (the same running fold with SUM mod 10, MAX or MIN over digits) write the running value from the last input
-symbol back, which is the same reversal. `aligned=True` interleaves the operands (the paper's input alignment for
-attention-bias scaffolding): + a_n b_n ... a_1 b_1, and for N x 1, * a_n b ... a_1 b.
+Format (the paper's section 3.2). Operands are zero-padded on the left to a width, one digit more than the longest
+operand (room for the carry) or, with `width=W`, to W for every example (the public code's FIXED_LEN: every sequence
+then has the same length, so position embeddings see every position in training); the output has the operands'
+width and is written reversed, least significant digit first: 0123 + 0748 -> 1780. Parity (prefix XOR of the bits,
+y_1 = x_1, y_i = y_(i-1) xor x_i) and ListOps (the same running fold with SUM mod 10, MAX or MIN over digits) write the
+running value from the last input symbol back, which is the same reversal (Parity pads its bits to a fixed width too;
+ListOps has none). `aligned=True` interleaves the operands (the paper's input alignment for attention-bias
+scaffolding): + a_n b_n ... a_1 b_1, and for N x 1, * a_n b ... a_1 b.
 
 Data (the paper's protocol). Interpolation: a seeded random permutation of the numbers 0..2^20 split 7:1 into the
 splits `train` and `dev` (binary operations pair each number with an independent draw from the same part; N x 1 with a
 digit 0-9). Extrapolation: split "L" holds min(base^L - base^(L-1), 10,000) distinct examples whose operands have
-exactly L digits (L bits for Parity, L list items for ListOps), for L = 1..50; the paper's length is the operands'
-digits, never the sequence's. The public code tested to 60 digits with 51 samples per length; we keep the paper's.
+exactly L digits (L bits for Parity, L list items for ListOps), for L = 1..50 (to width - 1 with a fixed width); the
+paper's length is the operands' digits, never the sequence's. The public code tested to 60 digits with 51 samples
+per length; we keep the paper's.
 """
 
 from functools import cached_property
@@ -21,6 +24,7 @@ from functools import cached_property
 import torch
 
 from lengthgen.data import Example, Seq2SeqBatch, collate
+from lengthgen.errors import LengthgenError
 from lengthgen.seeding import generator
 from lengthgen.tasks.seq2seq import Seq2SeqTask, Split
 
@@ -49,17 +53,30 @@ class ArithmeticTask(Seq2SeqTask):
         """Source positions per output digit along the anti-diagonal: 2 where two streams are interleaved."""
         return 1
 
-    def __init__(self, data_seed: int = 0, aligned: bool = False):
+    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None):
         super().__init__(data_seed)
-        self.aligned = aligned
+        self.aligned, self.width = aligned, width
+        longest = MAX_TEST_LENGTH if width is None else width - 1
+        if longest < len(self.digits(INTERPOLATION_RANGE)):
+            raise LengthgenError(f"width {width} leaves no room for {self.name}'s interpolation numbers (up to "
+                                 f"{len(self.digits(INTERPOLATION_RANGE))} digits and a carry); valid: width >= "
+                                 f"{len(self.digits(INTERPOLATION_RANGE)) + 1}")
         parts = {"train": round(TRAIN_SHARE * (INTERPOLATION_RANGE + 1))}
         parts["dev"] = INTERPOLATION_RANGE + 1 - parts["train"]
         tests = {str(n): Split(n, n, min(self.base**n - self.base ** (n - 1), TEST_SAMPLES))
-                 for n in range(1, MAX_TEST_LENGTH + 1)}
+                 for n in range(1, min(longest, MAX_TEST_LENGTH) + 1)}
         self.splits = {"train": Split(0, 0, parts["train"]), "dev": Split(0, 0, parts["dev"])} | tests
 
     def example(self, numbers: tuple[int, ...]) -> Example:
         raise NotImplementedError
+
+    def digits(self, n: int) -> str:
+        """n written in the task's base."""
+        return str(n) if self.base == 10 else format(n, "b")
+
+    def padding(self, *numbers: int) -> int:
+        """The operands' width: `width`, else one digit more than the longest operand."""
+        return self.width or max(len(self.digits(n)) for n in numbers) + 1
 
     def number(self, length: int, gen: torch.Generator) -> int:
         """A number of exactly `length` digits in the task's base, uniform."""
@@ -105,7 +122,7 @@ class Successor(ArithmeticTask):
 
     def example(self, numbers):
         (n,) = numbers
-        width = len(str(n)) + 1
+        width = self.padding(n)
         return tuple(padded(n, width)), tuple(reversed(padded(n + 1, width)))
 
 
@@ -121,7 +138,7 @@ class Addition(ArithmeticTask):
 
     def example(self, numbers):
         a, b = numbers
-        width = max(len(str(a)), len(str(b))) + 1
+        width = self.padding(a, b)
         x, y = padded(a, width), padded(b, width)
         source = ["+", *(d for pair in zip(x, y, strict=True) for d in pair)] if self.aligned else [*x, "+", *y]
         return tuple(source), tuple(reversed(padded(a + b, width)))
@@ -146,7 +163,7 @@ class TimesDigit(ArithmeticTask):
 
     def example(self, numbers):
         a, d = numbers
-        width = len(str(a)) + 1
+        width = self.padding(a)
         x = padded(a, width)
         source = ["*", *(t for digit in x for t in (digit, str(d)))] if self.aligned else [*x, "*", str(d)]
         return tuple(source), tuple(reversed(padded(a * d, width)))
@@ -160,7 +177,7 @@ class Parity(ArithmeticTask):
 
     def example(self, numbers):
         (n,) = numbers
-        bits = format(n, "b")
+        bits = self.digits(n) if self.width is None else self.digits(n).zfill(self.width)
         running, out = 0, []
         for bit in reversed(bits):
             running ^= int(bit)
@@ -178,6 +195,12 @@ class ListOps(ArithmeticTask):
 
     tokens = (*DIGITS, *LISTOPS)
     operator = ""
+
+    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None):
+        if width is not None:
+            raise LengthgenError(f"{self.name} lists have no fixed width (a padding 0 would change MIN); valid: "
+                                 "width None")
+        super().__init__(data_seed, aligned)
 
     def example(self, numbers):
         (n,) = numbers
