@@ -130,6 +130,19 @@ def test_a_cache_gives_the_same_attention_as_the_whole_sequence():
     assert torch.equal(causal_bias(2, 4) < 0, torch.tensor([[False, False, False, True], [False] * 4]))
 
 
+def test_a_static_cache_projects_the_memory_once_and_attends_as_without_it():
+    attn = MultiHeadAttention(16, 16, 16, heads=4, positional=POSITIONAL["bias"](16, 4, max_positions=12),
+                              fused=True)
+    attn.positional.set_table(torch.randn(1, 4, 12, 12, generator=G))
+    memory, queries = torch.randn(2, 9, 16, generator=G), torch.randn(2, 5, 16, generator=G)
+    memory_ids, ids = torch.arange(9).flip(0).expand(2, -1), torch.arange(5).expand(2, -1)
+    whole = attn(queries, memory, ids, memory_ids)
+    cache = KVCache.empty(2, 4, 4, static=True)
+    steps = [attn(queries[:, t:t + 1], memory if t == 0 else torch.zeros_like(memory), ids[:, t:t + 1], memory_ids,
+                  cache=cache) for t in range(5)]  # after the first step the memory given is ignored
+    assert torch.allclose(torch.cat(steps, 1), whole, atol=1e-5) and cache.keys.shape == (2, 4, 9, 4)
+
+
 @pytest.mark.parametrize("positional", SCHEMES)
 def test_cached_generation_equals_generation_without_the_cache(positional):
     model = decoder(positional)

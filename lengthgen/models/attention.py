@@ -61,17 +61,21 @@ def causal_bias(T: int, S: int, device: torch.device | str | None = None) -> tor
 
 @dataclass
 class KVCache:
-    """One attention layer's keys and values so far, (B, H, S, D/H) each after rotation, and their ids (B, S)."""
+    """One attention layer's keys and values so far, (B, H, S, D/H) each after rotation, and their ids (B, S).
+    A `static` cache (cross-attention's, over a source that does not change while decoding) is filled by the first
+    call and then read as it is: the keys given to later calls are not projected again."""
 
     keys: torch.Tensor
     values: torch.Tensor
     ids: torch.Tensor
+    static: bool = False
 
     @classmethod
-    def empty(cls, batch: int, heads: int, head_width: int, device: torch.device | str | None = None) -> "KVCache":
+    def empty(cls, batch: int, heads: int, head_width: int, device: torch.device | str | None = None,
+              static: bool = False) -> "KVCache":
         """A cache holding no positions yet."""
         kv = torch.zeros(batch, heads, 0, head_width, device=device)
-        return cls(kv, kv.clone(), torch.zeros(batch, 0, dtype=torch.long, device=device))
+        return cls(kv, kv.clone(), torch.zeros(batch, 0, dtype=torch.long, device=device), static)
 
     def extend(self, keys: torch.Tensor, values: torch.Tensor, ids: torch.Tensor) -> None:
         """Append new positions (in place)."""
@@ -124,6 +128,8 @@ class MultiHeadAttention(nn.Module):
         query_ids = torch.arange(T, device=query.device) if query_ids is None else query_ids
         key_ids = torch.arange(S, device=keys.device) if key_ids is None else key_ids
         q = self.positional.rotate(self._split(self.w_q(query)), query_ids)  # (B, H, T, D/H)
+        if cache is not None and cache.static and cache.keys.shape[2]:
+            return q, cache.keys, cache.values, query_ids, cache.ids
         k = self.positional.rotate(self._split(self.w_k(keys)), key_ids)  # (B, H, S, D/H)
         v = self._split(self.w_v(keys))
         if cache is not None:

@@ -72,14 +72,15 @@ class Block(nn.Module):
 
     def forward(self, x: torch.Tensor, ids: torch.Tensor, causal: bool, cache: KVCache | None = None,
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
-                memory_ids: torch.Tensor | None = None) -> torch.Tensor:
+                memory_ids: torch.Tensor | None = None, memory_cache: KVCache | None = None) -> torch.Tensor:
         """(B, T, D) -> (B, T, D) for tokens at position ids (B, T); a cache adds earlier positions as keys; memory
-        (B, S, D) at ids `memory_ids` (B, S) is what cross-attention reads."""
+        (B, S, D) at ids `memory_ids` (B, S) is what cross-attention reads (its keys and values kept in the static
+        `memory_cache` when given, projected once per decoding)."""
         x = self._residual(x, self.norms[0], lambda h: self.self_out(
             self.self_attn(h, h, ids, ids, causal=causal, cache=cache)))
         if self.cross_attn is not None:
             x = self._residual(x, self.norms[1], lambda h: self.cross_out(
-                self.cross_attn(h, memory, ids, memory_ids, mask=memory_mask)))
+                self.cross_attn(h, memory, ids, memory_ids, mask=memory_mask, cache=memory_cache)))
         return self._residual(x, self.norms[-1], self.ff)
 
 
@@ -101,19 +102,22 @@ class Stack(nn.Module):
 
     def forward(self, tokens: torch.Tensor, ids: torch.Tensor, causal: bool, caches: list[KVCache] | None = None,
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
-                memory_ids: torch.Tensor | None = None) -> torch.Tensor:
-        """Hidden states (B, T, D) of tokens (B, T) at ids (B, T)."""
+                memory_ids: torch.Tensor | None = None, memory_caches: list[KVCache] | None = None) -> torch.Tensor:
+        """Hidden states (B, T, D) of tokens (B, T) at ids (B, T); `caches` (self-attention) and `memory_caches`
+        (cross-attention, static) one per block, from `caches`."""
         x = self.embed(tokens) * self.scale
         extra = self.positional.embed(ids)
         x = self.drop(x if extra is None else x + extra)
         for i, block in enumerate(self.blocks):
-            x = block(x, ids, causal, None if caches is None else caches[i], memory, memory_mask, memory_ids)
+            x = block(x, ids, causal, None if caches is None else caches[i], memory, memory_mask, memory_ids,
+                      None if memory_caches is None else memory_caches[i])
         return self.norm(x)
 
-    def caches(self, batch: int, device: torch.device) -> list[KVCache]:
-        """One empty cache per block."""
+    def caches(self, batch: int, device: torch.device, static: bool = False) -> list[KVCache]:
+        """One empty cache per block (`static`: for cross-attention)."""
         attn = self.blocks[0].self_attn
-        return [KVCache.empty(batch, attn.heads, attn.w_k.out_features // attn.heads, device) for _ in self.blocks]
+        return [KVCache.empty(batch, attn.heads, attn.w_k.out_features // attn.heads, device, static)
+                for _ in self.blocks]
 
 
 class Generation(NamedTuple):
@@ -261,7 +265,7 @@ class EncoderDecoder(nn.Module):
         max_steps = int(batch.tgt_len.max()) if max_steps is None else max_steps
         memory, mask, memory_ids = self.encode(batch)
         B, device = batch.src.shape[0], batch.src.device
-        caches = self.decoder.caches(B, device)
+        caches, memory_caches = self.decoder.caches(B, device), self.decoder.caches(B, device, static=True)
         token = torch.full((B,), SOS, dtype=torch.long, device=device)
         done = torch.zeros(B, dtype=torch.bool, device=device)
         out = []
@@ -269,7 +273,7 @@ class EncoderDecoder(nn.Module):
             given = batch.tgt_pos is not None and t < batch.tgt_pos.shape[1]
             ids = batch.tgt_pos[:, t:t + 1] if given else torch.full((B, 1), t, dtype=torch.long, device=device)
             h = self.decoder(token[:, None], ids, causal=True, caches=caches, memory=memory, memory_mask=mask,
-                             memory_ids=memory_ids)
+                             memory_ids=memory_ids, memory_caches=memory_caches)
             token = self.head(h[:, -1]).argmax(-1).masked_fill(done, PAD)
             out.append(token)
             done |= token == EOS
