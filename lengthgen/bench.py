@@ -1,7 +1,8 @@
 """`lengthgen bench`: throughput on this machine; the speed targets live here, not in timed tests.
 
-Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism) and
-`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation).
+Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism),
+`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation) and `arithmetic`
+(the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit).
 """
 
 import time
@@ -14,6 +15,7 @@ from torch import nn
 
 from lengthgen.data import EOS, LMBatch
 from lengthgen.device import device_of
+from lengthgen.experiments.abc import ARITHMETIC_PROFILES, build_arithmetic
 from lengthgen.experiments.monotonic import Seq2SeqRun, build
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
@@ -21,7 +23,7 @@ from lengthgen.models.probe import ProbeConfig
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
-from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length
+from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length, sequence_metrics
 from lengthgen.train.loop import EpochConfig, TrainConfig, train, update
 
 EVAL_TARGET_S = 60.0  # target: evaluate 1,000 sets at one length within a minute
@@ -35,8 +37,9 @@ CACHE_RATIO = 5.0  # target: cached generation >= 5x the tokens/s of recomputing
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
-    """The rows of the chosen suite(s): vv, mla, transformer or all."""
-    suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer}
+    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic or all."""
+    suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer,
+              "arithmetic": bench_arithmetic}
     chosen = suites if suite == "all" else {suite: suites[suite]}
     rows = pd.concat([fn() for fn in chosen.values()], ignore_index=True)
     threads = {"what": "torch threads", "N": 0, "measured": str(torch.get_num_threads()), "rate": "", "target": ""}
@@ -163,3 +166,61 @@ def bench_transformer(steps: int = 30, rounds: int = 3, batch: int = 64, length:
                      "measured": f"{prompts} sequences", "rate": f"{rate:.0f} tokens/s",
                      "target": _verdict(rates[True] / rates[False], CACHE_RATIO, "x uncached") if cache else ""})
     return pd.DataFrame(rows)
+
+
+ARITHMETIC_TEST_S = 15 * 60  # target: the full extrapolation test of one full-profile model within 15 minutes
+
+
+def matmul_macs_per_second(size: int = 2048, rounds: int = 3) -> float:
+    """Multiply-adds per second of a size x size matrix product on this machine (best of `rounds`): the physical
+    limit that a model's arithmetic is measured against."""
+    a, b = (torch.randn(size, size, generator=generator(0, f"matmul {i}")) for i in range(2))
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return size**3 / best
+
+
+def decoding_macs(cfg: TransformerConfig, source: int, steps: int, vocab: int) -> int:
+    """Multiply-adds of cached greedy decoding of one example by an encoder-decoder: the encoder over `source` tokens,
+    `steps` decoder steps (projections, feed-forward, attention over the steps so far and the source, the output
+    head) and cross-attention's keys and values projected once."""
+    D, F_, E, L = cfg.width, cfg.ff, cfg.encoder_layers, cfg.layers
+    encoder = E * (source * (4 * D * D + 2 * D * F_) + 2 * source * source * D)
+    per_step = L * (6 * D * D + 2 * D * F_) + D * vocab
+    attention = L * (steps * (steps + 1) * D + 2 * steps * source * D)
+    return encoder + steps * per_step + L * 2 * source * D * D + attention
+
+
+def bench_arithmetic(length: int = 50, samples: int = 500) -> pd.DataFrame:
+    """Evaluation as the paper's protocol asks: batched, cached greedy decoding of the full profile's model (1 encoder
+    + 6 decoder layers, D 128; untrained, with <eos> suppressed so that every output runs its full length) on
+    Successor at `length` digits. Every example has the same length (operands padded to the profile's fixed width),
+    so the full test (lengths 1-50, min(9 x 10^(L-1), 10^4) examples each) takes the measured time per example
+    times its number of examples. Reports examples/s, multiply-adds/s against a large matrix product's, and that
+    projection against ARITHMETIC_TEST_S."""
+    cfg = ARITHMETIC_PROFILES["full"].run("successor", "sinusoidal", 0)
+    task, models = build_arithmetic(cfg)
+    model = models["trained"].eval()
+    with torch.no_grad():
+        model.head.bias[EOS] = -1e4
+    examples = task.examples(str(length), samples)
+    start = time.perf_counter()
+    sequence_metrics(task, model, examples)
+    rate = samples / (time.perf_counter() - start)
+    source, steps = len(examples[0][0]), len(examples[0][1]) + 1
+    achieved = rate * decoding_macs(cfg.model, source, steps, len(task.vocab))
+    peak = matmul_macs_per_second()
+    total = sum(task.splits[str(n)].size for n in range(1, 51))
+    projected = total / rate
+    return pd.DataFrame([
+        {"what": "arithmetic: cached greedy decoding (full model, 1 + 6 layers, D 128)", "N": length,
+         "measured": f"{samples} examples, {source} source tokens, {steps} steps",
+         "rate": f"{rate:.0f} examples/s; {achieved / 1e9:.2f} G multiply-adds/s = {achieved / peak:.1%} of a "
+                 f"2048^2 matmul's {peak / 1e9:.1f} G/s", "target": ""},
+        {"what": "arithmetic: the full extrapolation test (lengths 1-50)", "N": total, "measured": "projected",
+         "rate": f"{projected / 60:.1f} min",
+         "target": f"{'met' if projected <= ARITHMETIC_TEST_S else 'missed'} (target {ARITHMETIC_TEST_S / 60:g} min)"},
+    ])

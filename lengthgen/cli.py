@@ -261,9 +261,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_lab)
 
     s = sub.add_parser("bench", help="training and evaluation throughput on this machine")
-    s.add_argument("--suite", choices=("all", "vv", "mla", "transformer"), default="all",
+    s.add_argument("--suite", choices=("all", "vv", "mla", "transformer", "arithmetic"), default="all",
                    help="vv: attention probe; mla: GRU seq2seq per mechanism; transformer: our decoder vs torch's "
-                        "layers, cached generation (default all)")
+                        "layers, cached generation; arithmetic: decoding vs the machine's matmul limit (default all)")
     s.add_argument("--steps", type=int, default=200, help="vv: training steps timed per task")
     s.set_defaults(fn=cmd_bench)
     return p

@@ -6,7 +6,14 @@ from dataclasses import replace
 import pytest
 
 from lengthgen.config import config_dict, from_dict
-from lengthgen.experiments.abc import ABC_EXPERIMENTS, ArithmeticRun, build_arithmetic, run_arithmetic, variant
+from lengthgen.experiments.abc import (
+    ABC_EXPERIMENTS,
+    ABC_MODELS,
+    ArithmeticRun,
+    build_arithmetic,
+    run_arithmetic,
+    variant,
+)
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.models.transformer import TransformerConfig
@@ -16,15 +23,15 @@ EXPERIMENTS = {e.name: e for e in ABC_EXPERIMENTS}
 
 def test_variants_and_round_trips():
     table1, scaffolding = (EXPERIMENTS[n].configs_for("full") for n in ("abc-table1", "abc-scaffolding"))
-    assert [variant(c) for c in table1[:3]] == ["vanilla", "ALiBi", "RoPE"] and table1[0].abc == ("paper", "code")
-    assert {variant(c) for c in scaffolding} == {"w=1, T=3, aligned", "w=1, NoPE, aligned"}
+    assert [variant(c) for c in table1[:3]] == ["vanilla", "ALiBi", "RoPE"] and table1[0].abc == ABC_MODELS
+    assert {variant(c) for c in scaffolding} == {"w=1, sinusoidal, aligned", "w=1, T=3, aligned", "w=1, NoPE, aligned"}
     for cfg in table1 + scaffolding:
         assert from_dict(ArithmeticRun, config_dict(cfg)) == cfg
     assert table1[0].model.layers == 6 and table1[0].model.encoder_layers == 1 and table1[0].model.post_ln
 
 
 def test_bad_configs_are_refused():
-    with pytest.raises(ValueError, match="unknown ABC rule 'paperish'; valid: paper, code"):
+    with pytest.raises(ValueError, match="unknown ABC model 'paperish'; valid: paper, code, paper/nope, code/nope"):
         ArithmeticRun(abc=("paperish",))
     with pytest.raises(ValueError, match="a bias table and a window go together"):
         ArithmeticRun(window=1)
@@ -35,7 +42,7 @@ def test_bad_configs_are_refused():
 
 
 def test_the_scaffolding_model_carries_its_window():
-    cfg = EXPERIMENTS["abc-scaffolding"].configs_for("smoke")[2]  # addition, aligned: two source tokens per digit
+    cfg = EXPERIMENTS["abc-scaffolding"].configs_for("smoke")[3]  # addition, aligned: two source tokens per digit
     assert cfg.task == "addition" and cfg.aligned
     _, models = build_arithmetic(cfg)
     table = bias_table(models["trained"]).table  # layers: decoder self 0, cross 1 (no encoder layer)
@@ -48,10 +55,15 @@ def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_determin
     first, again = run_arithmetic(cfg), run_arithmetic(cfg)
     rows = first.metrics
     acc = rows[rows.metric == ACCURACY]
-    assert list(dict.fromkeys(acc.stage)) == ["trained", "ABC (paper)", "ABC (code)"]
+    assert list(dict.fromkeys(acc.stage)) == ["trained", "ABC (paper)", "ABC (code)", "ABC (paper, NoPE)",
+                                              "ABC (code, NoPE)"]
     assert acc.groupby("stage").length.apply(list).to_dict() == {s: [1, 3, 8] for s in acc.stage.unique()}
     assert acc.value.between(0, 100).all() and rows.equals(again.metrics)
     _, models = build_arithmetic(cfg)
     models.load_state_dict(first.checkpoint)  # the checkpoint restores every model, bias tables included
     assert bias_table(models["abc_paper"]).table.ne(0).any()  # a calibrated table, not the empty one built
+    # the same bias with and without positions: the NoPE model differs only in its scheme
+    assert bias_table(models["abc_code_nope"]).table.equal(bias_table(models["abc_code"]).table)
+    assert [models[k].cfg.positional for k in ("trained", "abc_code", "abc_code_nope")] == [
+        "sinusoidal", "sinusoidal+bias", "none+bias"]
     assert replace(cfg, abc=()).stages() == {"trained": "trained"}

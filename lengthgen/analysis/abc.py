@@ -130,14 +130,17 @@ def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
 
 
 def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER, PAPER),
-                     directions: tuple[tuple[str, ...], tuple[str, ...]] = (tuple(DIRECTIONS), tuple(DIRECTIONS))
-                     ) -> torch.Tensor:
+                     directions: tuple[tuple[str, ...], tuple[str, ...]] = (tuple(DIRECTIONS), tuple(DIRECTIONS)),
+                     rows: int | None = None) -> torch.Tensor:
     """ABC's bias table for retraining an encoder-decoder like `model`: the last decoder layer's averaged attention
-    (`average_attention` on `batch`) calibrated to size x size, self-attention with rules[0] along directions[0] into
-    every decoder self-attention layer, cross-attention with rules[1] along directions[1] into every cross-attention
-    layer; encoder layers left open. Returns (layers, H, size, size) for `positional.TableBias.set_table`."""
+    (`average_attention` on `batch`; its first `rows` decoder steps when given, self-attention's square corner)
+    calibrated to size x size, self-attention with rules[0] along directions[0] into every decoder self-attention
+    layer, cross-attention with rules[1] along directions[1] into every cross-attention layer; encoder layers left
+    open. Returns (layers, H, size, size) for `positional.TableBias.set_table`."""
     self_layers, cross_layers = model.decoder_layers
     average = average_attention(model, batch)
+    if rows is not None:
+        average = {"self": average["self"][:, :rows, :rows], "cross": average["cross"][:, :rows]}
     table = torch.zeros(cross_layers.stop, model.cfg.heads, size, size)
     table[self_layers] = calibrate(average["self"], (size, size), rules[0], directions[0])
     table[cross_layers] = calibrate(average["cross"], (size, size), rules[1], directions[1])

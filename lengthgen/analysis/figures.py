@@ -278,3 +278,29 @@ def influence_scatter(points: pd.DataFrame, title: str) -> go.Figure:
                   col="all")
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("=", ": ")))  # "scored: context 128"
     return fig
+
+
+def head_heatmaps(maps: list[dict], title: str, colorbar: str = "weight") -> go.Figure:
+    """One heatmap per head side by side, a dropdown choosing the map (an attention pattern or a bias matrix).
+
+    Args:
+        maps: each with a "label", "weights" (H, rows, cols; NaN cells left blank) and the "rows" and "cols" labels
+            (tokens, ids) shown on hover.
+    """
+    heads = maps[0]["weights"].shape[0]
+    fig = make_subplots(rows=1, cols=heads, subplot_titles=[f"head {h}" for h in range(heads)],
+                        horizontal_spacing=0.02, shared_yaxes=True)
+    for i, m in enumerate(maps):
+        for h in range(heads):
+            text = [[f"{r} -> {c}" for c in m["cols"]] for r in m["rows"]]
+            fig.add_trace(go.Heatmap(z=np.round(m["weights"][h], 3), text=text, coloraxis="coloraxis",
+                                     visible=i == 0, hovertemplate="%{y}, %{x} (%{text}): %{z}<extra></extra>"),
+                          row=1, col=h + 1)
+    buttons = [{"label": m["label"], "method": "update",
+                "args": [{"visible": [k // heads == i for k in range(len(maps) * heads)]},
+                         {"title.text": f"{title}: {m['label']}"}]} for i, m in enumerate(maps)]
+    fig.update_layout(updatemenus=[{"buttons": buttons, "x": 1.0, "y": 1.25, "xanchor": "right"}],
+                      coloraxis={"colorscale": "Viridis", "colorbar": {"title": colorbar}}, height=380,
+                      title=f"{title}: {maps[0]['label']}")
+    fig.update_xaxes(title="key position")
+    return fig.update_yaxes(autorange="reversed")

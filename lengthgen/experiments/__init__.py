@@ -1,5 +1,6 @@
 """Experiment registry: every named experiment the CLI can run."""
 
+from lengthgen.experiments.abc import ABC_EXPERIMENTS
 from lengthgen.experiments.base import PROFILES, Experiment, load_trained, parse_seeds
 from lengthgen.experiments.monotonic import MLA_EXPERIMENTS
 from lengthgen.experiments.sparsity import SPARSITY_EXPERIMENTS
@@ -8,6 +9,6 @@ from lengthgen.experiments.vanishing_variance import VV_CURRICULUM, VV_FACTORS, 
 from lengthgen.registry import Registry
 
 EXPERIMENTS = Registry("experiment", {e.name: e for e in (VV_RETRIEVAL, VV_CURRICULUM, VV_FACTORS, *MLA_EXPERIMENTS,
-                                                          *SPARSITY_EXPERIMENTS, LANGUAGE)})
+                                                          *SPARSITY_EXPERIMENTS, LANGUAGE, *ABC_EXPERIMENTS)})
 
 __all__ = ["EXPERIMENTS", "PROFILES", "Experiment", "load_trained", "parse_seeds"]

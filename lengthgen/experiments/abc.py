@@ -16,8 +16,10 @@ import pandas as pd
 from torch import nn
 
 from lengthgen.analysis.abc import CODE_CROSS, CODE_SELF, PAPER, calibrated_table
+from lengthgen.analysis.arithmetic import accuracy_table, cells, model_claims
 from lengthgen.config import ignored
-from lengthgen.experiments.base import Experiment
+from lengthgen.experiments.abc_paper import TABLE_1, TABLE_3, paper_table
+from lengthgen.experiments.base import Experiment, load_trained
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
@@ -30,6 +32,12 @@ from lengthgen.train.loop import InterpolationTrainConfig, train
 
 CHAPTER = "abc"
 ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS)}  # (self-attention rule, cross-attention rule)
+# the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
+# anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
+# finding; the paper's third, its diagonal, is our anti-diagonal: for self-attention, causal masking makes the corner
+# cell (0, 0) a one-cell anti-diagonal of weight 1, which every threshold keeps
+ABC_DIRECTIONS = (("diagonal", "vertical"), ("diagonal", "vertical"))
+ABC_MODELS = ("paper", "code", "paper/nope", "code/nope")  # Table 1's ABC models: both rules, with or without positions
 
 
 @dataclass(frozen=True)
@@ -39,10 +47,13 @@ class ArithmeticRun:
     seed: int = 0  # model init and training-data seed
     task: str = "successor"  # a task of tasks.arithmetic
     aligned: bool = False  # interleave the operands (the scaffolding's input alignment)
+    operand_width: int | None = None  # operands padded to this fixed width (the public code's FIXED_LEN), else to
+    # their longest + 1
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
     train: InterpolationTrainConfig = field(default_factory=InterpolationTrainConfig)
     window: int | None = None  # scaffolding: a windowed bias of this w in every layer (the scheme needs "+bias")
-    abc: tuple[str, ...] = ()  # ABC rules to retrain with after training: "paper", "code"
+    abc: tuple[str, ...] = ()  # ABC models to retrain after training: a rule ("paper", "code"), with the trained
+    # model's positions, or "<rule>/nope": the same bias on a model without positions (beyond the paper)
     retrain_steps: int = 0  # training steps of each ABC model
     abc_samples: int = 256  # training examples (of the commonest length) whose attention is averaged
     eval_lengths: tuple[int, ...] = (6,)  # operand lengths tested
@@ -51,9 +62,10 @@ class ArithmeticRun:
 
     def __post_init__(self):
         parts = self.model.positional.split("+")
-        unknown = [r for r in self.abc if r not in ABC_RULES]
+        valid = [f"{rule}{suffix}" for suffix in ("", "/nope") for rule in ABC_RULES]
+        unknown = [r for r in self.abc if r not in valid]
         if unknown:
-            raise ValueError(f"unknown ABC rule {unknown[0]!r}; valid: {', '.join(ABC_RULES)}")
+            raise ValueError(f"unknown ABC model {unknown[0]!r}; valid: {', '.join(valid)}")
         if (self.window is not None) != ("bias" in parts):
             raise ValueError(f"a bias table and a window go together: window {self.window}, positional "
                              f"{self.model.positional!r}")
@@ -65,22 +77,36 @@ class ArithmeticRun:
                              f"model's {self.model.max_positions} positions (max_positions)")
 
     def stages(self) -> dict[str, str]:
-        """Checkpoint key -> the stage's name in tables: the trained model, then one per ABC rule."""
-        return {"trained": "trained"} | {f"abc_{rule}": f"ABC ({rule})" for rule in self.abc}
+        """Checkpoint key -> the stage's name in tables: the trained model, then one per ABC model ("abc_code" ->
+        "ABC (code)", "abc_code_nope" -> "ABC (code, NoPE)")."""
+        stages = {"trained": "trained"}
+        for entry in self.abc:
+            rule, _, nope = entry.partition("/")
+            stages[f"abc_{rule}" + ("_nope" if nope else "")] = f"ABC ({rule}" + (", NoPE)" if nope else ")")
+        return stages
+
+    def positional(self, key: str) -> str:
+        """The positional scheme of the model of a checkpoint key: an ABC model's adds the bias table (and has no
+        positions of its own when the key ends in "_nope")."""
+        if key == "trained":
+            return self.model.positional
+        return "none+bias" if key.endswith("_nope") else f"{self.model.positional}+bias"
 
     @property
     def arithmetic(self):
-        return TASKS[self.task](aligned=self.aligned)
+        return TASKS[self.task](aligned=self.aligned, width=self.operand_width)
 
 
 def variant(cfg: ArithmeticRun) -> str:
-    """Table 1's names (vanilla, ALiBi, RoPE) or Table 3's (w, T or NoPE), "aligned" where the input is."""
+    """Table 1's names (vanilla, ALiBi, RoPE) or Table 3's (w and T, NoPE or the positions' name), "aligned" where the
+    input is."""
     names = {"sinusoidal": "vanilla", "alibi": "ALiBi", "rope": "RoPE"}
     parts = cfg.model.positional.split("+")
     if cfg.window is None:
         name = names.get(parts[0], parts[0])
     else:
-        name = f"w={cfg.window}, " + (f"T={cfg.model.period}" if "cyclic" in parts else "NoPE")
+        first = {"cyclic": f"T={cfg.model.period}", "none": "NoPE"}.get(parts[0], parts[0])
+        name = f"w={cfg.window}, {first}"
     return name + (", aligned" if cfg.aligned else "")
 
 
@@ -90,10 +116,10 @@ def arithmetic_labels(cfg: ArithmeticRun) -> dict:
 
 def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
     """(task, the run's untrained models by checkpoint key: "trained" (with its windowed bias when the config has
-    one) and one model with an empty bias table per ABC rule); every init draws from the seed."""
+    one) and one model with an empty bias table per ABC model); every init draws from the seed."""
     task = cfg.arithmetic
-    models = nn.ModuleDict({key: build_model("encoder_decoder", cfg.model if key == "trained" else replace(
-        cfg.model, positional=f"{cfg.model.positional}+bias"), task, seed=cfg.seed) for key in cfg.stages()})
+    models = nn.ModuleDict({key: build_model("encoder_decoder", replace(cfg.model, positional=cfg.positional(key)),
+                                             task, seed=cfg.seed) for key in cfg.stages()})
     if cfg.window is not None:
         trained = models["trained"]
         bias_table(trained).set_table(windowed_table(cfg.model.heads, cfg.model.max_positions, *trained.decoder_layers,
@@ -111,12 +137,17 @@ def accuracy_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
     return rows
 
 
-def one_length_batch(task, n: int, gen):
-    """Up to `n` training examples of the commonest source length among 4 n drawn (ABC averages attention cell by
-    cell)."""
-    examples = [task.example(t) for t in task.interpolation_numbers("train", 4 * n, gen)]
-    length = Counter(len(s) for s, _ in examples).most_common(1)[0][0]
-    return task.batch([e for e in examples if len(e[0]) == length][:n])
+def one_length_batch(task, n: int, gen) -> tuple:
+    """(batch, rows): up to `n` training examples whose operands have the commonest number of digits among 4 n drawn
+    (ABC averages attention cell by cell), and the decoder steps that carry their digits: the target of the same
+    numbers without a fixed width, plus its end. With a fixed width the steps after them only write padding zeros,
+    which the interpolating model need not attend for; ABC reads the first `rows` steps."""
+    natural = type(task)(task.data_seed, task.aligned)
+    numbers = task.interpolation_numbers("train", 4 * n, gen)
+    shapes = [tuple(map(len, natural.example(t))) for t in numbers]
+    shape = Counter(shapes).most_common(1)[0][0]
+    picked = [t for t, s in zip(numbers, shapes, strict=True) if s == shape][:n]
+    return task.batch([task.example(t) for t in picked]), shape[1] + 1
 
 
 def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
@@ -128,9 +159,10 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     for key, stage in cfg.stages().items():
         model = models[key]
         if key != "trained":
-            batch = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
-            bias_table(model).set_table(calibrated_table(models["trained"], batch, cfg.model.max_positions,
-                                                         ABC_RULES[key.removeprefix("abc_")]))
+            batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+            rules = ABC_RULES[key.split("_")[1]]
+            bias_table(model).set_table(calibrated_table(models["trained"], batch, cfg.model.max_positions, rules,
+                                                         ABC_DIRECTIONS, steps_read))
         steps = cfg.train.steps if key == "trained" else cfg.retrain_steps
         stats = train(model, task, replace(cfg.train, steps=steps, progress=cfg.progress),
                       generator(cfg.seed, f"train {key}"), desc=f"{cfg.task}/{variant(cfg)}/{stage}/{cfg.seed}")
@@ -153,10 +185,15 @@ class ArithmeticSizes:
     dropout: float
     retrain_steps: int  # ABC's retraining
     abc_samples: int  # examples whose attention ABC averages
+    operand_width: int  # every operand padded to this many digits: tests reach operand_width - 1 digits
     eval_lengths: tuple[int, ...]  # operand lengths tested
     samples: int  # at most, per length
     max_positions: int  # bias tables' size (the longest source must fit)
     seeds: tuple[int, ...]  # the profile's seeds (the --seeds default)
+    tasks: tuple[str, ...]  # the tasks of both tables
+    table1: tuple[str, ...] = ("sinusoidal", "alibi", "rope")  # Table 1's positions (ABC from the sinusoidal model)
+    abc_models: tuple[str, ...] = ABC_MODELS  # the ABC models retrained from the vanilla one
+    scaffolds: tuple[str, ...] = ("sinusoidal+bias", "cyclic+bias", "none+bias")  # Table 3's positions, with w = 1
 
     def run(self, task: str, positional: str, seed: int, **options) -> ArithmeticRun:
         model = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers,
@@ -166,35 +203,43 @@ class ArithmeticSizes:
         training = InterpolationTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr,
                                             warmup=max(1, self.steps // 20))
         return ArithmeticRun(seed=seed, task=task, model=model, train=training, retrain_steps=self.retrain_steps,
-                             abc_samples=self.abc_samples, eval_lengths=self.eval_lengths, eval_samples=self.samples,
-                             **options)
+                             abc_samples=self.abc_samples, operand_width=self.operand_width,
+                             eval_lengths=self.eval_lengths, eval_samples=self.samples, **options)
 
 
-# smoke exercises the code; full is the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128,
-# FF 512, dropout 0.3) with the public code's learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch)
-# and a step budget of our choosing (the paper gives none). quick and cpu are still to be sized on this machine.
+# Every profile pads operands to a fixed width, as the public code (FIXED_LEN), so that a model's positions are all
+# trained and only the digits are new at test lengths. smoke exercises the code; quick is sized on this machine
+# (book/methods.md) for the page's budget: Successor, without RoPE (not trained at 1,000 steps) and the paper-rule ABC
+# model without positions; cpu is the stored grid: both tables on Successor and Addition, 3,000 steps, three seeds;
+# full is the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the
+# public code's learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing
+# (the paper gives none).
 ARITHMETIC_PROFILES = {
-    "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, (1, 3, 8), 16, 24, (0,)),
-    "full": ArithmeticSizes(128, 8, 1, 6, 20_000, 512, 1e-4, 0.3, 2_000, 1024, tuple(range(1, 51)), 10_000, 128,
-                            (0, 1, 2)),
+    "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
+                             ("successor", "addition")),
+    "quick": ArithmeticSizes(64, 4, 0, 2, 1000, 64, 1e-3, 0.0, 500, 128, 25, (6, 8, 10, 12, 15, 20, 24), 100, 64,
+                             (0,), ("successor",), table1=("sinusoidal", "alibi"),
+                             abc_models=("paper", "code", "code/nope")),
+    "cpu": ArithmeticSizes(64, 4, 0, 2, 3000, 64, 1e-3, 0.0, 1000, 128, 25, (6, 8, 10, 12, 15, 20, 24), 500, 64,
+                           (0, 1, 2), ("successor", "addition")),
+    "full": ArithmeticSizes(128, 8, 1, 6, 20_000, 512, 1e-4, 0.3, 2_000, 1024, 51, tuple(range(1, 51)), 10_000, 128,
+                            (0, 1, 2), ("successor", "addition", "parity", "times_digit")),
 }
-ARITHMETIC_TASKS = {"smoke": ("successor", "addition"), "full": ("successor", "addition", "parity", "times_digit")}
 
 
 def table1_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ArithmeticRun]:
-    """Table 1: the vanilla model (sinusoidal positions) with ABC from it, by both rules; ALiBi; RoPE."""
+    """Table 1: the vanilla model (sinusoidal positions) with ABC from it; ALiBi; RoPE (as the profile lists them)."""
     p = ARITHMETIC_PROFILES[profile]
-    return [p.run(task, positional, seed, abc=("paper", "code") if positional == "sinusoidal" else ())
-            for task in ARITHMETIC_TASKS[profile] for seed in (seeds if seeds is not None else p.seeds)
-            for positional in ("sinusoidal", "alibi", "rope")]
+    return [p.run(task, positional, seed, abc=p.abc_models if positional == "sinusoidal" else ())
+            for task in p.tasks for seed in (seeds if seeds is not None else p.seeds) for positional in p.table1]
 
 
 def scaffolding_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ArithmeticRun]:
-    """Table 3's scaffolding: a windowed bias (w = 1) with cyclic positions (T = 3) or none (NoPE), on aligned input."""
+    """Table 3's scaffolding on aligned input: a windowed bias (w = 1) with the sinusoids, with cyclic positions (T = 3)
+    or with none (NoPE), as the profile lists them."""
     p = ARITHMETIC_PROFILES[profile]
     return [p.run(task, positional, seed, window=1, aligned=True)
-            for task in ARITHMETIC_TASKS[profile] for seed in (seeds if seeds is not None else p.seeds)
-            for positional in ("cyclic+bias", "none+bias")]
+            for task in p.tasks for seed in (seeds if seeds is not None else p.seeds) for positional in p.scaffolds]
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
@@ -203,8 +248,35 @@ def _experiment(name: str, description: str, configs) -> Experiment:
 
 
 ABC_EXPERIMENTS = (
-    _experiment("abc-table1", "vanilla (+ ABC by the paper's and the code's rule), ALiBi, RoPE by operand length "
+    _experiment("abc-table1", "vanilla (+ ABC: both rules, with and without positions), ALiBi, RoPE by operand length "
                 "(Table 1, Figs. 1, 7)", table1_configs),
     _experiment("abc-scaffolding", "windowed attention bias with cyclic positions or none, aligned input (Table 3)",
                 scaffolding_configs),
 )
+
+
+def trained_models(runs: pd.DataFrame, store, experiment, configs: list[ArithmeticRun]) -> dict[str, tuple]:
+    """The runs' models by name ("successor / vanilla", "successor / ABC (paper)", ...): (model, task), rebuilt from
+    the store's checkpoints (one per run: its first seed's)."""
+    out = {}
+    for cfg in configs:
+        if cfg.seed != min(c.seed for c in configs if c.task == cfg.task):
+            continue
+        models, task = load_trained(experiment, cfg, store)
+        for key, stage in cfg.stages().items():
+            name = variant(cfg) if key == "trained" else stage
+            out[f"{cfg.task} / {name.removesuffix(', aligned')}"] = (models[key], task)
+    return out
+
+
+def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
+    match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
+    (`analysis.arithmetic`)."""
+    ours = accuracy_table(runs)
+    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    acc = runs[runs.metric == ACCURACY]
+    curves = acc.assign(model=[v.removesuffix(", aligned") if s == "trained" else s
+                               for v, s in zip(acc.variant, acc.stage, strict=True)])
+    return {"curves": curves[["task", "model", "seed", "length", "value"]], "cells": cells(ours, paper),
+            "claims": model_claims(ours, paper)}

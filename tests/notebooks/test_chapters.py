@@ -7,7 +7,8 @@ import pytest
 from lengthgen.book import CHAPTERS, execute_chapter
 
 MIN_FIGURES = {"vanishing-variance": 7, "monotonic-attention": 3,  # smoke: grid, heatmaps, training curves
-               "sparsity": 3}  # heatmap, accuracy curves, attention
+               "sparsity": 3,  # heatmap, accuracy curves, attention
+               "abc": 4}  # Table 1 and Table 3 curves, attention and bias heatmaps
 
 
 @pytest.mark.notebook

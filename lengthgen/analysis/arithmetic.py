@@ -1,0 +1,174 @@
+"""Readings of the attention-bias-calibration chapter: our exact match beside the paper's Tables 1 and 3, cell by cell
+and model by model, under rules stated once here.
+
+- A **cell** (task, model, length) is `verdicts.accuracy_verdict` of the paper's value and our mean over seeds (same
+  band: solved >= 90, failed <= 10, partial between); beyond the training length, a model whose own in-distribution
+  cell (TRAINED_DIGITS) is below 90% is "not trained" instead: its long-length numbers say nothing.
+- A **model** (task, model) is classed by its whole curve: "does not interpolate" (< 90% at TRAINED_DIGITS),
+  "extrapolates" (>= 90% at every tested length), "collapses" (<= 10% at every tested length of at least
+  COLLAPSE_FROM digits), else "partly". The paper's class comes from its columns (6, 10, 15, 20, 50 digits), ours from
+  the lengths we tested; the verdict is "reproduced" when the classes agree, "not trained" when the paper's model
+  interpolates and ours does not, else "not reproduced".
+"""
+
+import pandas as pd
+import torch
+
+from lengthgen.analysis.sparsity import reach
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, accuracy_verdict, length_verdict
+from lengthgen.metrics import ACCURACY
+from lengthgen.models.hooks import capture
+from lengthgen.models.positional import CLOSED, bias_table
+
+TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
+COLLAPSE_FROM = 10  # the first length of the paper's tables past the training numbers
+
+
+def model_name(variant: str, stage: str) -> str:
+    """The model's name in the paper's tables: our variant for a trained model without its ", aligned" (Table 3's
+    scaffolded models are all aligned), "ABC" for ABC by either rule (kept apart in `rule`)."""
+    return variant.removesuffix(", aligned") if stage == "trained" else "ABC"
+
+
+def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Exact match by (task, model, rule, length): mean, min, max over seeds and their number. `rule` is "paper" or
+    "code" for ABC models, "" otherwise."""
+    acc = runs[runs.metric == ACCURACY].copy()
+    acc["model"] = [model_name(v, s) for v, s in zip(acc.variant, acc.stage, strict=True)]
+    acc["rule"] = [s.removeprefix("ABC (").removesuffix(")") if s.startswith("ABC") else "" for s in acc.stage]
+    out = acc.groupby(["task", "model", "rule", "length"], sort=False).value.agg(["mean", "min", "max", "count"])
+    return out.reset_index().rename(columns={"mean": "ours", "count": "seeds"})
+
+
+def _iid(table: pd.DataFrame) -> pd.Series:
+    """Each (task, model, rule)'s mean at TRAINED_DIGITS (NaN where not tested)."""
+    at = table[table.length == TRAINED_DIGITS].set_index(["task", "model", "rule"]).ours
+    return table.set_index(["task", "model", "rule"]).index.map(at.to_dict()).to_series(index=table.index)
+
+
+def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """The paper's cells that we tested, with ours (mean, min-max over seeds) and the cell verdict.
+
+    Args:
+        ours: `accuracy_table` of our runs.
+        paper: (task, model, length, paper) rows, `experiments.abc_paper.paper_table`.
+    """
+    table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
+    table["verdict"] = [accuracy_verdict(p, o) if length == TRAINED_DIGITS else length_verdict(p, o, iid)
+                        for p, o, iid, length in zip(table.paper, table.ours, table.iid, table.length, strict=True)]
+    table["ours (min-max)"] = [f"{o:.1f} ({lo:.0f}-{hi:.0f})" if n > 1 else f"{o:.1f}"
+                               for o, lo, hi, n in zip(table.ours, table["min"], table["max"], table.seeds,
+                                                       strict=True)]
+    return table[["task", "model", "rule", "length", "paper", "ours (min-max)", "seeds", "verdict"]]
+
+
+def curve_class(curve: pd.DataFrame, value: str) -> str:
+    """The class of one model's curve (rows: length and the `value` column) under the rules of this module."""
+    at = dict(zip(curve.length, curve[value], strict=True))
+    if at.get(TRAINED_DIGITS, 0.0) < TRAINED:
+        return "does not interpolate"
+    if all(v >= TRAINED for v in at.values()):
+        return "extrapolates"
+    far = [v for length, v in at.items() if length >= COLLAPSE_FROM]
+    return "collapses" if far and all(v <= 10 for v in far) else "partly"
+
+
+def model_claims(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, model, rule) that the paper reports too: its class and the paper's, our longest length at
+    >= 90% and the verdict.
+
+    Args:
+        ours: `accuracy_table` of our runs.
+        paper: (task, model, length, paper) rows.
+    """
+    rows = []
+    for (task, model, rule), curve in ours.groupby(["task", "model", "rule"], sort=False):
+        theirs = paper[(paper.task == task) & (paper.model == model)]
+        if theirs.empty:
+            continue
+        mine, stated = curve_class(curve, "ours"), curve_class(theirs, "paper")
+        if mine == stated:
+            verdict = "reproduced"
+        elif mine == "does not interpolate":
+            verdict = NOT_TRAINED
+        else:
+            verdict = "not reproduced"
+        rows.append({"task": task, "model": model, "rule": rule, "paper": stated, "ours": mine,
+                     "ours >= 90% up to": reach(curve.rename(columns={"ours": "value"})),
+                     "longest tested": int(curve.length.max()), "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def attention_maps(model, task, example, label: str) -> list[dict]:
+    """Where an encoder-decoder looks on one example (teacher-forced on its target): for every decoder layer, its
+    self-attention (H, T, T) and its cross-attention (H, T, S), keys in source order (a reversed output's anti-diagonal
+    as in the paper's figures). Each entry: label, weights (H, rows, cols), and the row and column tokens."""
+    source, target = example
+    batch = task.batch([example])
+    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))
+             for kind in ("self", "cross")]
+    model.eval()
+    with capture(model, *names) as rec:
+        model.loss(batch)
+    steps = ["<sos>", *target]
+    out = []
+    for name in names:
+        layer, kind = name.split(".")[2], name.split(".")[3].removesuffix("_attn")
+        out.append({"label": f"{label}, layer {layer} {kind}", "weights": rec[name][0][0].numpy(), "rows": steps,
+                    "cols": steps if kind == "self" else list(source)})
+    return out
+
+
+def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
+    """An ABC (or scaffolded) model's bias for decoder self- and cross-attention (every layer of a kind has the same),
+    cut to `rows` decoder steps and `cols` source positions, cross-attention keys in source order for a source of
+    `cols` tokens; closed cells NaN. Entries as `attention_maps`'."""
+    self_layers, cross_layers = model.decoder_layers
+    table = bias_table(model).table
+    closed = table <= CLOSED
+    table = table.masked_fill(closed, float("nan"))
+    steps = [str(i) for i in range(rows)]
+    return [{"label": f"{label}, self", "weights": table[self_layers.start, :, :rows, :rows].numpy(), "rows": steps,
+             "cols": steps},
+            {"label": f"{label}, cross", "weights": table[cross_layers.start, :, :rows, :cols].flip(-1).numpy(),
+             "rows": steps, "cols": [str(j) for j in range(cols)]}]
+
+
+@torch.no_grad()
+def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
+    """How much of the last decoder layer's cross-attention lies on the reversed output's anti-diagonal (output digit t
+    on the source digit t from the end, the cell the paper's Figs. 2, 8 light up), for `n` examples of `length` digits
+    (teacher-forced): per step, the largest weight any head puts there; averaged over the steps of the digits the
+    training numbers have (t < TRAINED_DIGITS + 1) and over the steps beyond them (NaN where there are none).
+    The cell of step t is the source token stride x t + stride - 1 from the end: digit t of the operand that ends
+    the source, or of the first operand when the operands are interleaved."""
+    examples = task.examples(str(length), min(n, task.splits[str(length)].size))
+    batch = task.batch(examples)
+    name = f"decoder.blocks.{len(model.decoder.blocks) - 1}.cross_attn.hook_pattern"
+    model.eval()
+    with capture(model, name) as rec:
+        model.loss(batch)
+    weights = rec[name][0]  # (B, H, T, S), every example of one length: no padding
+    steps = torch.arange(min(length + 1, weights.shape[2]))
+    keys = weights.shape[-1] - 1 - task.stride * steps - (task.stride - 1)  # from the end, stride per step
+    on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
+    inside, beyond = on_line[: TRAINED_DIGITS + 1], on_line[TRAINED_DIGITS + 1:]
+    return {"inside": float(inside.mean()), "beyond": float(beyond.mean()) if len(beyond) else float("nan")}
+
+
+def attention_claim(mass: pd.DataFrame) -> pd.DataFrame:
+    """Figs. 2, 8, 9's claim on `anti_diagonal_mass` rows (task, model, length, inside, beyond): the attention is
+    right up to the training length (inside >= 0.5) and lost beyond it (beyond < inside / 2) -> "reproduced";
+    right inside and kept beyond -> "not reproduced (kept beyond)"; not right inside -> "not reproduced (not on the
+    anti-diagonal)". Read at each (task, model)'s longest length."""
+    rows = []
+    for (task, model), g in mass.groupby(["task", "model"], sort=False):
+        last = g.loc[g.length.idxmax()]
+        if last.inside < 0.5:
+            verdict = "not reproduced (not on the anti-diagonal)"
+        else:
+            verdict = "reproduced" if last.beyond < last.inside / 2 else "not reproduced (kept beyond)"
+        rows.append({"task": task, "model": model, "length": int(last.length), "inside": round(last.inside, 2),
+                     "beyond": round(last.beyond, 2), "verdict": verdict})
+    return pd.DataFrame(rows)

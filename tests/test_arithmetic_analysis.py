@@ -1,0 +1,103 @@
+"""The attention-bias-calibration chapter's readings: verdict rules on hand-made tables, and the attention and bias
+maps of small models."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lengthgen.analysis.arithmetic import (
+    accuracy_table,
+    attention_maps,
+    bias_maps,
+    cells,
+    curve_class,
+    model_claims,
+    model_name,
+)
+from lengthgen.experiments import EXPERIMENTS
+from lengthgen.experiments.abc import build_arithmetic
+from lengthgen.experiments.abc_paper import TABLE_1, TABLE_3, paper_table
+from lengthgen.metrics import ACCURACY
+
+
+def runs(rows: list[tuple]) -> pd.DataFrame:
+    """Tidy rows (task, variant, stage, seed, length, value) as a sweep returns them."""
+    df = pd.DataFrame(rows, columns=["task", "variant", "stage", "seed", "length", "value"])
+    return df.assign(metric=ACCURACY)
+
+
+def curve(values: dict[int, float]) -> pd.DataFrame:
+    return pd.DataFrame({"length": list(values), "v": list(values.values())})
+
+
+def test_model_names_follow_the_papers_tables():
+    assert model_name("vanilla", "trained") == "vanilla"
+    assert model_name("w=1, T=3, aligned", "trained") == "w=1, T=3"
+    assert model_name("vanilla", "ABC (code)") == "ABC"
+
+
+def test_curve_classes():
+    assert curve_class(curve({6: 100, 10: 0, 50: 0}), "v") == "collapses"
+    assert curve_class(curve({6: 100, 10: 99.9, 50: 90}), "v") == "extrapolates"
+    assert curve_class(curve({6: 1.3, 10: 0}), "v") == "does not interpolate"
+    assert curve_class(curve({6: 100, 8: 97, 10: 40, 24: 0}), "v") == "partly"  # 40 at 10: neither class
+    assert curve_class(curve({6: 100, 8: 50}), "v") == "partly"  # nothing tested from 10 digits: no collapse shown
+
+
+def test_cells_average_seeds_and_flag_untrained_models():
+    ours = accuracy_table(runs([
+        ("successor", "vanilla", "trained", 0, 6, 100.0), ("successor", "vanilla", "trained", 1, 6, 98.0),
+        ("successor", "vanilla", "trained", 0, 10, 0.0), ("successor", "vanilla", "trained", 1, 10, 4.0),
+        ("successor", "vanilla", "ABC (paper)", 0, 6, 50.0), ("successor", "vanilla", "ABC (paper)", 0, 10, 0.0),
+        ("successor", "vanilla", "trained", 0, 12, 0.0)]))  # 12 digits: not a column of the paper's
+    table = cells(ours, paper_table(TABLE_1)).set_index(["model", "rule", "length"])
+    assert table.loc[("vanilla", "", 6), "ours (min-max)"] == "99.0 (98-100)"
+    assert table.loc[("vanilla", "", 10), "verdict"] == "reproduced"  # 2.0 and the paper's 0.0: both failed
+    assert table.loc[("ABC", "paper", 6), "verdict"] == "partly"  # 50 vs 100: partial vs solved
+    assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # 0 vs 100, but 50% in distribution
+    assert len(table) == 4
+
+
+def test_model_claims_compare_classes():
+    ours = accuracy_table(runs([
+        ("successor", "vanilla", "trained", 0, 6, 100.0), ("successor", "vanilla", "trained", 0, 24, 0.0),
+        ("successor", "vanilla", "ABC (code)", 0, 6, 100.0), ("successor", "vanilla", "ABC (code)", 0, 24, 0.5),
+        ("successor", "ALiBi", "trained", 0, 6, 20.0), ("successor", "ALiBi", "trained", 0, 24, 0.0),
+        ("successor", "w=1, NoPE, aligned", "trained", 0, 6, 0.0),
+        ("successor", "w=1, NoPE, aligned", "trained", 0, 24, 0.0)]))
+    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    claims = model_claims(ours, paper).set_index(["model", "rule"])
+    assert claims.loc[("vanilla", ""), "verdict"] == "reproduced"  # both collapse
+    assert claims.loc[("ABC", "code"), ["paper", "ours", "verdict"]].tolist() == [
+        "extrapolates", "collapses", "not reproduced"]
+    assert claims.loc[("ALiBi", ""), "verdict"] == "reproduced"  # neither interpolates
+    assert claims.loc[("w=1, NoPE", ""), "verdict"] == "not trained"
+    assert claims.loc[("vanilla", ""), "ours >= 90% up to"] == 6
+
+
+@pytest.fixture(scope="module")
+def smoke_models():
+    cfg = EXPERIMENTS["abc-scaffolding"].configs_for("smoke")[1]  # successor, w=1, T=3
+    return build_arithmetic(cfg)
+
+
+def test_attention_maps_are_distributions_over_their_keys(smoke_models):
+    task, models = smoke_models
+    example = task.examples("3", 1)[0]
+    maps = attention_maps(models["trained"], task, example, "x")
+    assert [m["label"] for m in maps] == ["x, layer 0 self", "x, layer 0 cross"]
+    source, target = example
+    for m in maps:
+        assert m["weights"].shape[1:] == (len(m["rows"]), len(m["cols"])) and len(m["rows"]) == len(target) + 1
+        np.testing.assert_allclose(m["weights"].sum(-1), 1.0, atol=1e-5)
+    assert maps[1]["cols"] == list(source)
+
+
+def test_bias_maps_show_the_window_in_source_order(smoke_models):
+    _, models = smoke_models
+    self_map, cross_map = bias_maps(models["trained"], 5, 6, "w")
+    open_self = ~np.isnan(self_map["weights"][0])
+    assert open_self[3].nonzero()[0].tolist() == [2, 3]  # itself and w = 1 before
+    open_cross = ~np.isnan(cross_map["weights"][0])
+    # step 0 opens the last source token and its neighbour; step 2 the tokens 1 .. 3 from the end: columns 2 .. 4
+    assert open_cross[0].nonzero()[0].tolist() == [4, 5] and open_cross[2].nonzero()[0].tolist() == [2, 3, 4]
