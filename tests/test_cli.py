@@ -129,10 +129,23 @@ def test_bench_reports_rates(capsys, monkeypatch):
     transformer = functools.partial(lengthgen.bench.bench_transformer, steps=2, rounds=1, length=8, generate=6)
     monkeypatch.setattr(lengthgen.bench, "bench_seq2seq", seq2seq)
     monkeypatch.setattr(lengthgen.bench, "bench_transformer", transformer)
+    arithmetic = functools.partial(lengthgen.bench.bench_arithmetic, length=8, samples=4)
+    monkeypatch.setattr(lengthgen.bench, "bench_arithmetic", arithmetic)
     code, out, _ = run(capsys, "bench", "--steps", "5")
     assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out
     assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
     assert "x torch)" in out and "generate, without key/value cache" in out and "(target 5 x uncached)" in out
+    assert "of a 2048^2 matmul's" in out and "(target 15 min)" in out
+
+
+def test_decoding_multiply_adds_by_hand():
+    from lengthgen.bench import decoding_macs
+    from lengthgen.models.transformer import TransformerConfig
+
+    cfg = TransformerConfig(width=2, ff=3, layers=1, encoder_layers=1)
+    # encoder: 2 sources x (4 x 4 + 2 x 2 x 3) + 2 x 2^2 x 2 = 56 + 16; steps: 3 x (6 x 4 + 2 x 2 x 3 + 2 x 5) = 138;
+    # cross keys and values once: 2 x 2 x 4 = 16; attention: 3 x 4 x 2 (self, over 1..3 steps) + 2 x 3 x 2 x 2 = 48
+    assert decoding_macs(cfg, source=2, steps=3, vocab=5) == 56 + 16 + 138 + 16 + 48
 
 
 def test_data_prints_and_writes_examples(tmp_path, capsys):
