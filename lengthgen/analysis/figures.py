@@ -291,8 +291,8 @@ def head_heatmaps(maps: list[dict], title: str, colorbar: str = "weight") -> go.
     fig = make_subplots(rows=1, cols=heads, subplot_titles=[f"head {h}" for h in range(heads)],
                         horizontal_spacing=0.02, shared_yaxes=True)
     for i, m in enumerate(maps):
+        text = [[f"{r} -> {c}" for c in m["cols"]] for r in m["rows"]]
         for h in range(heads):
-            text = [[f"{r} -> {c}" for c in m["cols"]] for r in m["rows"]]
             fig.add_trace(go.Heatmap(z=np.round(m["weights"][h], 3), text=text, coloraxis="coloraxis",
                                      visible=i == 0, hovertemplate="%{y}, %{x} (%{text}): %{z}<extra></extra>"),
                           row=1, col=h + 1)

@@ -250,14 +250,15 @@ def _experiment(name: str, description: str, configs) -> Experiment:
 ABC_EXPERIMENTS = (
     _experiment("abc-table1", "vanilla (+ ABC: both rules, with and without positions), ALiBi, RoPE by operand length "
                 "(Table 1, Figs. 1, 7)", table1_configs),
-    _experiment("abc-scaffolding", "windowed attention bias with cyclic positions or none, aligned input (Table 3)",
+    _experiment("abc-scaffolding", "windowed attention bias with sinusoids, cyclic positions or none, aligned input "
+                "(Table 3)",
                 scaffolding_configs),
 )
 
 
-def trained_models(runs: pd.DataFrame, store, experiment, configs: list[ArithmeticRun]) -> dict[str, tuple]:
-    """The runs' models by name ("successor / vanilla", "successor / ABC (paper)", ...): (model, task), rebuilt from
-    the store's checkpoints (one per run: its first seed's)."""
+def trained_models(store, experiment, configs: list[ArithmeticRun]) -> dict[str, tuple]:
+    """The stored models of the configs' first seed on each task, by name ("successor / vanilla", "successor / ABC
+    (paper)", ...): (model, task), rebuilt from the store's checkpoints."""
     out = {}
     for cfg in configs:
         if cfg.seed != min(c.seed for c in configs if c.task == cfg.task):
