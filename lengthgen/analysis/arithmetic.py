@@ -31,8 +31,8 @@ def model_name(variant: str, stage: str) -> str:
 
 
 def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Exact match by (task, model, rule, length): mean, min, max over seeds and their number. `rule` is "paper" or
-    "code" for ABC models, "" otherwise."""
+    """Exact match by (task, model, rule, length): mean, min, max over seeds and their number. `rule` names an ABC
+    model's rule and positions ("paper", "code, NoPE", ...), "" for the other models."""
     acc = runs[runs.metric == ACCURACY].copy()
     acc["model"] = [model_name(v, s) for v, s in zip(acc.variant, acc.stage, strict=True)]
     acc["rule"] = [s.removeprefix("ABC (").removesuffix(")") if s.startswith("ABC") else "" for s in acc.stage]
