@@ -5,7 +5,7 @@ we do not run); the rows of other papers' models that it quotes (RPE, the Parity
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN
+from lengthgen.analysis.report import claims_versus
 
 LENGTHS = (6, 10, 15, 20, 50)  # the tables' columns: operand digits
 
@@ -90,10 +90,4 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
         live, stored: readings by key ("claims": `analysis.arithmetic.model_claims`, "attention":
             `analysis.arithmetic.attention_claim`); a missing, None or empty one says "not run yet".
     """
-    def cell(readings, where):
-        key, read = READINGS[where]
-        table = readings.get(key)
-        return NOT_RUN if table is None or table.empty else read(table)
-
-    return pd.DataFrame([(where, text, cell(live, where), cell(stored, where)) for where, text, _ in CLAIMS],
-                        columns=["where", "the paper states", "ours, live", "ours, stored cpu runs"])
+    return claims_versus(CLAIMS, READINGS, live, stored, "where")

@@ -3,7 +3,8 @@ support (it reports curves, not tables; these are the statements of its text) an
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
+from lengthgen.analysis.report import claims_versus
+from lengthgen.analysis.verdicts import NOT_TRAINED
 
 CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
     ("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and out "
@@ -70,10 +71,4 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
         live, stored: reading tables by key ("parity", "jumps", "scratchpad", "assignment", "language"; see
             READINGS); a claim whose table is missing, None or empty says "not run yet".
     """
-    def cell(readings, figure):
-        key, read = READINGS[figure]
-        table = readings.get(key)
-        return NOT_RUN if table is None or table.empty else read(table)
-
-    return pd.DataFrame([(figure, text, cell(live, figure), cell(stored, figure)) for figure, text, _ in CLAIMS],
-                        columns=["figure", "the paper states", "ours, live", "ours, stored cpu runs"])
+    return claims_versus(CLAIMS, READINGS, live, stored, "figure")
