@@ -139,6 +139,18 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
     return target
 
 
+def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
+    """Write root/book/scorecard.md (ignored by git) from the stored runs in root/results and the live runs of
+    `profile` in `live_dir`: generated at every build, so it cannot fall behind the results."""
+    from lengthgen.experiments.scorecard import page, scorecard
+    from lengthgen.results.store import ResultStore
+
+    card = scorecard(ResultStore(root / "results"), ResultStore(live_dir), live_profile=profile)
+    target = root / "book" / "scorecard.md"
+    target.write_text(page(card, f"the stored runs in `results/` and this build's live {profile} runs"))
+    return target
+
+
 def build_book(profile: str = "quick", chapter: str | None = None, root: Path = ROOT,
                results_dir: str | None = None) -> Path:
     """Execute the chapters (one, or all) into root/book/chapters and build the HTML book in root/_build.
@@ -162,6 +174,7 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
     missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / Path(CHAPTERS[n]).name).exists()]
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
+    write_scorecard(root, profile, Path(results_dir) if results_dir else root / "_build" / "results")
     static = root / "_build" / "static"  # a build artifact, kept out of the source tree
     static.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), static / "plotly.min.js")

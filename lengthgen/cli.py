@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | data | run | results | book | lab | bench`."""
+"""Command line: `lengthgen list | data | run | results | scorecard | book | lab | bench`."""
 
 import argparse
 import dataclasses
@@ -195,6 +195,23 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
+def cmd_scorecard(args) -> None:
+    from lengthgen.experiments import scorecard
+
+    for folder in filter(None, (args.results, args.live)):
+        if not Path(folder).is_dir():
+            raise LengthgenError(f"no results folder at {folder!r}")
+    live = ResultStore(args.live) if args.live else None
+    card = scorecard.scorecard(ResultStore(args.results), live, live_profile=args.profile)
+    if args.json:
+        counts = scorecard.totals(card).reset_index() if not card.empty else pd.DataFrame()
+        rows = card.astype(object).where(card.notna(), None)  # JSON has null, not NaN
+        print(json.dumps({"totals": counts.to_dict("records"), "rows": rows.to_dict("records")}, indent=1))
+    else:
+        where = f"`{args.results}`" + (f" and the live {args.profile} runs in `{args.live}`" if args.live else "")
+        print(scorecard.page(card, where))
+
+
 def cmd_book(args) -> None:
     from lengthgen.book import build_book
 
@@ -250,6 +267,13 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
             s.add_argument("--threads", type=int, help="torch threads in this process (default: torch's)")
         s.set_defaults(fn=fn)
+
+    s = sub.add_parser("scorecard", help="every paper number the book reproduces: paper, ours, verdict (Markdown)")
+    s.add_argument("--results", default="results", help="stored results folder (default: results)")
+    s.add_argument("--live", help="also the live runs of a book build in this folder (e.g. _build/results)")
+    s.add_argument("--profile", choices=PROFILES, default="quick", help="the profile of the live runs (default quick)")
+    s.add_argument("--json", action="store_true", help="machine-readable output: totals and rows")
+    s.set_defaults(fn=cmd_scorecard)
 
     s = sub.add_parser("book", help="execute the chapter notebooks with papermill, then build the HTML book")
     s.add_argument("--chapter", help="only this chapter (default: all)")

@@ -36,7 +36,7 @@ def served_book(tmp_path_factory):
 @pytest.mark.parametrize("page,min_figures", [("book/chapters/vanishing-variance.html", 7),
                                               ("book/chapters/monotonic-attention.html", 2),
                                               ("book/chapters/sparsity.html", 3), ("book/chapters/abc.html", 4),
-                                              ("book/intro.html", 0),
+                                              ("book/intro.html", 0), ("book/scorecard.html", 0),
                                               ("book/methods.html", 0)])
 def test_page_renders_offline_without_errors(served_book, page, min_figures):
     from playwright.sync_api import sync_playwright

@@ -1,0 +1,260 @@
+"""The reproduction scorecard: every number and claim of the four papers that the book sets beside our runs, one row
+each, built from a results store and the papers' numbers as data (never written by hand), with its verdict.
+
+The rows come from the same comparisons the chapters show, one function per paper (`PAPERS`):
+
+- monotonic location attention: the cells of Tables 2, 4, 6 and 7 (`compare.banded_side_by_side`) and SCAN
+  (`compare.spread_side_by_side`);
+- sparsity: each figure's claim, read from its table (`sparsity_paper.READINGS`), one row per claim;
+- vanishing variance: the paired comparisons of Tables 1-6 (`vanishing_variance_paper.versus`), one row per N;
+- attention bias calibration: the cells of Tables 1 and 3 (`analysis.arithmetic.cells`).
+
+Stored rows come from each chapter's stored profiles; live rows (`LIVE`, the book's quick runs) from the build's
+store, for the chapters whose page compares its live runs with the paper. Each verdict falls in one of `CLASSES`
+(`verdict_class`); a claim judged on several rows of a table gets `claim_class` of their classes.
+"""
+
+import pandas as pd
+
+from lengthgen.analysis import compare, report
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
+from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
+from lengthgen.experiments import vanishing_variance_paper as variance_paper
+from lengthgen.experiments.abc import arithmetic_reading
+from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
+from lengthgen.experiments.sparsity_language import language_reading
+from lengthgen.metrics import ACCURACY
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
+
+LIVE = "quick"  # the profile of the book's live runs
+CLASSES = ("reproduced", "partly", "not reproduced", NOT_TRAINED, "inconclusive", NOT_RUN)
+ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason"]  # what a paper's function returns
+COLUMNS = ["paper", "runs", *ROW, "class"]
+
+
+def verdict_class(verdict: str) -> str:
+    """The class of a verdict, by its first words: "reproduced (no difference)" is reproduced, "not reproduced:
+    a trained baseline reaches as far" not reproduced, "not trained: ..." not trained; a verdict that names none of
+    the classes (e.g. "coupled ahead, but no baseline fits its training lengths") is inconclusive."""
+    return next((c for c in CLASSES if verdict.startswith(c)), "inconclusive")
+
+
+def claim_class(classes: list[str]) -> str:
+    """The class of a claim judged on several rows: their class when they share one; "partly" when some rows
+    reproduce it (or partly) and others do not; otherwise the first class among not reproduced, not trained,
+    inconclusive that a row has. No rows: not run yet."""
+    judged = set(classes) - {NOT_RUN}
+    if not judged:
+        return NOT_RUN
+    if len(judged) == 1:
+        return judged.pop()
+    if judged & {"reproduced", "partly"}:
+        return "partly"
+    return next(c for c in CLASSES if c in judged)
+
+
+def _runs(name: str, profile: str, store: ResultStore) -> pd.DataFrame:
+    """The stored runs of experiment `name`'s grid at `profile`; none when the experiment has no such profile."""
+    experiment = EXPERIMENTS[name]
+    return stored_runs(experiment, profile, store) if profile in experiment.profiles else pd.DataFrame()
+
+
+def _rows(source: str, cell: list, paper, ours: list, seeds: list, verdict: list, reason) -> pd.DataFrame:
+    return pd.DataFrame({"source": source, "cell": cell, "paper value": paper, "ours": ours, "seeds": seeds,
+                         "verdict": verdict, "reason": reason}, columns=ROW)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Monotonic location attention
+
+
+def _banded(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame:
+    side = compare.banded_side_by_side(monotonic_paper.paper_table(table), compare.median_over_seeds(runs), reason)
+    return _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
+                 [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
+                 side.verdict.tolist(), side.reason.tolist())
+
+
+def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
+    """Tables 2, 4, 6, 7 cell by cell (median over seeds, judged by band) and SCAN's rows (mean over seeds against
+    the paper's mean and std), as the chapter shows them."""
+    main = _runs("mla-main", profile, store)
+    frames = []
+    for name, source, table in (("mla-main", "Table 2", monotonic_paper.TABLE2),
+                                ("mla-ablations", "Table 4", monotonic_paper.TABLE4),
+                                ("mla-variants", "Table 7", monotonic_paper.TABLE7),
+                                ("mla-extra", "Table 6", monotonic_paper.TABLE6)):
+        runs = main if name == "mla-main" else _runs(name, profile, store)
+        if name == "mla-ablations" and not main.empty:  # the unablated OneStep row comes from the Table 2 runs
+            runs = pd.concat([runs, main[main.variant == "onestep"]])
+        if runs.empty:
+            continue
+        budget = "full protocol" if profile == "full" else monotonic.budget(EXPERIMENTS[name].configs_for(profile)[0])
+        frames.append(_banded(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
+    scan = _runs("mla-scan", profile, store)
+    if not scan.empty:
+        test = scan[(scan.metric == ACCURACY) & (scan.length.astype(str) == "test")]
+        side = compare.spread_side_by_side(monotonic_paper.SCAN, test)
+        spread = max(std for _, std in monotonic_paper.SCAN.values())
+        frames.append(_rows("Tables 3, 8 (SCAN length split)", side.index.tolist(),
+                            [f"{m:.1f} ± {s:.1f}" for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
+                            [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
+                            [monotonic.scan_reason(r, spread) for r in side.itertuples()]))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Sparsity
+
+
+def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFrame]:
+    """The claim tables (`sparsity_paper.READINGS` keys) of a profile's stored runs; a reading without runs is left
+    out."""
+    readings = {}
+    parity, scratch, assign, language = (_runs(f"sparsity-{name}", profile, store)
+                                         for name in ("parity", "scratchpad", "assignment", "language"))
+    if not parity.empty:
+        readings["parity"] = parity_reading(parity, profile)[1]
+    if not scratch.empty:
+        readings["scratchpad"], readings["jumps"] = scratchpad_reading(scratch, profile)[1:]
+    if not assign.empty:
+        readings["assignment"] = assignment_reading(assign, profile)[1]
+    if not language.empty:
+        readings["language"] = language_reading(language, profile)[2]
+    return readings
+
+
+def sparsity_rows(store: ResultStore, profile: str) -> pd.DataFrame:
+    """One row per figure's claim: what the paper states, our reading with its numbers, and `claim_class` of the
+    reading's rows (the baseline rows of the coupling tables are references, not verdicts)."""
+    readings = sparsity_readings(store, profile)
+    rows = []
+    for where, statement, _ in sparsity_paper.CLAIMS:
+        key, read = sparsity_paper.READINGS[where]
+        if key not in readings:
+            continue
+        table = readings[key]
+        judged = table[table.verdict != "baseline"]
+        rows.append(_rows(where, [key], statement, [read(table)], [None],
+                          [claim_class([verdict_class(v) for v in judged.verdict])], ""))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=ROW)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Vanishing variance
+
+
+def _paired(source: str, side: pd.DataFrame, reason: str) -> pd.DataFrame:
+    return _rows(source, [f"N = {n}" for n in side.N],
+                 [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
+                 [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],
+                 side.seeds.tolist(), side.verdict.tolist(),
+                 [reason if not v.startswith("reproduced") else "" for v in side.verdict])
+
+
+def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
+    """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours): Tables 1-3 and 6 from the
+    retrieval runs, Tables 4 and 5 from the curriculum runs; the reason of a divergence names the training
+    budget."""
+    curriculum = (("argmax", "4"), ("dictionary", "5"))
+    comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
+        ("vv-curriculum", f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)",
+         (task, table, "baseline", "ln", "baseline", "ln", "p ln vs baseline")) for task, table in curriculum]
+    frames = []
+    for name in ("vv-retrieval", "vv-curriculum"):
+        runs = _runs(name, profile, store)
+        if runs.empty:
+            continue
+        runs = runs.assign(variant=runs.variant.str.removesuffix("+curriculum"))
+        steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
+        for _, title, args in (c for c in comparisons if c[0] == name):
+            task, _, a, b = args[:4]
+            pairs = runs[(runs.task == task) & runs.variant.isin([a, b])]
+            if pairs.variant.nunique() == 2:
+                reason = f"{profile} profile: {steps[task]:,} training steps"
+                frames.append(_paired(title, variance_paper.versus(pairs, *args), reason))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Attention bias calibration
+
+
+def arithmetic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
+    """Tables 1 and 3 cell by cell: the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds
+    (with its range); a model that does not fit its training numbers is "not trained"."""
+    runs = pd.concat([_runs(name, profile, store) for name in ("abc-table1", "abc-scaffolding")])
+    if runs.empty:
+        return pd.DataFrame(columns=ROW)
+    cells = arithmetic_reading(runs)["cells"]
+    return _rows(["Table 3" if m.startswith("w=") else "Table 1" for m in cells.model],
+                 [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
+                  for r in cells.itertuples()],
+                 [f"{p:.1f}" for p in cells.paper], cells["ours (min-max)"].tolist(), cells.seeds.tolist(),
+                 cells.verdict.tolist(), "")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+
+PAPERS = {  # paper -> (its rows from a store and profile, the profiles of its stored runs, whether live rows count)
+    "Monotonic location attention": (monotonic_rows, ("full",), True),
+    "Sparsity and length generalization": (sparsity_rows, ("cpu",), True),
+    "Vanishing variance": (variance_rows, ("cpu", "full"), False),
+    "Attention bias calibration": (arithmetic_rows, ("cpu",), True),
+}
+
+
+def scorecard(stored: ResultStore, live: ResultStore | None = None, live_profile: str = LIVE) -> pd.DataFrame:
+    """Every row of every paper (`COLUMNS`): `runs` is "stored <profile>" or "live <live_profile>"; live rows only
+    where `live` is given and the paper's page compares its live runs."""
+    frames = []
+    for paper, (rows, profiles, compares_live) in PAPERS.items():
+        sources = [(stored, p, f"stored {p}") for p in profiles]
+        if live is not None and compares_live:
+            sources.append((live, live_profile, f"live {live_profile}"))
+        for store, profile, runs in sources:
+            frame = rows(store, profile)
+            if not frame.empty:
+                frames.append(frame.assign(paper=paper, runs=runs))
+    card = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS[:-1])
+    card["class"] = card.verdict.map(verdict_class)
+    return card[COLUMNS]
+
+
+def totals(card: pd.DataFrame) -> pd.DataFrame:
+    """Rows per paper and runs (stored, live) by verdict class, with a total per row and an "all papers" row for
+    each kind of runs."""
+    counts = card.assign(kind=card.runs.str.split().str[0]).pivot_table(
+        index=["kind", "paper"], columns="class", values="cell", aggfunc="count", fill_value=0)
+    counts = counts.reindex(columns=[c for c in CLASSES if c in counts.columns])
+    every = counts.groupby(level="kind").sum().assign(paper="all papers").set_index("paper", append=True)
+    table = pd.concat([counts, every]).sort_index(level="kind", sort_remaining=False)
+    return table.assign(rows=table.sum(axis=1))
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """A pipe table of a frame's columns (its index left out); `|` in a cell escaped, a missing value empty."""
+    def text(value) -> str:
+        return "" if value is None or value != value else str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(text, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def page(card: pd.DataFrame, sources: str) -> str:
+    """The scorecard as a Markdown page: what it is built from (`sources`), the totals, then one table per paper."""
+    parts = ["# Reproduction scorecard", "",
+             "Every number and claim of the four papers that the book sets beside our runs, one row each, generated "
+             f"from {sources} and the papers' numbers as data at every build of the book (`lengthgen scorecard` "
+             "prints the same from the command line; `--json` for a program). The verdicts are those of the "
+             "chapters, by the rules stated there; each falls in one class: "
+             + ", ".join(f"*{c}*" for c in CLASSES) + ". A cell whose runs do not fit their own training data is "
+             "*not trained*: it is never counted as a length result.", "", "## Totals", ""]
+    if card.empty:
+        return "\n".join([*parts, "No stored or live results yet."]) + "\n"
+    parts += [markdown_table(totals(card).reset_index()), ""]
+    for paper, rows in card.groupby("paper", sort=False):
+        parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class"])), ""]
+    return "\n".join(parts)

@@ -1,0 +1,95 @@
+"""The reproduction scorecard: verdict classes on hand-made verdicts, the page follows the stored data, the totals
+add up, and the command's bad input."""
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
+from lengthgen.book import ROOT, write_scorecard
+from lengthgen.cli import main
+from lengthgen.experiments import scorecard
+from lengthgen.results.store import ResultStore
+
+
+@pytest.mark.parametrize("verdict,expected", [
+    ("reproduced", "reproduced"), ("reproduced (no difference)", "reproduced"), ("partly", "partly"),
+    ("partly (k = 1 not solved either)", "partly"), ("not reproduced (opposite sign)", "not reproduced"),
+    ("not reproduced: a trained baseline reaches as far", "not reproduced"), (NOT_TRAINED, NOT_TRAINED),
+    ("not trained: j=2, j=3 do not fit their training lengths", NOT_TRAINED),
+    ("inconclusive (ours not significant)", "inconclusive"),
+    ("coupled ahead, but no baseline fits its training lengths", "inconclusive"), (NOT_RUN, NOT_RUN)])
+def test_every_verdict_falls_in_one_class(verdict, expected):
+    assert scorecard.verdict_class(verdict) == expected
+
+
+@pytest.mark.parametrize("classes,expected", [
+    ([], NOT_RUN), ([NOT_RUN], NOT_RUN), (["reproduced", "reproduced", NOT_RUN], "reproduced"),
+    (["reproduced", "not reproduced"], "partly"), (["partly", NOT_TRAINED], "partly"),
+    ([NOT_TRAINED, "not reproduced"], "not reproduced"), (["inconclusive", NOT_TRAINED], NOT_TRAINED)])
+def test_a_claim_on_several_rows_gets_one_class(classes, expected):
+    assert scorecard.claim_class(classes) == expected
+
+
+def test_markdown_table_escapes_pipes_and_leaves_missing_values_empty():
+    table = scorecard.markdown_table(pd.DataFrame({"a": ["x|y", None], "b": [1.5, float("nan")]}))
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| x\\|y | 1.5 |", "|  |  |"]
+
+
+@pytest.fixture
+def abc_root(tmp_path):
+    """A book root whose stored results are a copy of the committed ABC cpu runs (Successor, 3 seeds)."""
+    for name in ("abc-table1", "abc-scaffolding"):
+        shutil.copytree(ROOT / "results" / name, tmp_path / "results" / name)
+    (tmp_path / "book").mkdir()
+    return tmp_path
+
+
+def _set_vanilla_successor(root, length: int, value: float) -> int:
+    """Overwrite the stored exact match of every vanilla Successor run at `length`; returns how many runs."""
+    changed = 0
+    for entry in (root / "results" / "abc-table1").iterdir():
+        config = json.loads((entry / "config.json").read_text())
+        if config["task"] == "successor" and config["model"]["positional"] == "sinusoidal":
+            metrics = pd.read_csv(entry / "metrics.csv")
+            at = (metrics.stage == "trained") & (metrics.length == length)
+            metrics.loc[at, "value"] = value
+            metrics.to_csv(entry / "metrics.csv", index=False)
+            changed += 1
+    return changed
+
+
+def test_the_page_follows_the_stored_results(abc_root):
+    row = "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | "
+    page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
+    assert row + "0.0 (0-0) | 3 | reproduced |" in page  # the vanilla model collapses, as in the paper
+    assert _set_vanilla_successor(abc_root, 10, 100.0) == 3
+    page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
+    assert row + "100.0 (100-100) | 3 | not reproduced |" in page  # a changed stored result changes its row
+
+
+def test_totals_count_every_row_once(abc_root):
+    card = scorecard.scorecard(ResultStore(abc_root / "results"))
+    assert set(card.paper) == {"Attention bias calibration"} and set(card.runs) == {"stored cpu"}
+    table = scorecard.totals(card)
+    mine = table.loc[("stored", "Attention bias calibration")]
+    assert mine["rows"] == len(card) == mine.drop("rows").sum()
+    assert mine[NOT_TRAINED] == (card.verdict == NOT_TRAINED).sum() > 0  # Table 3's NoPE scaffold: not trained
+    assert table.loc[("stored", "all papers")].equals(mine.rename(("stored", "all papers")))
+
+
+def test_live_rows_only_for_pages_that_compare_live_runs(abc_root):
+    live = ResultStore(abc_root / "results")  # the stored cpu runs read as if they were live cpu runs
+    card = scorecard.scorecard(ResultStore(abc_root / "nothing"), live, live_profile="cpu")
+    assert set(card.runs) == {"live cpu"} and len(card) == len(scorecard.scorecard(live))
+
+
+def test_the_command_prints_json_and_refuses_a_missing_folder(abc_root, capsys):
+    assert main(["scorecard", "--results", str(abc_root / "results"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    every = next(t for t in out["totals"] if t["paper"] == "all papers")
+    assert every["rows"] == len(out["rows"]) and {r["class"] for r in out["rows"]} <= set(scorecard.CLASSES)
+    assert main(["scorecard", "--results", str(abc_root / "missing")]) == 2
+    assert "no results folder" in capsys.readouterr().err
