@@ -69,30 +69,62 @@ def test_verdict_rules(pd_, pp, od, op, expected):
     assert verdicts.verdict(pd_, pp, od, op) == expected
 
 
+@pytest.mark.parametrize("paper,lo,hi,iid,expected", [
+    (95.0, 90.0, 90.0, None, "reproduced"),  # one seed: within TOLERANCE (5 points)
+    (95.0, 89.0, 89.0, None, "not reproduced (ours lower)"), (5.0, 95.0, 95.0, None, "not reproduced (ours higher)"),
+    (33.3, 23.0, 23.0, None, "not reproduced (ours lower)"),  # both "partial" in bands, ten points apart: off
+    (33.3, 23.0, 41.0, None, "reproduced"),  # the paper's value inside our seeds' range
+    (50.0, 0.0, 44.9, None, "not reproduced (ours lower)"), (50.0, 0.0, 45.0, None, "reproduced"),  # closed at 5
+    (0.0, 0.0, 0.0, 40.0, "not trained"),  # agrees with the paper, but the model never learned its task
+    (100.0, 100.0, 100.0, 89.9, "not trained"), (0.0, 0.0, 0.0, 90.0, "reproduced"),
+    (100.0, 0.0, 0.0, 95.0, "not reproduced (ours lower)"),
+    (100.0, 100.0, 100.0, float("nan"), "reproduced"),  # no iid split: not judged on it
+])
+def test_cell_verdict_uses_our_seeds_range_and_sets_untrained_cells_apart(paper, lo, hi, iid, expected):
+    assert verdicts.cell_verdict(paper, lo, hi, iid) == expected
+
+
+@pytest.mark.parametrize("mean,std,n,ours,expected", [
+    (20.0, 5.0, 5, [19.0, 22.0, 21.0], "reproduced (no significant difference)"),
+    (15.0, 0.15, 5, [14.0, 14.2, 13.9], "not reproduced (ours lower)"),
+    (8.4, 1.2, 5, [20.0, 22.0, 21.0], "not reproduced (ours higher)"),
+    (24.6, 17.5, 5, [0.0], "inconclusive (one seed)"),  # no spread of ours to test
+    (15.0, 0.0, 5, [15.0, 15.0], "reproduced (no significant difference)"),  # neither varies: equal means
+    (15.0, 0.0, 5, [14.0, 14.0], "not reproduced (ours lower)"),
+])
+def test_mean_verdict_is_welchs_test(mean, std, n, ours, expected):
+    verdict, p = verdicts.mean_verdict(mean, std, n, ours)
+    assert verdict == expected
+    if len(ours) > 1 and std > 0:  # against the test written out: t on the two standard errors, Welch's df
+        m, s2 = sum(ours) / len(ours), pd.Series(ours).var()
+        se2 = s2 / len(ours) + std**2 / n
+        df = se2**2 / ((s2 / len(ours)) ** 2 / (len(ours) - 1) + (std**2 / n) ** 2 / (n - 1))
+        assert p == pytest.approx(2 * sps.t.sf(abs(m - mean) / se2**0.5, df))
+
+
 @pytest.mark.parametrize("paper,ours,expected", [
-    (95, 90, "reproduced"), (95, 50, "partly"), (95, 10, "not reproduced"), (5, 95, "not reproduced"),
-    (50, 11, "reproduced"), (50, 10, "partly"),  # 10 is already "failed": the bands are closed at 10 and 90
+    ([0, 10, 20, 30, 40, 50], [1, 12, 18, 35, 41, 60], "reproduced"),  # the same order: rho 1
+    ([0, 10, 20, 30, 40, 50], [60, 41, 35, 18, 12, 1], "not reproduced"),  # reversed: rho -1
+    ([0, 10, 20, 30], [0, 20, 10, 30], "inconclusive (too few cells)"),  # rho 0.8 on four cells: p 0.2
+    ([100, 100, 100], [0, 50, 100], "inconclusive (a constant side)"),
 ])
-def test_accuracy_verdict_bands(paper, ours, expected):
-    assert verdicts.accuracy_verdict(paper, ours) == expected
+def test_ranking_verdict_is_a_rank_correlation(paper, ours, expected):
+    verdict, rho, _ = verdicts.ranking_verdict(paper, ours)
+    assert verdict == expected
+    if expected.startswith(("reproduced", "not")):
+        assert rho == pytest.approx(1.0 if expected == "reproduced" else -1.0)
 
 
-@pytest.mark.parametrize("mean,std,ours,expected", [
-    (20.0, 5.0, 29.9, "reproduced"), (20.0, 5.0, 10.0, "reproduced"), (20.0, 5.0, 30.5, "not reproduced (higher)"),
-    (15.0, 0.15, 14.6, "not reproduced (lower)"), (15.0, 0.0, 15.0, "reproduced"),
-])
-def test_spread_verdict_uses_two_paper_stds(mean, std, ours, expected):
-    assert verdicts.spread_verdict(mean, std, ours) == expected
-
-
-def test_spread_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
+def test_mean_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
     paper = {"a": (20.0, 5.0), "b": (15.0, 0.15), "c": (10.0, 1.0)}
     runs = pd.DataFrame({"variant": ["b", "a", "a"], "value": [14.0, 12.0, 16.0]})
-    side = compare.spread_side_by_side(paper, runs)
+    side = compare.mean_side_by_side(paper, runs, 5)
     assert list(side.index) == ["a", "b", "c"]
     assert side.loc["a", "ours"] == 14.0 and side.loc["a", "seeds"] == 2
     assert side.loc["a", "std"] == pytest.approx(2 ** 1.5)  # sample std of 12 and 16
-    assert side.verdict.tolist() == ["reproduced", "not reproduced (lower)", verdicts.NOT_RUN]
+    assert side.verdict.tolist() == ["reproduced (no significant difference)", "inconclusive (one seed)",
+                                     verdicts.NOT_RUN]
+    assert side.loc["a", "p"] == pytest.approx(verdicts.mean_verdict(20.0, 5.0, 5, [12.0, 16.0])[1])
     assert side.loc["c", "seeds"] == 0 and pd.isna(side.loc["c", "ours"])
 
 
@@ -187,7 +219,7 @@ def test_early_breaks_keeps_learned_runs_at_the_longest_split():
 
 def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_split():
     side = pd.DataFrame([dict(task=t, variant=v, length=n, paper=p, ours=o, iid=i,
-                              verdict=verdicts.length_verdict(p, o, i)) for t, v, n, p, o, i in [
+                              verdict=verdicts.cell_verdict(p, o, o, i)) for t, v, n, p, o, i in [
         ("copy", "mono", "100", 100.0, 98.0, 100.0), ("copy", "content", "100", 0.0, 5.0, 99.0),
         ("copy", "mono", "15", 100.0, 0.0, 100.0),  # not the longest split: not judged
         ("lookup", "mono", "11", 29.9, 0.0, None),  # partial in the paper: not judged
@@ -207,15 +239,6 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
         "content (40% iid)"
     assert sep.loc["copy", "not trained"] == "none"
     assert compare.separation(side.iloc[:0], runs).empty  # no cell in common with the paper: an empty table
-
-
-@pytest.mark.parametrize("paper,ours,iid,expected", [
-    (0.0, 0.0, 40.0, "not trained"),  # agrees with the paper, but the model never learned its task
-    (100.0, 100.0, 89.9, "not trained"), (0.0, 0.0, 90.0, "reproduced"), (100.0, 0.0, 95.0, "not reproduced"),
-    (100.0, 50.0, None, "partly"), (100.0, 100.0, float("nan"), "reproduced"),  # no iid split: not judged on it
-])
-def test_length_verdict_sets_untrained_cells_apart(paper, ours, iid, expected):
-    assert verdicts.length_verdict(paper, ours, iid) == expected
 
 
 def test_median_over_seeds_carries_the_cells_iid_accuracy():

@@ -133,12 +133,15 @@ def test_generations_and_their_changes():
 
 
 def test_scan_reason_names_the_rows_the_public_code_ran_unmixed():
-    row = pd.DataFrame({"verdict": ["not reproduced (lower)"], "seeds": [1]}, index=["mix_onestep_pr"])
-    reason = mla.scan_reason(next(row.itertuples()), 11.3)
-    assert reason.startswith("ours: 1 seed(s) against the paper's mean of 5 (its seed std reaches 11.3")
-    assert reason.endswith("the paper's row ran unmixed (public code), ours mixes")
-    done = pd.DataFrame({"verdict": ["reproduced"], "seeds": [1]}, index=["content"])
-    assert mla.scan_reason(next(done.itertuples()), 11.3) == ""
+    row = pd.DataFrame({"verdict": ["inconclusive (one seed)"], "seeds": [1], "p": [None]}, index=["mix_onestep_pr"])
+    reason = mla.scan_reason(next(row.itertuples()))
+    assert reason == ("one seed: no spread to test against the paper's 5 runs; the paper's row ran unmixed (public "
+                      "code), ours mixes")
+    tested = pd.DataFrame({"verdict": ["not reproduced (ours lower)"], "seeds": [3], "p": [0.0123]}, index=["content"])
+    assert mla.scan_reason(next(tested.itertuples())) == "Welch's t-test, 3 seeds against the paper's 5: p = 0.012"
+    done = pd.DataFrame({"verdict": ["reproduced (no significant difference)"], "seeds": [3], "p": [0.4]},
+                        index=["content"])
+    assert mla.scan_reason(next(done.itertuples())) == ""
 
 
 def test_task_table_and_scan_constructions():

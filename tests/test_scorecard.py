@@ -67,7 +67,7 @@ def test_the_page_follows_the_stored_results(abc_root):
     assert row + "0.0 (0-0) | 3 | reproduced |" in page  # the vanilla model collapses, as in the paper
     assert _set_vanilla_successor(abc_root, 10, 100.0) == 3
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
-    assert row + "100.0 (100-100) | 3 | not reproduced |" in page  # a changed stored result changes its row
+    assert row + "100.0 (100-100) | 3 | not reproduced (ours higher) |" in page  # a changed result changes its row
 
 
 def test_totals_count_every_row_once(abc_root):

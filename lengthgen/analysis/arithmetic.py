@@ -1,9 +1,10 @@
 """Readings of the attention-bias-calibration chapter: our exact match beside the paper's Tables 1 and 3, cell by cell
 and model by model, under rules stated once here.
 
-- A **cell** (task, model, length) is `verdicts.accuracy_verdict` of the paper's value and our mean over seeds (same
-  band: solved >= 90, failed <= 10, partial between); beyond the training length, a model whose own in-distribution
-  cell (TRAINED_DIGITS) is below 90% is "not trained" instead: its long-length numbers say nothing.
+- A **cell** (task, model, length) is `verdicts.cell_verdict` of the paper's value and our seeds' range: reproduced
+  when the paper's value lies within it, widened by `verdicts.TOLERANCE` points on each side; beyond the training
+  length, a model whose own in-distribution cell (TRAINED_DIGITS, mean over seeds) is below 90% is "not trained"
+  instead: its long-length numbers say nothing.
 - A **model** (task, model) is classed by its whole curve: "does not interpolate" (< 90% at TRAINED_DIGITS),
   "extrapolates" (>= 90% at every tested length), "collapses" (<= 10% at every tested length of at least
   COLLAPSE_FROM digits), else "partly". The paper's class comes from its columns (6, 10, 15, 20, 50 digits), ours from
@@ -15,7 +16,7 @@ import pandas as pd
 import torch
 
 from lengthgen.analysis.sparsity import reach
-from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, accuracy_verdict, length_verdict
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.hooks import capture
 from lengthgen.models.positional import CLOSED, bias_table
@@ -54,8 +55,9 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
         paper: (task, model, length, paper) rows, `experiments.abc_paper.paper_table`.
     """
     table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
-    table["verdict"] = [accuracy_verdict(p, o) if length == TRAINED_DIGITS else length_verdict(p, o, iid)
-                        for p, o, iid, length in zip(table.paper, table.ours, table.iid, table.length, strict=True)]
+    table["verdict"] = [cell_verdict(p, lo, hi, None if length == TRAINED_DIGITS else iid)
+                        for p, lo, hi, iid, length in zip(table.paper, table["min"], table["max"], table.iid,
+                                                          table.length, strict=True)]
     table["ours (min-max)"] = [f"{o:.1f} ({lo:.0f}-{hi:.0f})" if n > 1 else f"{o:.1f}"
                                for o, lo, hi, n in zip(table.ours, table["min"], table["max"], table.seeds,
                                                        strict=True)]

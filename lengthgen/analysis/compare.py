@@ -2,13 +2,13 @@
 of published number:
 
 - `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by `verdict`;
-- `banded_side_by_side`: an accuracy (%), judged by `length_verdict` (probing tables);
-- `spread_side_by_side`: a mean +- std over seeds, judged by `spread_verdict` (SCAN).
+- `cell_side_by_side`: an accuracy (%), judged by `cell_verdict` against our seeds' range (probing tables);
+- `mean_side_by_side`: a mean +- std over seeds, judged by `mean_verdict` (SCAN).
 """
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, length_verdict, spread_verdict, verdict
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, cell_verdict, mean_verdict, verdict
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
 
 
@@ -29,35 +29,41 @@ def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Seri
     return pd.DataFrame(rows)
 
 
-def spread_side_by_side(paper: dict, runs: pd.DataFrame) -> pd.DataFrame:
-    """Paper (mean, std over seeds) vs our mean per variant, every paper row kept, with `spread_verdict`.
+def mean_side_by_side(paper: dict, runs: pd.DataFrame, paper_runs: int) -> pd.DataFrame:
+    """Paper (mean, std over `paper_runs` runs) vs our mean per variant, every paper row kept, with `mean_verdict`.
 
     Args:
         paper: variant -> (mean, std), e.g. `monotonic_paper.SCAN`.
         runs: one row per stored run, columns variant and value (e.g. test accuracy).
     Returns one row per variant of `paper`, in its order: paper mean, paper std, ours (our mean), std, seeds
-    (the number of runs) and verdict; a variant without a run has NaN values and the verdict "not run yet".
+    (the number of runs), p (Welch's test) and verdict; a variant without a run has NaN values and the verdict
+    "not run yet".
     """
     side = pd.DataFrame([{"variant": v, "paper mean": m, "paper std": s} for v, (m, s) in paper.items()])
     ours = runs.groupby("variant").value.agg(ours="mean", std="std", seeds="count").reset_index()
     side = side.merge(ours, on="variant", how="left").set_index("variant")
     side["seeds"] = side.seeds.fillna(0).astype(int)
-    side["verdict"] = [spread_verdict(r["paper mean"], r["paper std"], r.ours) if r.seeds else NOT_RUN
-                       for _, r in side.iterrows()]
+    values = runs.groupby("variant").value.apply(list)
+    judged = [mean_verdict(r["paper mean"], r["paper std"], paper_runs, values[v]) if r.seeds else (NOT_RUN, None)
+              for v, r in side.iterrows()]
+    side["p"] = [p for _, p in judged]
+    side["verdict"] = [v for v, _ in judged]
     return side
 
 
-def banded_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
+def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.DataFrame:
     """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
 
     Args:
         paper: columns variant, task, length, paper (from `monotonic_paper.paper_table`).
-        ours: columns variant, task, length, ours (our median over seeds), seeds and iid (median iid accuracy of the
-            cell's runs, NaN for tasks without an iid split), as from `median_over_seeds`.
+        ours: columns variant, task, length, ours (our median over seeds), lo and hi (their range), seeds and iid
+            (median iid accuracy of the cell's runs, NaN for tasks without an iid split), as from
+            `median_over_seeds`.
         reason: (row with paper/ours/seeds/iid/verdict) -> text explaining a divergence.
     """
     both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
-    both["verdict"] = [length_verdict(p, o, i) for p, o, i in zip(both.paper, both.ours, both.iid, strict=True)]
+    both["verdict"] = [cell_verdict(p, lo, hi, i)
+                       for p, lo, hi, i in zip(both.paper, both.lo, both.hi, both.iid, strict=True)]
     both["reason"] = [reason(r) if r.verdict != "reproduced" else "" for r in both.itertuples()]
     return both
 
@@ -67,7 +73,7 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     whether we separate them the same way: every cell the paper finds solved or failed falls in the same band in
     ours (a cell partial in the paper is not judged). "no" when a trained cell is off the pattern; "not judged" when
     none is but a cell the paper judges is "not trained" (our runs did not learn the task in distribution); else
-    "yes". `side` is a `banded_side_by_side` frame; `runs` (collected results) gives the iid accuracy shown beside
+    "yes". `side` is a `cell_side_by_side` frame; `runs` (collected results) gives the iid accuracy shown beside
     each mechanism off the paper's pattern, for tasks with an iid split."""
     side = side.assign(length=side.length.astype(str))
     acc = runs[runs.metric == ACCURACY]
@@ -99,7 +105,7 @@ def _one_or_each(values: pd.Series) -> str:
 
 
 def divergences(side: pd.DataFrame) -> pd.DataFrame:
-    """The cells of a `banded_side_by_side` table that are not reproduced, one row per (variant, task, reason):
+    """The cells of a `cell_side_by_side` table that are not reproduced, one row per (variant, task, reason):
     its splits (in `split_order`, joined by ", ") and verdicts (the verdict if they share one, else one per split
     in the same order). Rows in the order the (variant, task) cells first appear."""
     cells = pd.MultiIndex.from_frame(side[["variant", "task"]].drop_duplicates())  # in order of appearance
@@ -111,11 +117,12 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
 
 
 def median_over_seeds(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
-    """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with the count and
-    `iid`, the median iid accuracy of the cell's runs (NaN for a task without an iid split)."""
+    """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with their range
+    (lo, hi), their count (seeds) and `iid`, the median iid accuracy of the cell's runs (NaN for a task without an
+    iid split)."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
-    cells = (rows.groupby(["variant", "task", "length"]).value.agg(["median", "count"]).reset_index()
-             .rename(columns={"median": "ours", "count": "seeds"}))
+    cells = (rows.groupby(["variant", "task", "length"]).value.agg(["median", "min", "max", "count"]).reset_index()
+             .rename(columns={"median": "ours", "min": "lo", "max": "hi", "count": "seeds"}))
     acc = df[(df.metric == ACCURACY) & (df.length.astype(str) == "iid")]
     iid = acc.groupby(["variant", "task"]).value.median().rename("iid").reset_index()
     return cells.merge(iid, on=["variant", "task"], how="left")

@@ -27,7 +27,7 @@ def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) 
 
 
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
-    """The reason given for a cell of a banded side-by-side table that is not reproduced: not trained (its runs'
+    """The reason given for a cell of a `compare.cell_side_by_side` table that is not reproduced: not trained (its runs'
     iid accuracy, the budget), ours lower (with the training budget, the number of seeds and, where `directions` (a
     `monotonic.direction_table`) shows it, the seeds that read the task the wrong way) or ours higher."""
 
@@ -53,7 +53,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Ca
 
 
 def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """A banded side-by-side table for reading (one row per mechanism, task and split) and, below it, its
+    """A `compare.cell_side_by_side` table for reading (one row per mechanism, task and split) and, below it, its
     divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
     `figures.show_parts`."""
     table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "length"]).round(1)

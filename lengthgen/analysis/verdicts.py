@@ -2,10 +2,13 @@
 hand-made cases; the tables of `compare.py` apply them cell by cell.
 
 - `verdict`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
-- `accuracy_verdict`: an accuracy (%), judged by band (solved / partial / failed; probing tables), and
-  `length_verdict`, the same for a test length unless our runs have not learned their training distribution;
-- `spread_verdict`: a mean +- std over seeds, judged by distance in stds (SCAN).
+- `cell_verdict`: an accuracy (%) against our seeds' range, with a stated tolerance, unless our runs have not learned
+  their training distribution (probing tables, arithmetic tables);
+- `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
+- `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells.
 """
+
+from scipy.stats import spearmanr, ttest_ind_from_stats
 
 ALPHA = 0.05
 
@@ -22,42 +25,61 @@ def verdict(paper_diff: float, paper_p: float, ours_diff: float, ours_p: float) 
 
 
 def band(accuracy: float) -> str:
-    """solved (>= 90%), failed (<= 10%) or partial."""
+    """solved (>= 90%), failed (<= 10%) or partial: how a row's claim reads a cell (`compare.separation`)."""
     return "solved" if accuracy >= 90 else "failed" if accuracy <= 10 else "partial"
-
-
-def accuracy_verdict(paper: float, ours: float) -> str:
-    """reproduced when both fall in the same band (solved/partial/failed), not reproduced when one is solved and
-    the other failed, partly otherwise."""
-    a, b = band(paper), band(ours)
-    if a == b:
-        return "reproduced"
-    return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
 
 
 TRAINED = 90.0  # % exact match on the iid split: below it a run has not learned its own training distribution
 NOT_TRAINED = "not trained"
+TOLERANCE = 5.0  # points: how far the paper's value may lie outside our seeds' range (from our value, with one seed)
 
 
-def length_verdict(paper: float, ours: float, iid: float | None) -> str:
-    """`accuracy_verdict` of a cell at a test length, unless our runs have not learned their training distribution
-    (median iid accuracy `iid` below TRAINED): then "not trained", whatever the numbers, because a model that does
-    not fit its training lengths says nothing about longer ones. iid None or NaN (a task without an iid split):
-    `accuracy_verdict`."""
+def cell_verdict(paper: float, lo: float, hi: float, iid: float | None = None) -> str:
+    """An accuracy cell (%): "reproduced" when the paper's value lies within our seeds' range [lo, hi] widened by
+    TOLERANCE on each side (with one seed, lo = hi: within TOLERANCE of it), else "not reproduced (ours lower)" or
+    "(ours higher)". "not trained", whatever the numbers, when our runs have not learned their training
+    distribution (median iid accuracy `iid` below TRAINED): a model that does not fit its training lengths says
+    nothing about longer ones. iid None or NaN (a cell at the training length, or a task without an iid split): not
+    judged on it."""
     if iid is not None and iid == iid and iid < TRAINED:  # iid == iid: not NaN
         return NOT_TRAINED
-    return accuracy_verdict(paper, ours)
-
-
-SPREAD = 2.0  # a mean-and-std cell is reproduced when our mean lies within the paper's mean +- SPREAD std
-
-
-def spread_verdict(paper_mean: float, paper_std: float, ours: float) -> str:
-    """reproduced when `ours` lies within the paper's mean +- 2 std (its spread over seeds), else not reproduced
-    (higher or lower)."""
-    if abs(ours - paper_mean) <= SPREAD * paper_std:
+    if lo - TOLERANCE <= paper <= hi + TOLERANCE:
         return "reproduced"
-    return f"not reproduced ({'higher' if ours > paper_mean else 'lower'})"
+    return f"not reproduced (ours {'lower' if hi < paper else 'higher'})"
+
+
+def mean_verdict(paper_mean: float, paper_std: float, paper_n: int, ours: list[float]) -> tuple[str, float]:
+    """(verdict, p) of our runs' mean against a paper's mean +- std over `paper_n` runs, by Welch's t-test from the
+    two samples' statistics: "reproduced (no significant difference)" at p >= ALPHA, else "not reproduced (ours
+    higher / lower)". One run of ours has no spread to test: "inconclusive (one seed)", p NaN. When neither
+    sample varies (both stds 0) the means must be equal."""
+    if len(ours) < 2:
+        return "inconclusive (one seed)", float("nan")
+    mean = sum(ours) / len(ours)
+    std = (sum((x - mean) ** 2 for x in ours) / (len(ours) - 1)) ** 0.5
+    if paper_std == 0 and std == 0:
+        p = 1.0 if mean == paper_mean else 0.0
+    else:
+        p = float(ttest_ind_from_stats(mean, std, len(ours), paper_mean, paper_std, paper_n, equal_var=False).pvalue)
+    if p >= ALPHA:
+        return "reproduced (no significant difference)", p
+    return f"not reproduced (ours {'lower' if mean < paper_mean else 'higher'})", p
+
+
+RANK_AGREEMENT = 0.5  # Spearman's rho at least this (and significant) for a table's ranking to be reproduced
+
+
+def ranking_verdict(paper: list[float], ours: list[float]) -> tuple[str, float, float]:
+    """(verdict, rho, p) of a table's ranking: Spearman's rank correlation of the paper's cells and ours (the same
+    cells, in the same order). "reproduced" when rho >= RANK_AGREEMENT and p < ALPHA; "not reproduced" when rho is
+    below it; "inconclusive" when rho reaches it without significance (too few cells) or either side is constant."""
+    if len(set(paper)) < 2 or len(set(ours)) < 2:
+        return "inconclusive (a constant side)", float("nan"), float("nan")
+    rho, p = spearmanr(paper, ours)
+    rho, p = float(rho), float(p)
+    if rho < RANK_AGREEMENT:
+        return "not reproduced", rho, p
+    return ("reproduced" if p < ALPHA else "inconclusive (too few cells)"), rho, p
 
 
 NOT_RUN = "not run yet"

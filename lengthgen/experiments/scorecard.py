@@ -3,8 +3,9 @@ each, built from a results store and the papers' numbers as data (never written 
 
 The rows come from the same comparisons the chapters show, one function per paper (`PAPERS`):
 
-- monotonic location attention: the cells of Tables 2, 4, 6 and 7 (`compare.banded_side_by_side`) and SCAN
-  (`compare.spread_side_by_side`);
+- monotonic location attention: the cells of Tables 2, 4, 6 and 7 (`compare.cell_side_by_side`), each table's
+  ranking (`verdicts.ranking_verdict`), each task's separation at its longest split (`compare.separation`) and SCAN
+  (`compare.mean_side_by_side`);
 - sparsity: each figure's claim, read from its table (`sparsity_paper.READINGS`), one row per claim;
 - vanishing variance: the paired comparisons of Tables 1-6 (`vanishing_variance_paper.versus`), one row per N;
 - attention bias calibration: the cells of Tables 1 and 3 (`analysis.arithmetic.cells`).
@@ -17,7 +18,7 @@ store, for the chapters whose page compares its live runs with the paper. Each v
 import pandas as pd
 
 from lengthgen.analysis import compare, report
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, ranking_verdict
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
@@ -69,16 +70,31 @@ def _rows(source: str, cell: list, paper, ours: list, seeds: list, verdict: list
 # Monotonic location attention
 
 
-def _banded(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame:
-    side = compare.banded_side_by_side(monotonic_paper.paper_table(table), compare.median_over_seeds(runs), reason)
-    return _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
-                 [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
-                 side.verdict.tolist(), side.reason.tolist())
+SEPARATION = {"yes": "reproduced", "no": "not reproduced", "not judged": NOT_TRAINED}  # compare.separation's answers
+
+
+def _table(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame:
+    """A table's cells, its ranking over the cells whose runs learned their task, and each task's separation."""
+    side = compare.cell_side_by_side(monotonic_paper.paper_table(table), compare.median_over_seeds(runs), reason)
+    cells = _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
+                  [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
+                  side.verdict.tolist(), side.reason.tolist())
+    trained = side[side.verdict != NOT_TRAINED]
+    verdict, rho, p = ranking_verdict(trained.paper.tolist(), trained.ours.tolist())
+    ranking = _rows(source, ["ranking of its cells"], f"{len(trained)} cells whose runs learned their task",
+                    [f"Spearman rho {rho:.2f} (p {p:.2g})"], [None], [verdict], "")
+    sep = compare.separation(side, runs)
+    separation = _rows(source, [f"{task} at {r.split}: which mechanisms solve it" for task, r in sep.iterrows()],
+                       sep["paper: solved by"].tolist(), sep["ours: solved by"].tolist(), None,
+                       sep["same separation"].map(SEPARATION).tolist(),
+                       sep["off the paper's pattern (ours, ours iid)"].replace("none", "").tolist())
+    return pd.concat([cells, ranking, separation], ignore_index=True)
 
 
 def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
-    """Tables 2, 4, 6, 7 cell by cell (median over seeds, judged by band) and SCAN's rows (mean over seeds against
-    the paper's mean and std), as the chapter shows them."""
+    """Tables 2, 4, 6, 7: each cell (the paper's median beside ours and our seeds' range, `verdicts.cell_verdict`),
+    the table's ranking and each task's separation at its longest split; SCAN's rows (our mean over seeds against
+    the paper's mean and std, `verdicts.mean_verdict`), as the chapter shows them."""
     main = _runs("mla-main", profile, store)
     frames = []
     for name, source, table in (("mla-main", "Table 2", monotonic_paper.TABLE2),
@@ -91,16 +107,20 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         if runs.empty:
             continue
         budget = "full protocol" if profile == "full" else monotonic.budget(EXPERIMENTS[name].configs_for(profile)[0])
-        frames.append(_banded(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
+        frames.append(_table(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
     scan = _runs("mla-scan", profile, store)
     if not scan.empty:
         test = scan[(scan.metric == ACCURACY) & (scan.length.astype(str) == "test")]
-        side = compare.spread_side_by_side(monotonic_paper.SCAN, test)
-        spread = max(std for _, std in monotonic_paper.SCAN.values())
+        side = compare.mean_side_by_side(monotonic_paper.SCAN, test, monotonic_paper.SCAN_RUNS)
         frames.append(_rows("Tables 3, 8 (SCAN length split)", side.index.tolist(),
                             [f"{m:.1f} ± {s:.1f}" for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
                             [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
-                            [monotonic.scan_reason(r, spread) for r in side.itertuples()]))
+                            [monotonic.scan_reason(r) for r in side.itertuples()]))
+        run = side[side.seeds > 0]
+        verdict, rho, p = ranking_verdict(run["paper mean"].tolist(), run.ours.tolist())
+        frames.append(_rows("Tables 3, 8 (SCAN length split)", ["ranking of the mechanisms"],
+                            f"{len(run)} mechanisms run", [f"Spearman rho {rho:.2f} (p {p:.2g})"], [None],
+                            [verdict], ""))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
 
 
