@@ -303,3 +303,16 @@ def test_break_points_draws_one_box_per_split_and_the_training_length_per_task()
     lines = [shape for shape in fig.layout.shapes if shape.line.dash == "dash"]
     assert sorted((shape.y0, shape.yref) for shape in lines) == [(10, "y"), (46, "y2")]
     assert sorted(y for t in fig.data for y in t.y) == [0, 3, 4, 30]
+
+
+def test_medians_use_only_the_seeds_every_cell_has():
+    runs = _runs([("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 100.0), ("copy", "mono", 2, "100", 100.0),
+                  ("copy", "content", 0, "100", 0.0), ("copy", "content", 2, "100", 0.0),
+                  ("lookup", "mono", 0, "11", 50.0), ("lookup", "mono", 2, "11", 70.0)])
+    kept, seeds = compare.on_common_seeds(runs)
+    assert seeds == [0, 2] and set(kept.seed) == {0, 2}
+    cells = compare.median_over_seeds(kept).set_index(["task", "variant"])
+    assert cells.loc[("copy", "mono"), "ours"] == 50.0  # seeds 0 and 2; seed 1, run for this cell only, left out
+    assert cells.loc[("lookup", "mono"), ["lo", "hi", "seeds"]].tolist() == [50.0, 70.0, 2]
+    assert compare.on_common_seeds(runs[runs.seed != 2])[1] == [0]
+    assert compare.on_common_seeds(runs.iloc[:0])[1] == []

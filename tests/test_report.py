@@ -198,3 +198,12 @@ def test_attention_helpers_on_an_untrained_model(attention_name):
     assert gate == (20.0 if attention_name == "mono" else None)  # b's initial value, or no such hook point
     failures = attention.first_failures({("copy", attention_name): (model, task)}, "iid", tries=3, limit=1)
     assert len(failures) == 1 and failures[0]["prediction"] != failures[0]["target"]
+
+
+def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
+    runs = pd.DataFrame({"seed": [0, 0, 1, 2, 2], "key": ["a", "a", "b", "c", "d"]})
+    text = report.seed_protocol(runs, [0])
+    assert text == ("Medians over seed 0, the seeds every cell has; 3 stored runs of seeds 1, 2 exist for only some "
+                    "cells and stay out of the medians (shown per seed where a table lists seeds).")
+    assert report.seed_protocol(runs[runs.seed == 0], [0]) == "Medians over seed 0, the seeds every cell has."
+    assert report.seed_protocol(runs.iloc[:0], []) == ""

@@ -184,6 +184,16 @@ def failures_by(table: pd.DataFrame, column: str) -> pd.DataFrame:
     return failed.groupby(table[column]).agg(failed="sum", runs="count").astype(int)
 
 
+def on_common_seeds(runs: pd.DataFrame, cell: tuple[str, ...] = ("task", "variant")) -> tuple[pd.DataFrame, list]:
+    """(the runs of the seeds that every cell has, those seeds): a seed stored in only some cells (e.g. run where a
+    first seed disagreed with the paper) never enters a median, so no cell's median depends on its own outcome.
+    `cell`: the columns that name a cell of the grid (all labels but the seed)."""
+    if runs.empty:
+        return runs, []
+    common = set.intersection(*runs.groupby(list(cell)).seed.apply(set))
+    return runs[runs.seed.isin(common)], sorted(common)
+
+
 def per_seed(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """`metric` per seed for the (variant, task) cells run with more than one seed: one row per seed, one column
     per split in `split_order`; a split the task does not have is NaN."""

@@ -26,6 +26,21 @@ def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) 
             f"hours in all: {machines}.")
 
 
+def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
+    """A sentence on `compare.on_common_seeds`: the seeds the medians use, and the stored runs of other seeds that
+    they leave out."""
+    if runs.empty:
+        return ""
+    extra = runs[~runs.seed.isin(seeds)].drop_duplicates("key")
+    text = (f"Medians over seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds)) or 'none'}, the seeds "
+            "every cell has")
+    if extra.empty:
+        return text + "."
+    return (text + f"; {len(extra)} stored runs of seed{'s' if extra.seed.nunique() > 1 else ''} "
+            f"{', '.join(map(str, sorted(extra.seed.unique())))} exist for only some cells and stay out of the "
+            "medians (shown per seed where a table lists seeds).")
+
+
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
     """The reason given for a cell of a `compare.cell_side_by_side` table that is not reproduced: not trained (its runs'
     iid accuracy, the budget), ours lower (with the training budget, the number of seeds and, where `directions` (a

@@ -17,6 +17,7 @@ from torch import nn
 
 from lengthgen.analysis.abc import CODE_CROSS, CODE_SELF, PAPER, calibrated_table
 from lengthgen.analysis.arithmetic import accuracy_table, cells, model_claims
+from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import ignored
 from lengthgen.experiments.abc_paper import TABLE_1, TABLE_3, paper_table
 from lengthgen.experiments.base import Experiment, load_trained
@@ -273,7 +274,8 @@ def trained_models(store, experiment, configs: list[ArithmeticRun]) -> dict[str,
 def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
     match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
-    (`analysis.arithmetic`)."""
+    (`analysis.arithmetic`); each task's runs on the seeds that all its models have (`compare.on_common_seeds`)."""
+    runs = pd.concat([on_common_seeds(task_runs, ("variant",))[0] for _, task_runs in runs.groupby("task")])
     ours = accuracy_table(runs)
     paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
     acc = runs[runs.metric == ACCURACY]

@@ -94,7 +94,8 @@ def _table(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame
 def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 2, 4, 6, 7: each cell (the paper's median beside ours and our seeds' range, `verdicts.cell_verdict`),
     the table's ranking and each task's separation at its longest split; SCAN's rows (our mean over seeds against
-    the paper's mean and std, `verdicts.mean_verdict`), as the chapter shows them."""
+    the paper's mean and std, `verdicts.mean_verdict`), as the chapter shows them: each table on the seeds every one
+    of its cells has (`compare.on_common_seeds`)."""
     main = _runs("mla-main", profile, store)
     frames = []
     for name, source, table in (("mla-main", "Table 2", monotonic_paper.TABLE2),
@@ -106,10 +107,12 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
             runs = pd.concat([runs, main[main.variant == "onestep"]])
         if runs.empty:
             continue
+        runs = compare.on_common_seeds(runs)[0]
         budget = "full protocol" if profile == "full" else monotonic.budget(EXPERIMENTS[name].configs_for(profile)[0])
         frames.append(_table(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
     scan = _runs("mla-scan", profile, store)
     if not scan.empty:
+        scan = compare.on_common_seeds(scan)[0]
         test = scan[(scan.metric == ACCURACY) & (scan.length.astype(str) == "test")]
         side = compare.mean_side_by_side(monotonic_paper.SCAN, test, monotonic_paper.SCAN_RUNS)
         frames.append(_rows("Tables 3, 8 (SCAN length split)", side.index.tolist(),
