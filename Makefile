@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0   # the CPU build; an unpinned torch pulls a multi-GB CUDA build
-	$(PY) -m pip install -q -e '.[book,lab,dev]'
+	$(PY) -m pip install -q -e '.[book,lab,dev,dist]'
 	touch $(STAMP)
 
 book: setup

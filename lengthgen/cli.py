@@ -139,13 +139,21 @@ def with_progress(configs: list) -> list:
 def cmd_run(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
     configs = _configs(experiment, args)
-    if args.jobs == 1:  # worker processes would interleave their bars
-        configs = with_progress(configs)
-    if args.threads:
-        import torch
+    if args.executor == "dask":
+        if not args.address:
+            raise LengthgenError("--executor dask needs --address, the scheduler's (e.g. tcp://10.0.0.5:8786)")
+        from lengthgen.results.distributed import DaskExecutor
 
-        torch.set_num_threads(args.threads)
-    df = sweep(experiment, configs, ResultStore(args.results), args.profile, LocalExecutor(args.jobs))
+        executor = DaskExecutor(args.address, threads=args.threads or 1)
+    else:
+        if args.jobs == 1:  # worker processes would interleave their bars
+            configs = with_progress(configs)
+        if args.threads:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        executor = LocalExecutor(args.jobs)
+    df = sweep(experiment, configs, ResultStore(args.results), args.profile, executor)
     print(summary(df))
     _write_out(df, args.out)
 
@@ -265,7 +273,12 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--out", help="write the tidy results (one row per measurement) to this CSV")
         if name == "run":
             s.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
-            s.add_argument("--threads", type=int, help="torch threads in this process (default: torch's)")
+            s.add_argument("--threads", type=int,
+                           help="torch threads in this process (default: torch's); with dask, per job (default 1)")
+            s.add_argument("--executor", choices=("local", "dask"), default="local",
+                           help="local: this machine (--jobs processes); dask: the workers of a Dask scheduler "
+                                "(--address; the [dist] extra; the results folder on a filesystem they share)")
+            s.add_argument("--address", help="with --executor dask: the scheduler, e.g. tcp://10.0.0.5:8786")
         s.set_defaults(fn=fn)
 
     s = sub.add_parser("scorecard", help="every paper number the book reproduces: paper, ours, verdict (Markdown)")

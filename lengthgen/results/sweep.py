@@ -76,7 +76,7 @@ def sweep_all(plan: list[tuple], store: ResultStore, profile: str, executor: Exe
     todo = [(name, runs[name], c) for name, c in items if store.status(name, c) != "complete"]
     names = ", ".join(dict.fromkeys(name for name, _ in items))
     bar = tqdm(total=len(todo), desc=f"{names} ({len(items) - len(todo)} stored)", disable=not progress or not todo)
-    for _ in (executor or LocalExecutor()).map(partial(_run_item, str(store.root), profile), todo):
+    for _ in (executor or LocalExecutor()).map(partial(_run_item, str(store.root.resolve()), profile), todo):
         bar.update()
     bar.close()
     return [collect(exp, configs, store) for exp, configs in plan]
