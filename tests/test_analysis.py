@@ -316,3 +316,30 @@ def test_medians_use_only_the_seeds_every_cell_has():
     assert cells.loc[("lookup", "mono"), ["lo", "hi", "seeds"]].tolist() == [50.0, 70.0, 2]
     assert compare.on_common_seeds(runs[runs.seed != 2])[1] == [0]
     assert compare.on_common_seeds(runs.iloc[:0])[1] == []
+
+
+@pytest.mark.parametrize("holds,pairs,expected", [(5, 5, "reproduced"), (0, 5, "not reproduced"),
+                                                  (3, 5, "partly (3 of 5 pairs)")])
+def test_share_verdict_counts_the_pairs_a_claim_holds_in(holds, pairs, expected):
+    assert verdicts.share_verdict(holds, pairs) == expected
+
+
+def test_pair_readings_read_every_pair_as_the_figures_do():
+    from lengthgen.analysis.attention import probe_internals
+    from lengthgen.models import build_model
+    from lengthgen.models.probe import ProbeConfig
+    from lengthgen.tasks import TASKS
+
+    task = TASKS["argmax"]()
+    models = {(norm, seed): build_model("probe", ProbeConfig(width=16, norm=norm), task, seed=seed)
+              for norm in ("baseline", "ln") for seed in (0, 1)}
+    table = variance.pair_readings(models, task, (4, 32), 8)
+    assert list(table.index) == [0, 1]
+    parts = {n: probe_internals(models["ln", 1], task.sample(8, n, torch.Generator().manual_seed(n))) for n in (4, 32)}
+    ratio = variance.global_stats(parts[32]["normed"])["global_var"] / variance.global_stats(parts[4]["normed"])[
+        "global_var"]
+    assert table.loc[1, "ln variance ratio"] == pytest.approx(ratio)
+    assert table.loc[1, "ln max weight"] == pytest.approx(float(parts[32]["weights"].max(-1).values.mean()))
+    assert (table.fig4 == (table["ln max weight"] > table["baseline max weight"])).all()
+    nearer = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
+    assert (table.fig3 == nearer).all()

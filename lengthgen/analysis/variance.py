@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen.analysis.attention import probe_internals
 from lengthgen.seeding import generator
 
 
@@ -100,3 +101,27 @@ def global_table(internals: dict[tuple[str, int], dict], reference: int) -> pd.D
         rows.append({"variant": variant, "length": n, "global_mean": g["global_mean"] / scale,
                      "global_var": g["global_var"] / scale})
     return pd.DataFrame(rows)
+
+
+def pair_readings(models: dict[tuple[str, int], torch.nn.Module], task, lengths: tuple[int, int],
+                  sets: int) -> pd.DataFrame:
+    """Figs. 3 and 4 read on every (baseline, +LN) seed pair of `models` ((norm, seed) -> trained probe), one row per
+    seed: each variant's global variance at the longer length over that at the shorter one (the training length)
+    and its mean largest attention weight at the longer one; `fig3` holds when +LN's variance ratio is nearer 1,
+    `fig4` when +LN's largest weight is larger (it disperses less). Every model sees the same `sets` sets per
+    length (drawn from a generator seeded with the length)."""
+    short, far = lengths
+    rows = []
+    for seed in sorted({s for _, s in models}):
+        row = {"seed": seed}
+        for norm in ("baseline", "ln"):
+            parts = {n: probe_internals(models[norm, seed], task.sample(sets, n, torch.Generator().manual_seed(n)))
+                     for n in lengths}
+            row[f"{norm} variance ratio"] = (global_stats(parts[far]["normed"])["global_var"]
+                                             / global_stats(parts[short]["normed"])["global_var"])
+            row[f"{norm} max weight"] = float(parts[far]["weights"].max(-1).values.mean())
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("seed")
+    table["fig3"] = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
+    table["fig4"] = table["ln max weight"] > table["baseline max weight"]
+    return table

@@ -5,7 +5,8 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
 - `cell_verdict`: an accuracy (%) against our seeds' range, with a stated tolerance, unless our runs have not learned
   their training distribution (probing tables, arithmetic tables);
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
-- `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells.
+- `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells;
+- `share_verdict`: a claim read on each seed pair, by how many pairs it holds in.
 """
 
 from scipy.stats import spearmanr, ttest_ind_from_stats
@@ -80,6 +81,14 @@ def ranking_verdict(paper: list[float], ours: list[float]) -> tuple[str, float, 
     if rho < RANK_AGREEMENT:
         return "not reproduced", rho, p
     return ("reproduced" if p < ALPHA else "inconclusive (too few cells)"), rho, p
+
+
+def share_verdict(holds: int, pairs: int) -> str:
+    """A claim read on each of `pairs` seed pairs (e.g. a figure's statement on each trained pair): "reproduced" when
+    it holds in every pair, "not reproduced" in none, "partly (k of n pairs)" otherwise."""
+    if holds == pairs:
+        return "reproduced"
+    return "not reproduced" if holds == 0 else f"partly ({holds} of {pairs} pairs)"
 
 
 NOT_RUN = "not run yet"
