@@ -7,6 +7,7 @@ import shutil
 import pandas as pd
 import pytest
 
+from lengthgen.analysis import verdicts
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
@@ -22,7 +23,7 @@ from lengthgen.results.store import ResultStore
     ("inconclusive (ours not significant)", "inconclusive"),
     ("coupled ahead, but no baseline fits its training lengths", "inconclusive"), (NOT_RUN, NOT_RUN)])
 def test_every_verdict_falls_in_one_class(verdict, expected):
-    assert scorecard.verdict_class(verdict) == expected
+    assert verdicts.verdict_class(verdict) == expected
 
 
 @pytest.mark.parametrize("classes,expected", [
@@ -30,7 +31,7 @@ def test_every_verdict_falls_in_one_class(verdict, expected):
     (["reproduced", "not reproduced"], "partly"), (["partly", NOT_TRAINED], "partly"),
     ([NOT_TRAINED, "not reproduced"], "not reproduced"), (["inconclusive", NOT_TRAINED], NOT_TRAINED)])
 def test_a_claim_on_several_rows_gets_one_class(classes, expected):
-    assert scorecard.claim_class(classes) == expected
+    assert verdicts.claim_class(classes) == expected
 
 
 def test_markdown_table_escapes_pipes_and_leaves_missing_values_empty():
@@ -90,6 +91,6 @@ def test_the_command_prints_json_and_refuses_a_missing_folder(abc_root, capsys):
     assert main(["scorecard", "--results", str(abc_root / "results"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     every = next(t for t in out["totals"] if t["paper"] == "all papers")
-    assert every["rows"] == len(out["rows"]) and {r["class"] for r in out["rows"]} <= set(scorecard.CLASSES)
+    assert every["rows"] == len(out["rows"]) and {r["class"] for r in out["rows"]} <= set(verdicts.CLASSES)
     assert main(["scorecard", "--results", str(abc_root / "missing")]) == 2
     assert "no results folder" in capsys.readouterr().err

@@ -6,7 +6,9 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
   their training distribution (probing tables, arithmetic tables);
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
 - `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells;
-- `share_verdict`: a claim read on each seed pair, by how many pairs it holds in.
+- `share_verdict`: a claim read on each seed pair, by how many pairs it holds in;
+- `verdict_class` and `claim_class`: the class (`CLASSES`) of any of these verdicts, and of a claim judged on several
+  rows (the scorecard's totals).
 """
 
 from scipy.stats import spearmanr, ttest_ind_from_stats
@@ -92,3 +94,26 @@ def share_verdict(holds: int, pairs: int) -> str:
 
 
 NOT_RUN = "not run yet"
+CLASSES = ("reproduced", "partly", "not reproduced", NOT_TRAINED, "inconclusive", NOT_RUN)  # every verdict's class
+
+
+def verdict_class(verdict: str) -> str:
+    """The class of a verdict, by its first words: "reproduced (no difference)" is reproduced, "not reproduced:
+    a trained baseline reaches as far" not reproduced, "not trained: ..." not trained; a verdict that names none of
+    the classes (e.g. "coupled ahead, but no baseline fits its training lengths") is inconclusive."""
+    return next((c for c in CLASSES if verdict.startswith(c)), "inconclusive")
+
+
+def claim_class(classes: list[str]) -> str:
+    """The class of a claim judged on several rows: their class when they share one; "partly" when some rows
+    reproduce it (or partly) and others do not; otherwise the first class among not reproduced, not trained,
+    inconclusive that a row has. No rows: not run yet."""
+    judged = set(classes) - {NOT_RUN}
+    if not judged:
+        return NOT_RUN
+    if len(judged) == 1:
+        return judged.pop()
+    if judged & {"reproduced", "partly"}:
+        return "partly"
+    return next(c for c in CLASSES if c in judged)
+

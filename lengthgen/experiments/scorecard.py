@@ -11,14 +11,15 @@ The rows come from the same comparisons the chapters show, one function per pape
 - attention bias calibration: the cells of Tables 1 and 3 (`analysis.arithmetic.cells`).
 
 Stored rows come from each chapter's stored profiles; live rows (`LIVE`, the book's quick runs) from the build's
-store, for the chapters whose page compares its live runs with the paper. Each verdict falls in one of `CLASSES`
-(`verdict_class`); a claim judged on several rows of a table gets `claim_class` of their classes.
+store, for the chapters whose page compares its live runs with the paper. Each verdict falls in one of
+`verdicts.CLASSES` (`verdicts.verdict_class`); a claim judged on several rows of a table gets `verdicts.claim_class`
+of their classes.
 """
 
 import pandas as pd
 
 from lengthgen.analysis import compare, report
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, ranking_verdict
+from lengthgen.analysis.verdicts import CLASSES, NOT_TRAINED, claim_class, ranking_verdict, verdict_class
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
@@ -29,30 +30,8 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
 LIVE = "quick"  # the profile of the book's live runs
-CLASSES = ("reproduced", "partly", "not reproduced", NOT_TRAINED, "inconclusive", NOT_RUN)
 ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason"]  # what a paper's function returns
 COLUMNS = ["paper", "runs", *ROW, "class"]
-
-
-def verdict_class(verdict: str) -> str:
-    """The class of a verdict, by its first words: "reproduced (no difference)" is reproduced, "not reproduced:
-    a trained baseline reaches as far" not reproduced, "not trained: ..." not trained; a verdict that names none of
-    the classes (e.g. "coupled ahead, but no baseline fits its training lengths") is inconclusive."""
-    return next((c for c in CLASSES if verdict.startswith(c)), "inconclusive")
-
-
-def claim_class(classes: list[str]) -> str:
-    """The class of a claim judged on several rows: their class when they share one; "partly" when some rows
-    reproduce it (or partly) and others do not; otherwise the first class among not reproduced, not trained,
-    inconclusive that a row has. No rows: not run yet."""
-    judged = set(classes) - {NOT_RUN}
-    if not judged:
-        return NOT_RUN
-    if len(judged) == 1:
-        return judged.pop()
-    if judged & {"reproduced", "partly"}:
-        return "partly"
-    return next(c for c in CLASSES if c in judged)
 
 
 def _runs(name: str, profile: str, store: ResultStore) -> pd.DataFrame:
