@@ -343,3 +343,12 @@ def test_pair_readings_read_every_pair_as_the_figures_do():
     assert (table.fig4 == (table["ln max weight"] > table["baseline max weight"])).all()
     nearer = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     assert (table.fig3 == nearer).all()
+
+
+def test_ranking_leaves_untrained_cells_out():
+    side = pd.DataFrame({"paper": [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 90.0],
+                         "ours": [1.0, 12.0, 18.0, 35.0, 41.0, 60.0, 0.0],
+                         "verdict": ["reproduced"] * 6 + [verdicts.NOT_TRAINED]})
+    rank = compare.ranking(side)
+    assert rank["cells"] == 6 and rank["rho"] == pytest.approx(1.0) and rank["verdict"] == "reproduced"
+    assert compare.ranking(side.assign(verdict="reproduced"))["rho"] < 1.0  # the untrained cell would break it

@@ -207,3 +207,9 @@ def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
                     "cells and stay out of the medians (shown per seed where a table lists seeds).")
     assert report.seed_protocol(runs[runs.seed == 0], [0]) == "Medians over seed 0, the seeds every cell has."
     assert report.seed_protocol(runs.iloc[:0], []) == ""
+
+
+def test_ranking_text_gives_rho_p_and_verdict():
+    text = report.ranking_text({"cells": 6, "rho": 0.9123, "p": 0.0112, "verdict": "reproduced"})
+    assert text == ("Ranking of the 6 cells whose runs learned their task: Spearman's rho 0.91 (p = 0.011), "
+                    "reproduced.")

@@ -8,6 +8,7 @@ of published number:
 
 import pandas as pd
 
+from lengthgen.analysis import verdicts
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, cell_verdict, mean_verdict, verdict
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
 
@@ -66,6 +67,14 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
                        for p, lo, hi, i in zip(both.paper, both.lo, both.hi, both.iid, strict=True)]
     both["reason"] = [reason(r) if r.verdict != "reproduced" else "" for r in both.itertuples()]
     return both
+
+
+def ranking(side: pd.DataFrame) -> dict:
+    """A `cell_side_by_side` table's ranking, over its cells whose runs learned their task: {"cells", "rho", "p",
+    "verdict"} of `verdicts.ranking_verdict` (Spearman's rank correlation of the paper's cells and ours)."""
+    trained = side[side.verdict != NOT_TRAINED]
+    judged, rho, p = verdicts.ranking_verdict(trained.paper.tolist(), trained.ours.tolist())
+    return {"cells": len(trained), "rho": rho, "p": p, "verdict": judged}
 
 
 def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:

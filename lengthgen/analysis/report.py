@@ -79,6 +79,12 @@ def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         f"- **{r.variant} / {r.task}** at {r.splits} ({r.verdicts}): {r.reason}" for r in off.itertuples())
 
 
+def ranking_text(rank: dict) -> str:
+    """A sentence on a `compare.ranking`: the rank correlation, its p and the verdict."""
+    return (f"Ranking of the {rank['cells']} cells whose runs learned their task: Spearman's rho {rank['rho']:.2f} "
+            f"(p = {rank['p']:.2g}), {rank['verdict']}.")
+
+
 def verdict_counts(side: pd.DataFrame) -> str:
     """"55 reproduced, 10 partly, 7 not reproduced": the cells of a side-by-side table per verdict."""
     counts = side.verdict.value_counts()

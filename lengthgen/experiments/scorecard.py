@@ -58,10 +58,9 @@ def _table(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame
     cells = _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
                   [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
                   side.verdict.tolist(), side.reason.tolist())
-    trained = side[side.verdict != NOT_TRAINED]
-    verdict, rho, p = ranking_verdict(trained.paper.tolist(), trained.ours.tolist())
-    ranking = _rows(source, ["ranking of its cells"], f"{len(trained)} cells whose runs learned their task",
-                    [f"Spearman rho {rho:.2f} (p {p:.2g})"], [None], [verdict], "")
+    rank = compare.ranking(side)
+    ranking = _rows(source, ["ranking of its cells"], f"{rank['cells']} cells whose runs learned their task",
+                    [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]], "")
     sep = compare.separation(side, runs)
     separation = _rows(source, [f"{task} at {r.split}: which mechanisms solve it" for task, r in sep.iterrows()],
                        sep["paper: solved by"].tolist(), sep["ours: solved by"].tolist(), None,
