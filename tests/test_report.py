@@ -211,5 +211,5 @@ def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
 
 def test_ranking_text_gives_rho_p_and_verdict():
     text = report.ranking_text({"cells": 6, "rho": 0.9123, "p": 0.0112, "verdict": "reproduced"})
-    assert text == ("Ranking of the 6 cells whose runs learned their task: Spearman's rho 0.91 (p = 0.011), "
+    assert text == ("Ranking of the 6 cells run that learned their task: Spearman's rho 0.91 (p = 0.011), "
                     "reproduced.")

@@ -69,11 +69,12 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     return both
 
 
-def ranking(side: pd.DataFrame) -> dict:
-    """A `cell_side_by_side` table's ranking, over its cells whose runs learned their task: {"cells", "rho", "p",
-    "verdict"} of `verdicts.ranking_verdict` (Spearman's rank correlation of the paper's cells and ours)."""
-    trained = side[side.verdict != NOT_TRAINED]
-    judged, rho, p = verdicts.ranking_verdict(trained.paper.tolist(), trained.ours.tolist())
+def ranking(side: pd.DataFrame, paper: str = "paper") -> dict:
+    """A side-by-side table's ranking (`cell_side_by_side`, or `mean_side_by_side` with paper="paper mean"), over its
+    cells run whose runs learned their task: {"cells", "rho", "p", "verdict"} of `verdicts.ranking_verdict`
+    (Spearman's rank correlation of the paper's column `paper` and ours)."""
+    trained = side[~side.verdict.isin([NOT_TRAINED, NOT_RUN])]
+    judged, rho, p = verdicts.ranking_verdict(trained[paper].tolist(), trained.ours.tolist())
     return {"cells": len(trained), "rho": rho, "p": p, "verdict": judged}
 
 

@@ -81,7 +81,7 @@ def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 def ranking_text(rank: dict) -> str:
     """A sentence on a `compare.ranking`: the rank correlation, its p and the verdict."""
-    return (f"Ranking of the {rank['cells']} cells whose runs learned their task: Spearman's rho {rank['rho']:.2f} "
+    return (f"Ranking of the {rank['cells']} cells run that learned their task: Spearman's rho {rank['rho']:.2f} "
             f"(p = {rank['p']:.2g}), {rank['verdict']}.")
 
 

@@ -19,7 +19,7 @@ of their classes.
 import pandas as pd
 
 from lengthgen.analysis import compare, report
-from lengthgen.analysis.verdicts import CLASSES, NOT_TRAINED, claim_class, ranking_verdict, verdict_class
+from lengthgen.analysis.verdicts import CLASSES, NOT_TRAINED, claim_class, verdict_class
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
@@ -97,11 +97,10 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                             [f"{m:.1f} ± {s:.1f}" for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
                             [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
                             [monotonic.scan_reason(r) for r in side.itertuples()]))
-        run = side[side.seeds > 0]
-        verdict, rho, p = ranking_verdict(run["paper mean"].tolist(), run.ours.tolist())
+        rank = compare.ranking(side, paper="paper mean")
         frames.append(_rows("Tables 3, 8 (SCAN length split)", ["ranking of the mechanisms"],
-                            f"{len(run)} mechanisms run", [f"Spearman rho {rho:.2f} (p {p:.2g})"], [None],
-                            [verdict], ""))
+                            f"{rank['cells']} mechanisms run", [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"],
+                            [None], [rank["verdict"]], ""))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
 
 
