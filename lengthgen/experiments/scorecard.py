@@ -248,10 +248,11 @@ def page(card: pd.DataFrame, sources: str) -> str:
     parts = ["# Reproduction scorecard", "",
              "Every number and claim of the four papers that the book sets beside our runs, one row each, generated "
              f"from {sources} and the papers' numbers as data at every build of the book (`lengthgen scorecard` "
-             "prints the same from the command line; `--json` for a program). The verdicts are those of the "
-             "chapters, by the rules stated there; each falls in one class: "
+             "prints the same from the command line; `--json` for a program). The verdicts are the chapters', by "
+             "the rules of Methods (*Verdict rules*, `lengthgen.analysis.verdicts`); each falls in one class: "
              + ", ".join(f"*{c}*" for c in CLASSES) + ". A cell whose runs do not fit their own training data is "
-             "*not trained*: it is never counted as a length result.", "", "## Totals", ""]
+             "*not trained*: it is never counted as a length result. Medians and ranges are over the seeds that "
+             "every cell of a table has; `seeds` counts them.", "", "## Totals", ""]
     if card.empty:
         return "\n".join([*parts, "No stored or live results yet."]) + "\n"
     parts += [markdown_table(totals(card).reset_index()), ""]
