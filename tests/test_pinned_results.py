@@ -1,9 +1,13 @@
 """Pinned numerics: refactors must not change what any experiment computes, nor the keys of stored runs.
 
 `smoke_pins.json` holds, for every smoke-profile config of every experiment, its key and every metric (and training
-history value) it produced when the pins were written. A change that alters a single bit of them fails here: then
-either the change is wrong, or it alters numerics on purpose, which needs a `CACHE_VERSION` bump (and invalidates
-the stored runs). Regenerate only then: `python tests/test_pinned_results.py`.
+history value) it produced when the pins were written. A change that alters any of them beyond a relative 1e-4 fails
+here: then either the change is wrong, or it alters numerics on purpose, which needs a `CACHE_VERSION` bump (and
+invalidates the stored runs). The tolerance is for the CPU, not for refactors: the same code and torch 2.13 give
+losses and gate means that differ by up to 8e-6 (relative) between two machines of ours whose float32 kernels
+differ (measured 2026-11-25: the pins were rewritten then, on the machine CI runs on, after one smoke run's
+edit distance at length 15 moved from 14.5625 to 14.625, one token of a near tie; nothing else discrete moved).
+A real change of numerics moves them by orders of magnitude more. Regenerate only then: `python tests/test_pinned_results.py`.
 """
 
 import json
@@ -39,8 +43,9 @@ def smoke_values(name: str) -> dict[str, dict[str, float]]:
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_smoke_runs_compute_exactly_the_pinned_metrics(name):
-    pinned = json.loads(PINS.read_text())[name]
-    assert smoke_values(name) == pinned
+    pinned, values = json.loads(PINS.read_text())[name], smoke_values(name)
+    assert {k: sorted(v) for k, v in values.items()} == {k: sorted(v) for k, v in pinned.items()}
+    assert values == {k: pytest.approx(v, rel=1e-4, abs=1e-7) for k, v in pinned.items()}
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
