@@ -53,20 +53,26 @@ def test_a_killed_worker_loses_only_its_run(cluster, tmp_path):
     store = ResultStore(tmp_path / "store")
     executor = DaskExecutor(cluster.scheduler_address)
     done = {}
+    # a daemon thread: should the sweep never end, the test fails below instead of holding pytest's exit
     sweeper = threading.Thread(target=lambda: done.update(df=sweep(EXPERIMENT, configs, store, "smoke", executor,
-                                                                   progress=False)))
+                                                                   progress=False)), daemon=True)
     sweeper.start()
-    with Client(cluster.scheduler_address) as client:
-        deadline = time.monotonic() + 60
-        while not (busy := [w for w, tasks in client.processing().items() if tasks]) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert busy, "no worker started a job"
-        (pid,) = client.run(os.getpid, workers=busy[:1]).values()
-        time.sleep(1.0)  # mid-run
-        os.kill(pid, signal.SIGKILL)  # the worker dies; its nanny starts a new one
-    sweeper.join(timeout=300)
-    executor.close()
-    assert not sweeper.is_alive() and len(done["df"].key.unique()) == len(configs)
+    try:
+        with Client(cluster.scheduler_address) as client:
+            deadline = time.monotonic() + 60
+            while not (busy := [w for w, jobs in client.processing().items() if jobs]) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert busy, "no worker started a job"
+            (pid,) = client.run(os.getpid, workers=busy[:1]).values()
+            time.sleep(1.0)  # mid-run
+            os.kill(pid, signal.SIGKILL)  # the worker dies; its nanny starts a new one
+            sweeper.join(timeout=300)
+            stored = [store.status(EXPERIMENT.name, c) for c in configs]
+            assert not sweeper.is_alive(), f"the sweep still runs after 300 s; stored: {stored}, " \
+                                           f"processing: {client.processing()}"
+    finally:
+        executor.close()
+    assert len(done["df"].key.unique()) == len(configs)
     assert all(store.status(EXPERIMENT.name, c) == "complete" for c in configs)
     names = os.listdir(tmp_path / "store" / EXPERIMENT.name)
     assert not [n for n in names if "corrupt" in n]  # the killed run left no entry to move aside

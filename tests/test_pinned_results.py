@@ -7,7 +7,8 @@ invalidates the stored runs). The tolerance is for the CPU, not for refactors: t
 losses and gate means that differ by up to 8e-6 (relative) between two machines of ours whose float32 kernels
 differ (measured 2026-11-25: the pins were rewritten then, on the machine CI runs on, after one smoke run's
 edit distance at length 15 moved from 14.5625 to 14.625, one token of a near tie; nothing else discrete moved).
-A real change of numerics moves them by orders of magnitude more. Regenerate only then: `python tests/test_pinned_results.py`.
+A real change of numerics moves them by orders of magnitude more. Regenerate only then:
+`python tests/test_pinned_results.py`.
 """
 
 import json
