@@ -9,6 +9,7 @@ from lengthgen.config import config_dict, from_dict
 from lengthgen.experiments.abc import (
     ABC_EXPERIMENTS,
     ABC_MODELS,
+    ARITHMETIC_PROFILES,
     ArithmeticRun,
     build_arithmetic,
     run_arithmetic,
@@ -28,6 +29,16 @@ def test_variants_and_round_trips():
     for cfg in table1 + scaffolding:
         assert from_dict(ArithmeticRun, config_dict(cfg)) == cfg
     assert table1[0].model.layers == 6 and table1[0].model.encoder_layers == 1 and table1[0].model.post_ln
+
+
+def test_a_task_with_its_own_budget_leaves_the_other_tasks_configs_as_they_were():
+    sizes = replace(ARITHMETIC_PROFILES["smoke"], budgets=())
+    costly = replace(sizes, budgets=(("addition", 300, 40),))
+    assert costly.budget("addition") == (300, 40) and costly.budget("successor") == (sizes.steps, sizes.retrain_steps)
+    added = costly.run("addition", "sinusoidal", 0)
+    assert (added.train.steps, added.train.warmup, added.retrain_steps) == (300, 15, 40)
+    assert costly.run("successor", "sinusoidal", 0) == sizes.run("successor", "sinusoidal", 0)  # same key
+    assert costly.budget_text() == f"{sizes.steps:,} steps (ABC: {sizes.retrain_steps:,} more per model); addition 300 (40)"
 
 
 def test_bad_configs_are_refused():

@@ -195,15 +195,27 @@ class ArithmeticSizes:
     table1: tuple[str, ...] = ("sinusoidal", "alibi", "rope")  # Table 1's positions (ABC from the sinusoidal model)
     abc_models: tuple[str, ...] = ABC_MODELS  # the ABC models retrained from the vanilla one
     scaffolds: tuple[str, ...] = ("sinusoidal+bias", "cyclic+bias", "none+bias")  # Table 3's positions, with w = 1
+    budgets: tuple[tuple[str, int, int], ...] = ()  # (task, steps, retrain_steps) for tasks that need other budgets
+
+    def budget(self, task: str) -> tuple[int, int]:
+        """(training steps, ABC retraining steps) of a task."""
+        return next(((steps, retrain) for name, steps, retrain in self.budgets if name == task),
+                    (self.steps, self.retrain_steps))
+
+    def budget_text(self) -> str:
+        """The step budgets in words, e.g. "3,000 steps (ABC: 1,000 more per model); addition 30,000 (5,000)"."""
+        others = "".join(f"; {task} {steps:,} ({retrain:,})" for task, steps, retrain in self.budgets
+                         if task in self.tasks)
+        return f"{self.steps:,} steps (ABC: {self.retrain_steps:,} more per model){others}"
 
     def run(self, task: str, positional: str, seed: int, **options) -> ArithmeticRun:
         model = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers,
                                   encoder_layers=self.encoder_layers, ff=4 * self.width, post_ln=True,
                                   positional=positional, max_positions=self.max_positions,
                                   embed_scale=self.width**0.5, dropout=self.dropout)
-        training = InterpolationTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr,
-                                            warmup=max(1, self.steps // 20))
-        return ArithmeticRun(seed=seed, task=task, model=model, train=training, retrain_steps=self.retrain_steps,
+        steps, retrain = self.budget(task)
+        training = InterpolationTrainConfig(steps=steps, batch_size=self.batch, lr=self.lr, warmup=max(1, steps // 20))
+        return ArithmeticRun(seed=seed, task=task, model=model, train=training, retrain_steps=retrain,
                              abc_samples=self.abc_samples, operand_width=self.operand_width,
                              eval_lengths=self.eval_lengths, eval_samples=self.samples, **options)
 
