@@ -153,8 +153,9 @@ def one_length_batch(task, n: int, gen) -> tuple:
 
 def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     """Train and test by length; then for each ABC rule, calibrate a bias table from the trained model's attention,
-    train that rule's fresh model with it (`retrain_steps`) and test it the same way. The checkpoint holds every
-    model (bias tables included)."""
+    train that rule's fresh model with it (`retrain_steps`, on the trained model's schedule otherwise: its warmup
+    too, so a retraining shorter than twice the warmup spends half or more of it warming up) and test it the same
+    way. The checkpoint holds every model (bias tables included)."""
     task, models = build_arithmetic(cfg)
     rows = []
     for key, stage in cfg.stages().items():
