@@ -38,7 +38,8 @@ def test_a_task_with_its_own_budget_leaves_the_other_tasks_configs_as_they_were(
     added = costly.run("addition", "sinusoidal", 0)
     assert (added.train.steps, added.train.warmup, added.retrain_steps) == (300, 15, 40)
     assert costly.run("successor", "sinusoidal", 0) == sizes.run("successor", "sinusoidal", 0)  # same key
-    assert costly.budget_text() == f"{sizes.steps:,} steps (ABC: {sizes.retrain_steps:,} more per model); addition 300 (40)"
+    assert costly.budget_text() == (f"{sizes.steps:,} steps (ABC: {sizes.retrain_steps:,} more per model); "
+                                    "addition 300 (40)")
 
 
 def test_bad_configs_are_refused():
