@@ -324,6 +324,19 @@ def test_share_verdict_counts_the_pairs_a_claim_holds_in(holds, pairs, expected)
     assert verdicts.share_verdict(holds, pairs) == expected
 
 
+@pytest.mark.parametrize("slopes,expected", [([-1.02, -0.95, -1.08], "reproduced"), ([-1.0, -0.89], "not reproduced"),
+                                             ([-1.1], "not reproduced"), ([-0.5, -1.0], "not reproduced")])
+def test_exponent_verdict_needs_every_slope_within_a_tenth_of_the_law(slopes, expected):
+    assert verdicts.exponent_verdict(slopes, -1.0) == expected
+
+
+@pytest.mark.parametrize("slope,expected", [(-0.5, "reproduced"), (-0.45, "reproduced"), (-0.9, "reproduced"),
+                                            (-0.44, "partly"), (-0.01, "partly"), (0.0, "not reproduced"),
+                                            (0.3, "not reproduced")])
+def test_decay_verdict_reads_steeper_as_reproduced_and_slower_as_partly(slope, expected):
+    assert verdicts.decay_verdict(slope, -0.5) == expected
+
+
 def test_pair_readings_read_every_pair_as_the_figures_do():
     from lengthgen.analysis.attention import probe_internals
     from lengthgen.models import build_model

@@ -59,7 +59,7 @@ def test_separated_tasks_and_majority_verdict():
     sep = pd.DataFrame({"same separation": ["yes", "no", "yes"]}, index=["copy", "recopy", "lookup"])
     assert report.separated_tasks(sep) == "2 of 3 tasks: copy, lookup"
     assert report.majority_verdict(pd.Series(["reproduced"] * 3 + ["not reproduced"])) == (
-        "reproduced", "3 cells reproduced, 1 cells not reproduced")
+        "reproduced", "3 cells reproduced, 1 cell not reproduced")
     assert report.majority_verdict(pd.Series(["a", "b"]))[0] == "mixed"
     assert report.majority_verdict(pd.Series([], dtype=str))[0] == "no stored results"
 
@@ -162,6 +162,18 @@ def test_paired_tables_and_versus_join_ours_with_the_paper():
     side = vv_paper.versus(df, "argmax", "1", "baseline", "ln", "baseline", "ln", "p ln vs baseline")
     assert side["N"].tolist() == [16, 32] and side["paper a"].tolist() == [99.6, 99.2]
     assert side["ours b-a"].tolist() == [2.0, 2.0]
+
+
+def test_claim_rows_judge_each_comparison_by_its_cells_beyond_training():
+    assert set(vv_paper.CLAIMS) == {title.split(":")[0] for title in vv_paper.COMPARISONS}
+    cells = pd.DataFrame([("Table 1, argmax", 16, "not reproduced (opposite sign)"),  # at training N: not judged
+                          ("Table 1, argmax", 32, "reproduced"), ("Table 1, argmax", 64, "reproduced"),
+                          ("Table 3, argmax", 32, "reproduced"), ("Table 3, argmax", 64, "inconclusive")],
+                         columns=["comparison", "N", "verdict"])
+    rows = {claim: (verdict, counts) for claim, verdict, counts in vv_paper.claim_rows(cells, "cpu runs")}
+    assert rows["Table 1: +LN beats baseline at OOD N, argmax, cpu runs"] == ("reproduced", "2 cells reproduced")
+    assert rows["Table 3: +LN beats +std, argmax, cpu runs"][0] == "mixed"
+    assert rows["Table 6: +LN close to +std, dictionary, cpu runs"][0] == "no stored results"
 
 
 def test_component_values_and_global_table_by_hand():

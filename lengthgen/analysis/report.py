@@ -182,7 +182,7 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
     if counts.empty:
         return "no stored results", "no cells to judge yet"
     verdict = counts.index[0] if counts.iloc[0] > counts.sum() / 2 else "mixed"
-    return verdict, ", ".join(f"{n} cells {v}" for v, n in counts.items())
+    return verdict, ", ".join(f"{n} cell{'s' * (n != 1)} {v}" for v, n in counts.items())
 
 
 def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs") -> tuple[str, pd.DataFrame]:

@@ -7,6 +7,7 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
 - `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells;
 - `share_verdict`: a claim read on each seed pair, by how many pairs it holds in;
+- `exponent_verdict` and `decay_verdict`: fitted log-log slopes against a predicted power law (vanishing variance);
 - `verdict_class` and `claim_class`: the class (`CLASSES`) of any of these verdicts, and of a claim judged on several
   rows (the scorecard's totals).
 """
@@ -91,6 +92,26 @@ def share_verdict(holds: int, pairs: int) -> str:
     if holds == pairs:
         return "reproduced"
     return "not reproduced" if holds == 0 else f"partly ({holds} of {pairs} pairs)"
+
+
+EXPONENT_TOLERANCE = 0.1  # relative: a fitted exponent within 10% of the predicted one agrees with it
+
+
+def exponent_verdict(slopes, predicted: float) -> str:
+    """A power law claimed exactly (Prop. 1: the variance falls like N^-1): "reproduced" when every fitted log-log
+    slope (e.g. one per component) lies strictly within EXPONENT_TOLERANCE x |predicted| of `predicted`, else "not
+    reproduced"."""
+    margin = EXPONENT_TOLERANCE * abs(predicted)
+    return "reproduced" if all(abs(s - predicted) < margin for s in slopes) else "not reproduced"
+
+
+def decay_verdict(slope: float, predicted: float) -> str:
+    """A decay claimed for a real model at a predicted rate (`predicted` < 0; Fig. 1: the std falls like N^-0.5):
+    "reproduced" when the fitted slope is at least as steep, within EXPONENT_TOLERANCE (slope <= predicted x (1 -
+    EXPONENT_TOLERANCE)); "partly" when it decays more slowly (slope < 0); "not reproduced" when it does not decay."""
+    if slope <= predicted * (1 - EXPONENT_TOLERANCE):
+        return "reproduced"
+    return "partly" if slope < 0 else "not reproduced"
 
 
 NOT_RUN = "not run yet"

@@ -4,6 +4,7 @@ as data for side-by-side tables. Accuracies in %, at N = 2^4 ... 2^14, means ove
 import pandas as pd
 
 from lengthgen.analysis.compare import paired_side_by_side
+from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.stats import paired_comparison
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
@@ -83,3 +84,22 @@ COMPARISONS = {
     "Table 6, dictionary: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
         "dictionary", "6", "std", "ln", "delta std", "delta ln", "p ln vs std"),
 }
+
+# The claim each comparison tests (COMPARISONS' title up to its colon -> the claim), for the chapter's summary.
+CLAIMS = {
+    "Table 1, argmax": "Table 1: +LN beats baseline at OOD N, argmax",
+    "Table 1, argmax, adaptive θ": "Table 1, adaptive θ: +LN beats baseline, argmax",
+    "Table 2, dictionary": "Table 2: +LN beats baseline at OOD N, dictionary",
+    "Table 2, dictionary, adaptive θ": "Table 2, adaptive θ: +LN beats baseline, dictionary",
+    "Table 3, argmax": "Table 3: +LN beats +std, argmax",
+    "Table 6, dictionary": "Table 6: +LN close to +std, dictionary",
+}
+TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
+
+
+def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
+    """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `versus` tables'
+    cells (columns comparison, N, verdict) beyond the training lengths."""
+    judged = cells[cells.N > TRAIN_MAX]
+    return [(f"{claim}, {runs}", *majority_verdict(judged[judged.comparison == name].verdict))
+            for name, claim in CLAIMS.items()]
