@@ -6,7 +6,7 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
   their training distribution (probing tables, arithmetic tables);
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
 - `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells;
-- `share_verdict`: a claim read on each seed pair, by how many pairs it holds in;
+- `share_verdict`: a claim read on each seed pair (or task), by how many it holds in;
 - `exponent_verdict` and `decay_verdict`: fitted log-log slopes against a predicted power law (vanishing variance);
 - `verdict_class` and `claim_class`: the class (`CLASSES`) of any of these verdicts, and of a claim judged on several
   rows (the scorecard's totals).
@@ -86,12 +86,12 @@ def ranking_verdict(paper: list[float], ours: list[float]) -> tuple[str, float, 
     return ("reproduced" if p < ALPHA else "inconclusive (too few cells)"), rho, p
 
 
-def share_verdict(holds: int, pairs: int) -> str:
-    """A claim read on each of `pairs` seed pairs (e.g. a figure's statement on each trained pair): "reproduced" when
-    it holds in every pair, "not reproduced" in none, "partly (k of n pairs)" otherwise."""
-    if holds == pairs:
+def share_verdict(holds: int, of: int, unit: str = "pairs") -> str:
+    """A claim read on each of `of` units (e.g. a figure's statement on each seed pair, a table's separation on each
+    task): "reproduced" when it holds in every one, "not reproduced" in none, "partly (k of n `unit`)" otherwise."""
+    if holds == of:
         return "reproduced"
-    return "not reproduced" if holds == 0 else f"partly ({holds} of {pairs} pairs)"
+    return "not reproduced" if holds == 0 else f"partly ({holds} of {of} {unit})"
 
 
 EXPONENT_TOLERANCE = 0.1  # relative: a fitted exponent within 10% of the predicted one agrees with it
