@@ -365,3 +365,12 @@ def test_ranking_leaves_untrained_cells_out():
     rank = compare.ranking(side)
     assert rank["cells"] == 6 and rank["rho"] == pytest.approx(1.0) and rank["verdict"] == "reproduced"
     assert compare.ranking(side.assign(verdict="reproduced"))["rho"] < 1.0  # the untrained cell would break it
+
+
+def test_accuracy_curves_bars_span_the_seeds_range():
+    df = pd.DataFrame({"task": "successor", "variant": "abc", "length": [8, 8, 8, 16],
+                       "seed": [0, 1, 2, 0], "value": [35.0, 99.0, 100.0, 10.0]})
+    (trace,) = figures.accuracy_curves(df, "t").data
+    assert list(trace.y) == pytest.approx([78.0, 10.0])
+    assert list(trace.error_y.array) == pytest.approx([22.0, 0.0])  # up to the best seed: 100, never past it
+    assert list(trace.error_y.arrayminus) == pytest.approx([43.0, 0.0])  # down to the worst seed: 35
