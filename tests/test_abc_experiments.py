@@ -4,8 +4,10 @@ determinism and checkpoints."""
 from dataclasses import replace
 
 import pytest
+import torch
 
 from lengthgen.config import config_dict, from_dict
+from lengthgen.data import collate
 from lengthgen.experiments.abc import (
     ABC_EXPERIMENTS,
     ABC_MODELS,
@@ -29,6 +31,22 @@ def test_variants_and_round_trips():
     for cfg in table1 + scaffolding:
         assert from_dict(ArithmeticRun, config_dict(cfg)) == cfg
     assert table1[0].model.layers == 6 and table1[0].model.encoder_layers == 1 and table1[0].model.post_ln
+
+
+@pytest.mark.parametrize("profile", ["quick", "cpu", "full"])
+def test_every_table1_model_reads_the_source_in_order(profile):
+    """Cross-attention sees no rotation and no ALiBi bias, only what the encoder outputs: a model must embed the
+    source's positions, or the reversed source's encoding is the source's, reversed (a bag of tokens to the decoder,
+    from which no arithmetic task can be learned)."""
+    for cfg in EXPERIMENTS["abc-table1"].configs_for(profile, seeds=(0,)):
+        task, models = build_arithmetic(cfg)
+        model = models["trained"].eval()
+        source, target = task.examples("train", 1)[0]
+        assert source != source[::-1]
+        batch = collate([(source, target), (source[::-1], target)], task.vocab)  # the same tokens, reversed
+        with torch.no_grad():
+            memory = model.encode(batch)[0]
+        assert (memory[1] - memory[0].flip(0)).abs().max() > 0.1, variant(cfg)
 
 
 def test_a_task_with_its_own_budget_leaves_the_other_tasks_configs_as_they_were():
