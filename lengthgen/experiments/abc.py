@@ -230,8 +230,7 @@ class ArithmeticSizes:
 
 # Every profile pads operands to a fixed width, as the public code (FIXED_LEN), so that a model's positions are all
 # trained and only the digits are new at test lengths. smoke exercises the code; quick is sized on this machine
-# (book/methods.md) for the page's budget: Successor, without RoPE (not trained at 1,000 steps) and the paper-rule ABC
-# model without positions; cpu is the stored grid: both tables on Successor (3,000 steps) and Addition (30,000: it
+# (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without positions; cpu is the stored grid: both tables on Successor (3,000 steps) and Addition (30,000: it
 # fits its training numbers only then), three seeds;
 # full is the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the
 # public code's learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing
@@ -240,8 +239,7 @@ ARITHMETIC_PROFILES = {
     "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
                              ("successor", "addition")),
     "quick": ArithmeticSizes(64, 4, 0, 2, 1000, 64, 1e-3, 0.0, 500, 128, 25, (6, 8, 10, 12, 15, 20, 24), 100, 64,
-                             (0,), ("successor",), table1=("sinusoidal", "sinusoidal+alibi"),
-                             abc_models=("paper", "code", "code/nope")),
+                             (0,), ("successor",), abc_models=("paper", "code", "code/nope")),
     "cpu": ArithmeticSizes(64, 4, 0, 2, 3000, 64, 1e-3, 0.0, 1000, 128, 25, (6, 8, 10, 12, 15, 20, 24), 500, 64,
                            (0, 1, 2), ("successor", "addition"), budgets=(("addition", 30_000, 3_000),)),
     "full": ArithmeticSizes(128, 8, 1, 6, 20_000, 512, 1e-4, 0.3, 2_000, 1024, 51, tuple(range(1, 51)), 10_000, 128,
