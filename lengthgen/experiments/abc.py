@@ -230,11 +230,11 @@ class ArithmeticSizes:
 
 # Every profile pads operands to a fixed width, as the public code (FIXED_LEN), so that a model's positions are all
 # trained and only the digits are new at test lengths. smoke exercises the code; quick is sized on this machine
-# (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without positions; cpu is the stored grid: both tables on Successor (3,000 steps) and Addition (30,000: it
-# fits its training numbers only then), three seeds;
-# full is the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the
-# public code's learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing
-# (the paper gives none).
+# (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without positions; cpu is the
+# stored grid: both tables on Successor (3,000 steps) and Addition (30,000: the least at which it fitted its training
+# numbers in the sizing runs), three seeds; full is the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads,
+# D 128, FF 512, dropout 0.3) with the public code's learning rate and batch (1e-4, 512; the paper says 1e-5 and no
+# batch) and a step budget of our choosing (the paper gives none).
 ARITHMETIC_PROFILES = {
     "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
                              ("successor", "addition")),
