@@ -15,6 +15,8 @@ from lengthgen.experiments.abc import (
     ArithmeticRun,
     build_arithmetic,
     run_arithmetic,
+    scaffolding_configs,
+    table1_configs,
     variant,
 )
 from lengthgen.metrics import ACCURACY
@@ -49,15 +51,29 @@ def test_every_table1_model_reads_the_source_in_order(profile):
         assert (memory[1] - memory[0].flip(0)).abs().max() > 0.1, variant(cfg)
 
 
-def test_a_task_with_its_own_budget_leaves_the_other_tasks_configs_as_they_were():
-    sizes = replace(ARITHMETIC_PROFILES["smoke"], budgets=())
-    costly = replace(sizes, budgets=(("addition", 300, 40),))
+def test_a_task_with_its_own_sizes_leaves_the_other_tasks_configs_as_they_were():
+    sizes = replace(ARITHMETIC_PROFILES["smoke"], per_task={})
+    costly = replace(sizes, per_task={"addition": {"steps": 300, "retrain_steps": 40},
+                                      "successor": {"operand_width": 12, "eval_lengths": (3, 11)}})
     assert costly.budget("addition") == (300, 40) and costly.budget("successor") == (sizes.steps, sizes.retrain_steps)
     added = costly.run("addition", "sinusoidal", 0)
     assert (added.train.steps, added.train.warmup, added.retrain_steps) == (300, 15, 40)
-    assert costly.run("successor", "sinusoidal", 0) == sizes.run("successor", "sinusoidal", 0)  # same key
+    assert (added.operand_width, added.eval_lengths) == (sizes.operand_width, sizes.eval_lengths)
+    wider = costly.run("successor", "sinusoidal", 0)
+    assert (wider.operand_width, wider.eval_lengths) == (12, (3, 11)) and costly.ends("successor") == (3, 11)
+    assert wider.train == sizes.run("successor", "sinusoidal", 0).train
+    assert replace(costly, per_task={"addition": costly.per_task["addition"]}).run("successor", "sinusoidal", 0) == \
+        sizes.run("successor", "sinusoidal", 0)  # same key
     assert costly.budget_text() == (f"{sizes.steps:,} steps (ABC: {sizes.retrain_steps:,} more per model); "
                                     "addition 300 (40)")
+    assert costly.width_text() == f"{sizes.operand_width} digits (tests to 8); successor 12 (to 11)"
+
+
+def test_table1_runs_on_the_papers_table1_tasks_only():
+    for profile in ("cpu", "full"):
+        assert {c.task for c in table1_configs(profile, (0,))} == {"successor", "addition", "times_digit"}
+        scaffolded = {c.task for c in scaffolding_configs(profile, (0,))}
+        assert scaffolded == {"successor", "addition", "parity", "times_digit"}
 
 
 def test_bad_configs_are_refused():
