@@ -19,6 +19,7 @@ from lengthgen.experiments.abc import (
     table1_configs,
     variant,
 )
+from lengthgen.experiments.abc_paper import LISTOPS_TASKS
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.models.transformer import TransformerConfig
@@ -72,8 +73,11 @@ def test_a_task_with_its_own_sizes_leaves_the_other_tasks_configs_as_they_were()
 def test_table1_runs_on_the_papers_table1_tasks_only():
     for profile in ("cpu", "full"):
         assert {c.task for c in table1_configs(profile, (0,))} == {"successor", "addition", "times_digit"}
-        scaffolded = {c.task for c in scaffolding_configs(profile, (0,))}
-        assert scaffolded == {"successor", "addition", "parity", "times_digit"}
+        scaffolds = scaffolding_configs(profile, (0,))
+        assert {c.task for c in scaffolds} == {"successor", "addition", "parity", "times_digit", *LISTOPS_TASKS}
+        listops = [c for c in scaffolds if c.task in LISTOPS_TASKS]  # Appendix C: unpadded, the T = 3 scaffold only
+        assert [(c.task, variant(c), c.operand_width) for c in listops] == [
+            (task, "w=1, T=3, aligned", None) for task in LISTOPS_TASKS]
 
 
 def test_bad_configs_are_refused():

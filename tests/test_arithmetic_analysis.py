@@ -16,7 +16,7 @@ from lengthgen.analysis.arithmetic import (
 )
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments.abc import build_arithmetic
-from lengthgen.experiments.abc_paper import TABLE_1, TABLE_3, paper_table
+from lengthgen.experiments.abc_paper import APPENDIX_C, TABLE_1, TABLE_3, paper_table
 from lengthgen.metrics import ACCURACY
 
 
@@ -73,6 +73,23 @@ def test_model_claims_compare_classes():
     assert claims.loc[("ALiBi", ""), "verdict"] == "reproduced"  # neither interpolates
     assert claims.loc[("w=1, NoPE", ""), "verdict"] == "not trained"
     assert claims.loc[("vanilla", ""), "ours >= 90% up to"] == 6
+
+
+def test_a_class_the_paper_states_without_numbers_is_judged_like_its_tables():
+    ours = accuracy_table(runs([
+        ("listops_min", "w=1, T=3, aligned", "trained", 0, 6, 100.0),
+        ("listops_min", "w=1, T=3, aligned", "trained", 0, 24, 95.0),
+        ("listops_sum", "w=1, T=3, aligned", "trained", 0, 6, 100.0),
+        ("listops_sum", "w=1, T=3, aligned", "trained", 0, 24, 40.0),
+        ("listops_max", "w=1, T=3, aligned", "trained", 0, 6, 30.0),
+        ("listops_max", "w=1, NoPE, aligned", "trained", 0, 6, 100.0)]))  # stated for T = 3 only: no claim
+    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    assert model_claims(ours, paper).empty  # no numbers, nothing stated: nothing to judge
+    claims = model_claims(ours, paper, APPENDIX_C).set_index("task")
+    assert list(claims.index) == ["listops_min", "listops_sum", "listops_max"]
+    assert (claims.paper == "extrapolates").all()
+    assert claims.verdict.tolist() == ["reproduced", "not reproduced", "not trained"]
+    assert claims.loc["listops_sum", "ours"] == "partly"
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from lengthgen.analysis.abc import CODE_CROSS, CODE_SELF, PAPER, calibrated_tabl
 from lengthgen.analysis.arithmetic import accuracy_table, cells, model_claims
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import ignored
-from lengthgen.experiments.abc_paper import TABLE_1, TABLE_3, paper_table
+from lengthgen.experiments.abc_paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, paper_table
 from lengthgen.experiments.base import Experiment, load_trained
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
@@ -194,7 +194,8 @@ class ArithmeticSizes:
     dropout: float
     retrain_steps: int  # ABC's retraining
     abc_samples: int  # examples whose attention ABC averages
-    operand_width: int  # every operand padded to this many digits: tests reach operand_width - 1 digits
+    operand_width: int | None  # every operand padded to this many digits (tests reach operand_width - 1); None:
+    # each to its own length + 1 (ListOps: none)
     eval_lengths: tuple[int, ...]  # operand lengths tested
     samples: int  # at most, per length
     max_positions: int  # bias tables' size (the longest source must fit)
@@ -228,7 +229,7 @@ class ArithmeticSizes:
 
     def width_text(self) -> str:
         """The operand widths and longest tests in words, e.g. "25 digits (tests to 24); parity 49 (to 48)"."""
-        others = "".join(f"; {task} {s.operand_width} (to {max(s.eval_lengths)})" for task in self.tasks
+        others = "".join(f"; {task} {s.operand_width or 'unpadded'} (to {max(s.eval_lengths)})" for task in self.tasks
                          for s in [self.for_task(task)] if s.operand_width != self.operand_width)
         return f"{self.operand_width} digits (tests to {max(self.eval_lengths)}){others}"
 
@@ -244,24 +245,29 @@ class ArithmeticSizes:
 
 
 # Every profile pads operands to a fixed width, as the public code (FIXED_LEN), so that a model's positions are all
-# trained and only the digits are new at test lengths. smoke exercises the code; quick is sized on this machine
-# (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without positions; cpu is the
-# stored grid, three seeds, every task of the paper's Tables 1 and 3 at 3,000 steps (the sizing runs of Methods) but
-# Addition at 30,000 (the least at which it fitted its training numbers) and Parity padded to 49 bits: its training
-# numbers have up to 21 bits, so 25 would test only 3 bits beyond them. full is the paper's model (1 encoder + 6
-# post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's learning rate and batch (1e-4,
-# 512; the paper says 1e-5 and no batch) and a step budget of our choosing (the paper gives none).
+# trained and only the digits are new at test lengths; ListOps (Appendix C) alone is unpadded (a padding 0 would
+# change MIN) and runs only the scaffold the paper reports for it (w = 1, T = 3). smoke exercises the code; quick is
+# sized on this machine (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without
+# positions; cpu is the stored grid, three seeds, every task of the paper's Tables 1 and 3 and Appendix C at 3,000
+# steps (the sizing runs of Methods) but Addition at 30,000 (the least at which it fitted its training numbers) and
+# Parity padded to 49 bits: its training numbers have up to 21 bits, so 25 would test only 3 bits beyond them. full is
+# the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's
+# learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing (the paper
+# gives none).
+LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)} for task in LISTOPS_TASKS}
 ARITHMETIC_PROFILES = {
     "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
                              ("successor", "addition")),
     "quick": ArithmeticSizes(64, 4, 0, 2, 1000, 64, 1e-3, 0.0, 500, 128, 25, (6, 8, 10, 12, 15, 20, 24), 100, 64,
                              (0,), ("successor",), abc_models=("paper", "code", "code/nope")),
     "cpu": ArithmeticSizes(64, 4, 0, 2, 3000, 64, 1e-3, 0.0, 1000, 128, 25, (6, 8, 10, 12, 15, 20, 24), 500, 64,
-                           (0, 1, 2), ("successor", "addition", "parity", "times_digit"),
+                           (0, 1, 2), ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                            per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000},
-                                     "parity": {"operand_width": 49, "eval_lengths": (6, 12, 20, 24, 32, 40, 48)}}),
+                                     "parity": {"operand_width": 49, "eval_lengths": (6, 12, 20, 24, 32, 40, 48)},
+                                     **LISTOPS_SIZES}),
     "full": ArithmeticSizes(128, 8, 1, 6, 20_000, 512, 1e-4, 0.3, 2_000, 1024, 51, tuple(range(1, 51)), 10_000, 128,
-                            (0, 1, 2), ("successor", "addition", "parity", "times_digit")),
+                            (0, 1, 2), ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
+                            per_task=LISTOPS_SIZES),
 }
 TABLE1_TASKS = tuple(dict.fromkeys(task for task, _, _ in TABLE_1))  # Parity is in Table 3 only: the paper's vanilla
 # model does not interpolate it (its appendix A.6), so ABC has nothing to calibrate from
@@ -281,7 +287,8 @@ def scaffolding_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Ari
     or with none (NoPE), as the profile lists them."""
     p = ARITHMETIC_PROFILES[profile]
     return [p.run(task, positional, seed, window=1, aligned=True)
-            for task in p.tasks for seed in (seeds if seeds is not None else p.seeds) for positional in p.scaffolds]
+            for task in p.tasks for seed in (seeds if seeds is not None else p.seeds)
+            for positional in p.for_task(task).scaffolds]
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
@@ -323,4 +330,4 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     curves = acc.assign(model=[v.removesuffix(", aligned") if s == "trained" else s
                                for v, s in zip(acc.variant, acc.stage, strict=True)])
     return {"curves": curves[["task", "model", "seed", "length", "value"]], "cells": cells(ours, paper),
-            "claims": model_claims(ours, paper)}
+            "claims": model_claims(ours, paper, APPENDIX_C)}
