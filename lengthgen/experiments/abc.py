@@ -284,7 +284,7 @@ def table1_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithmet
 
 def scaffolding_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ArithmeticRun]:
     """Table 3's scaffolding on aligned input: a windowed bias (w = 1) with the sinusoids, with cyclic positions (T = 3)
-    or with none (NoPE), as the profile lists them."""
+    or with none (NoPE), as the profile lists them for each task (ListOps: T = 3 only, Appendix C)."""
     p = ARITHMETIC_PROFILES[profile]
     return [p.run(task, positional, seed, window=1, aligned=True)
             for task in p.tasks for seed in (seeds if seeds is not None else p.seeds)
@@ -300,7 +300,7 @@ ABC_EXPERIMENTS = (
     _experiment("abc-table1", "vanilla (+ ABC: both rules, with and without positions), ALiBi, RoPE by operand length "
                 "(Table 1, Figs. 1, 7)", table1_configs),
     _experiment("abc-scaffolding", "windowed attention bias with sinusoids, cyclic positions or none, aligned input "
-                "(Table 3)",
+                "(Table 3; ListOps with cyclic positions, Appendix C)",
                 scaffolding_configs),
 )
 
