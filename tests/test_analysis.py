@@ -374,3 +374,13 @@ def test_accuracy_curves_bars_span_the_seeds_range():
     assert list(trace.y) == pytest.approx([78.0, 10.0])
     assert list(trace.error_y.array) == pytest.approx([22.0, 0.0])  # up to the best seed: 100, never past it
     assert list(trace.error_y.arrayminus) == pytest.approx([43.0, 0.0])  # down to the worst seed: 35
+
+
+def test_accuracy_curves_wrap_many_tasks_into_rows_each_with_its_own_lengths():
+    tasks = [f"t{i}" for i in range(figures.PANELS_PER_ROW + 1)]
+    df = pd.DataFrame({"task": tasks, "variant": "v", "length": [10 * (i + 1) for i in range(len(tasks))],
+                       "seed": 0, "value": 50.0})
+    fig = figures.accuracy_curves(df, "t")
+    rows = {fig.layout[axis].domain for axis in fig.layout if axis.startswith("yaxis")}
+    assert len(rows) == 2 and fig.layout.height > figures.accuracy_curves(df[df.task == "t0"], "t").layout.height
+    assert {fig.layout[axis].matches for axis in fig.layout if axis.startswith("xaxis")} == {None}

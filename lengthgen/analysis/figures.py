@@ -57,17 +57,24 @@ def loglog(df: pd.DataFrame, x: str, y: str, color: str, title: str, fit_from: i
     return fig.update_layout(title=title, legend_title=color, height=420)
 
 
+PANELS_PER_ROW = 4  # accuracy_curves wraps its task panels into rows of at most this many
+
+
 def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_label: str = "set size N") -> go.Figure:
     """Mean accuracy over seeds against length (labelled `x_label`), one panel per task; the bars span the seeds'
     range (lowest to highest), which with a few seeds says more than a normal-approximation interval and stays
     within 0-100%."""
     agg = df.groupby(["task", color, "length"]).value.agg(["mean", "min", "max", "count"]).reset_index()
     agg["above"], agg["below"] = agg["max"] - agg["mean"], agg["mean"] - agg["min"]
-    fig = px.line(agg, x="length", y="mean", color=color, facet_col="task", error_y="above", error_y_minus="below",
+    wrap = min(agg.task.nunique(), PANELS_PER_ROW)
+    rows = -(-agg.task.nunique() // wrap)
+    fig = px.line(agg, x="length", y="mean", color=color, facet_col="task", facet_col_wrap=wrap,
+                  facet_row_spacing=0.5 / (rows * 2) if rows > 1 else None, error_y="above", error_y_minus="below",
                   markers=True, log_x=True, hover_data={"min": ":.1f", "max": ":.1f", "count": True},
                   labels={"mean": "accuracy (%)", "length": x_label, "count": "seeds"}, title=title)
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
-    return fig.update_layout(height=420)
+    fig.update_xaxes(matches=None, showticklabels=True)  # tasks test different lengths (Parity to 48 bits)
+    return fig.update_layout(height=420 + 300 * (rows - 1))
 
 
 def feature_histograms(df: pd.DataFrame, title: str) -> go.Figure:
