@@ -1,10 +1,12 @@
 """`lengthgen bench`: throughput on this machine; the speed targets live here, not in timed tests.
 
 Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism),
-`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation) and `arithmetic`
-(the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit).
+`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation), `arithmetic`
+(the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit) and
+`ensemble` (the most that training several seeds as one batched model could gain on this machine).
 """
 
+import functools
 import time
 from dataclasses import replace
 
@@ -34,12 +36,14 @@ PUBLIC_TRAIN = 900.0
 PUBLIC_DECODE = {"content": 87.0, "onestep": 230.0, "locattn": 243.0}
 TORCH_RATIO = 0.9  # target: our pluggable decoder trains at >= 0.9x the tokens/s of torch's own layers
 CACHE_RATIO = 5.0  # target: cached generation >= 5x the tokens/s of recomputing the sequence at every step
+ENSEMBLE_MEMBERS = 5  # seeds of one cell trained together
+ENSEMBLE_RATIO = 3.0  # target (issue 18): an ensemble of 5 seeds trains >= 3x the runs/hour of 5 solo runs
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
-    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic or all."""
+    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic, ensemble or all."""
     suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer,
-              "arithmetic": bench_arithmetic}
+              "arithmetic": bench_arithmetic, "ensemble": bench_ensemble}
     chosen = suites if suite == "all" else {suite: suites[suite]}
     rows = pd.concat([fn() for fn in chosen.values()], ignore_index=True)
     threads = {"what": "torch threads", "N": 0, "measured": str(torch.get_num_threads()), "rate": "", "target": ""}
@@ -102,6 +106,61 @@ def bench_probe(train_steps: int = 200, eval_lengths=(2**14, 2**16, 2**20), eval
             rows.append({"what": "evaluate argmax (plain + adaptive)", "N": n,
                          "measured": f"{eval_sets} sets", "rate": f"{projected:.0f} s per 1,000 sets",
                          "target": "met" if projected <= EVAL_TARGET_S else f"missed (target {EVAL_TARGET_S:.0f} s)"})
+    return pd.DataFrame(rows)
+
+
+def _seconds_per_update(model: nn.Module, opt: torch.optim.Optimizer, batches: list, clip: float | None) -> float:
+    """Mean wall time of one `update` over `batches` (the first two are a warm-up, not timed)."""
+    model.train()
+    for b in batches[:2]:
+        update(model, opt, b, clip)
+    start = time.perf_counter()
+    for b in batches[2:]:
+        update(model, opt, b, clip)
+    return (time.perf_counter() - start) / (len(batches) - 2)
+
+
+def bench_ensemble(steps: int = 60, rounds: int = 3) -> pd.DataFrame:
+    """The ceiling of ensemble training on this machine: seconds per update at a run's batch size B and at
+    ENSEMBLE_MEMBERS x B, alternated over `rounds` rounds (best of each).
+
+    An ensemble of 5 seeds trained as one batched model does at least the work of one model on a 5x larger batch: the
+    same elementwise operations, the same number of them, and per-member weight products (a batched matmul) where the
+    larger batch shares one weight matrix. So 5 x t(B) / t(5B), the runs/hour of the larger batch against 5 solo
+    runs, bounds from above what any ensemble implementation could gain. Measured on the GRU seq2seq model (Copy,
+    batch 32, AdamW and clipping as `train_epochs`; Content and OneStep) and on the vanishing-variance probe
+    (argmax, batch 128, Adam; the lengths 2-16 in turn, the same for both sizes).
+    """
+    def seq2seq(mechanism: str, batch: int):
+        task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=mechanism)))
+        examples = task.examples("train", batch * (steps + 2))
+        opt = torch.optim.AdamW(model.parameters(), lr=EpochConfig.lr, weight_decay=0.0, fused=True)
+        return model, opt, [task.batch(examples[i: i + batch]) for i in range(0, len(examples), batch)], \
+            EpochConfig.clip
+
+    def probe(batch: int):
+        task = TASKS["argmax"]()
+        model = build_model("probe", ProbeConfig(), task, seed=0)
+        gen = generator(0, "bench")
+        cfg = TrainConfig()
+        lengths = [cfg.min_length + i % (cfg.max_length - cfg.min_length + 1) for i in range(steps + 2)]
+        return model, cfg.optimizer(model.parameters()), [task.sample(batch, n, gen) for n in lengths], cfg.clip
+
+    cases = {"GRU seq2seq, Content (Copy)": (functools.partial(seq2seq, "content"), 32),
+             "GRU seq2seq, OneStep (Copy)": (functools.partial(seq2seq, "onestep"), 32),
+             "probe (argmax, N <= 16)": (probe, 128)}
+    rows = []
+    for what, (make, batch) in cases.items():
+        best = {b: float("inf") for b in (batch, ENSEMBLE_MEMBERS * batch)}
+        for _ in range(rounds):
+            for b in best:
+                best[b] = min(best[b], _seconds_per_update(*make(b)))
+        ratio = ENSEMBLE_MEMBERS * best[batch] / best[ENSEMBLE_MEMBERS * batch]
+        rows.append({"what": f"ensemble ceiling: {what}", "N": ENSEMBLE_MEMBERS,
+                     "measured": f"{1e3 * best[batch]:.1f} ms per update at batch {batch}, "
+                                 f"{1e3 * best[ENSEMBLE_MEMBERS * batch]:.1f} ms at {ENSEMBLE_MEMBERS * batch}",
+                     "rate": f"{ratio:.2f}x the runs/hour of {ENSEMBLE_MEMBERS} solo runs, at most",
+                     "target": _verdict(ratio, ENSEMBLE_RATIO, "x")})
     return pd.DataFrame(rows)
 
 

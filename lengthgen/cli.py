@@ -148,10 +148,7 @@ def cmd_run(args) -> None:
     else:
         if args.jobs == 1:  # worker processes would interleave their bars
             configs = with_progress(configs)
-        if args.threads:
-            import torch
-
-            torch.set_num_threads(args.threads)
+        _set_threads(args.threads)
         executor = LocalExecutor(args.jobs)
     df = sweep(experiment, configs, ResultStore(args.results), args.profile, executor)
     print(summary(df))
@@ -233,9 +230,18 @@ def cmd_lab(args) -> None:
         raise LengthgenError("JupyterLab stopped with an error (see its messages above)")
 
 
+def _set_threads(threads: int | None) -> None:
+    """torch's threads in this process, where given."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 def cmd_bench(args) -> None:
     from lengthgen.bench import bench
 
+    _set_threads(args.threads)
     print(bench(args.suite, train_steps=args.steps).to_string(index=False))
 
 
@@ -298,10 +304,13 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_lab)
 
     s = sub.add_parser("bench", help="training and evaluation throughput on this machine")
-    s.add_argument("--suite", choices=("all", "vv", "mla", "transformer", "arithmetic"), default="all",
+    s.add_argument("--suite", choices=("all", "vv", "mla", "transformer", "arithmetic", "ensemble"), default="all",
                    help="vv: attention probe; mla: GRU seq2seq per mechanism; transformer: our decoder vs torch's "
-                        "layers, cached generation; arithmetic: decoding vs the machine's matmul limit (default all)")
+                        "layers, cached generation; arithmetic: decoding vs the machine's matmul limit; ensemble: "
+                        "the most that training 5 seeds as one batched model could gain (default all)")
     s.add_argument("--steps", type=int, default=200, help="vv: training steps timed per task")
+    s.add_argument("--threads", type=int, help="torch threads (default: torch's; with another process busy, 1 - "
+                                               "two threads then wait on each other)")
     s.set_defaults(fn=cmd_bench)
     return p
 

@@ -131,11 +131,14 @@ def test_bench_reports_rates(capsys, monkeypatch):
     monkeypatch.setattr(lengthgen.bench, "bench_transformer", transformer)
     arithmetic = functools.partial(lengthgen.bench.bench_arithmetic, length=8, samples=4)
     monkeypatch.setattr(lengthgen.bench, "bench_arithmetic", arithmetic)
+    monkeypatch.setattr(lengthgen.bench, "bench_ensemble", functools.partial(lengthgen.bench.bench_ensemble, steps=3,
+                                                                             rounds=1))
     code, out, _ = run(capsys, "bench", "--steps", "5")
     assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out
     assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
     assert "x torch)" in out and "generate, without key/value cache" in out and "(target 5 x uncached)" in out
     assert "of a 2048^2 matmul's" in out and "(target 15 min)" in out
+    assert "ensemble ceiling: GRU seq2seq, OneStep (Copy)" in out and "ms at 160" in out and "(target 3 x)" in out
 
 
 def test_decoding_multiply_adds_by_hand():
@@ -241,3 +244,18 @@ def test_data_prints_decoder_only_tasks_at_a_length(capsys, tmp_path):
     assert code == 2 and "takes --split LENGTH (a number of pairs)" in err
     code, out, _ = run(capsys, "data", "corpus", "--split", "9", "--n", "2")
     assert code == 0 and all(len(" ".join(line.split("\t")).split()) == 9 for line in out.strip().split("\n"))
+
+
+def test_ensemble_ceiling_is_five_solo_updates_over_one_fivefold_batch():
+    import re
+
+    from lengthgen.bench import ENSEMBLE_MEMBERS, bench_ensemble
+
+    rows = bench_ensemble(steps=3, rounds=1)
+    assert len(rows) == 3
+    for _, row in rows.iterrows():
+        solo, batch, joint, big = re.match(r"([\d.]+) ms per update at batch (\d+), ([\d.]+) ms at (\d+)",
+                                           row["measured"]).groups()
+        assert int(big) == ENSEMBLE_MEMBERS * int(batch)
+        ratio = float(re.match(r"([\d.]+)x", row["rate"]).group(1))
+        assert abs(ratio - ENSEMBLE_MEMBERS * float(solo) / float(joint)) <= 0.01 + ratio * 0.05  # 0.1 ms rounding
