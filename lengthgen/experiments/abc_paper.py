@@ -6,6 +6,7 @@ we do not run); the rows of other papers' models that it quotes (RPE, the Parity
 import pandas as pd
 
 from lengthgen.analysis.report import claims_versus
+from lengthgen.analysis.verdicts import NOT_TRAINED
 
 LENGTHS = (6, 10, 15, 20, 50)  # the tables' columns: operand digits
 
@@ -70,11 +71,30 @@ def claims_table() -> pd.DataFrame:
     return pd.DataFrame(CLAIMS, columns=["where", "the paper states", "our experiment"])
 
 
+UNITS = {"parity": "bits", **{task: "items" for task in LISTOPS_TASKS}}  # what a length counts (default: digits)
+
+
 def _models(claims: pd.DataFrame, pick) -> str:
+    """The picked (task, model) rows of `analysis.arithmetic.model_claims` as one text, grouped by verdict with their
+    counts (reproduced, not reproduced, not trained): each reproduced or not reproduced model with its class, the
+    paper's where they differ, and how far it holds >= 90%; the models that did not fit their training lengths by
+    name only."""
     rows = claims[[pick(t, m) for t, m in zip(claims.task, claims.model, strict=True)]]
-    return "; ".join(f"{r.task} {r.model}{f' ({r.rule})' if r.rule else ''}: {r.verdict} (ours {r.ours}, >= 90% to "
-                     f"{r['ours >= 90% up to']} of {r['longest tested']} digits; paper {r.paper})"
-                     for _, r in rows.iterrows()) or "not run"
+    if rows.empty:
+        return "not run"
+
+    def one(r) -> str:
+        name = f"{r.task} {r.model}{f' ({r.rule})' if r.rule else ''}"
+        if r.verdict == NOT_TRAINED:
+            return name
+        classes = r.ours if r.ours == r.paper else f"ours {r.ours}, paper {r.paper}"
+        return (f"{name} ({classes}; >= 90% to {r['ours >= 90% up to']} of {r['longest tested']} "
+                f"{UNITS.get(r.task, 'digits')})")
+
+    order = {"reproduced": 0, "not reproduced": 1, NOT_TRAINED: 2}
+    groups = sorted(rows.groupby("verdict", sort=False), key=lambda g: order.get(g[0], len(order)))
+    return ". ".join(f"{len(group)} of {len(rows)} {verdict}: {'; '.join(one(r) for _, r in group.iterrows())}"
+                     for verdict, group in groups)
 
 
 def _attention(claim: pd.DataFrame) -> str:
