@@ -1,6 +1,8 @@
 """The attention-bias-calibration chapter's readings: verdict rules on hand-made tables, and the attention and bias
 maps of small models."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,9 +10,11 @@ import pytest
 from lengthgen.analysis.arithmetic import (
     accuracy_table,
     attention_maps,
+    attention_on,
     bias_maps,
     cells,
     curve_class,
+    exact_match_by,
     model_claims,
     model_name,
 )
@@ -108,6 +112,40 @@ def test_attention_maps_are_distributions_over_their_keys(smoke_models):
         assert m["weights"].shape[1:] == (len(m["rows"]), len(m["cols"])) and len(m["rows"]) == len(target) + 1
         np.testing.assert_allclose(m["weights"].sum(-1), 1.0, atol=1e-5)
     assert maps[1]["cols"] == list(source)
+
+
+def test_attention_on_reads_the_weight_at_each_steps_named_source_position(smoke_models):
+    from lengthgen.models.positional import bias_table, windowed_table
+
+    task, models = smoke_models
+    model = copy.deepcopy(models["trained"])
+    self_layers, cross_layers = model.decoder_layers
+    # window 0: step t may read only the source token t from the end, so all its weight is there
+    bias_table(model).set_table(windowed_table(model.cfg.heads, model.cfg.max_positions, self_layers, cross_layers, 0))
+    examples = task.examples("4", 8)
+    table = attention_on(model, task, examples, {"own": lambda t, S: S - 1 - t, "next": lambda t, S: S - 2 - t})
+    assert len(table) == 2 * model.cfg.heads * len(model.decoder.blocks)
+    np.testing.assert_allclose(table[table.column == "own"].weight, 1.0, atol=1e-6)
+    np.testing.assert_allclose(table[table.column == "next"].weight, 0.0, atol=1e-6)
+    # and in self-attention each step may read only itself
+    steps = attention_on(model, task, examples, {"own": lambda t, T: t, "before": lambda t, T: t - 1}, kind="self")
+    np.testing.assert_allclose(steps[steps.column == "own"].weight, 1.0, atol=1e-6)
+    np.testing.assert_allclose(steps[steps.column == "before"].weight, 0.0, atol=1e-6)
+    # the untrained model spreads its weight: some of it lands on the next digit and the step before too
+    free = attention_on(models["trained"], task, examples, {"next": lambda t, S: S - 2 - t})
+    free_steps = attention_on(models["trained"], task, examples, {"before": lambda t, T: t - 1}, kind="self")
+    assert (free.weight > 0.01).all() and (free_steps.weight > 0.01).all()
+    with pytest.raises(ValueError, match="valid: cross, self"):
+        attention_on(model, task, examples, {}, kind="encoder")
+
+
+def test_exact_match_by_groups_hits_by_the_key_of_each_example():
+    examples = [(("1", "*", "3"), ("3",)), (("2", "*", "3"), ("6",)), (("2", "*", "0"), ("0",)),
+                (("4", "*", "3"), ("2", "1"))]
+    predictions = [("3",), ("6",), ("1",), ("2",)]  # right, right, wrong, stopped early
+    table = exact_match_by(examples, predictions, key=lambda ex: ex[0][-1])
+    assert table.to_dict("records") == [{"group": "3", "exact match": pytest.approx(200 / 3), "examples": 3},
+                                        {"group": "0", "exact match": 0.0, "examples": 1}]
 
 
 def test_bias_maps_show_the_window_in_source_order(smoke_models):

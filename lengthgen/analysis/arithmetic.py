@@ -12,6 +12,8 @@ and model by model, under rules stated once here.
   interpolates and ours does not, else "not reproduced".
 """
 
+from collections.abc import Callable
+
 import pandas as pd
 import torch
 
@@ -142,6 +144,62 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
 
 
 @torch.no_grad()
+def decoder_attention(model, task, examples, kind: str = "cross") -> list[torch.Tensor]:
+    """Every decoder layer's attention weights of one kind on `examples` of one length, teacher-forced: "cross"
+    (B, H, T, S), keys in source order, or "self" (B, H, T, T). Row t is the step that writes target token t (its
+    input the token before, <sos> at t = 0)."""
+    if kind not in ("cross", "self"):
+        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
+    batch = task.batch(examples)
+    if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
+        raise ValueError("decoder_attention needs examples of one length (their weights are read cell by cell)")
+    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))]
+    model.eval()
+    with capture(model, *names) as rec:
+        model.loss(batch)
+    return [rec[name][0] for name in names]
+
+
+def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], int]],
+                 kind: str = "cross") -> pd.DataFrame:
+    """How much attention each head of each decoder layer puts on named keys: a probe of what a model reads (for
+    N x 1, the digit a_t that step t multiplies, the digit before it, the multiplier; in self-attention, the step
+    before).
+
+    Args:
+        examples: (source, target) pairs of one length.
+        columns: name -> key(step t, number of keys n): the key that step t's weight is read at (a source index for
+            "cross", a step for "self"); steps whose key falls outside 0 .. n - 1 are skipped.
+        kind: "cross" or "self" (`decoder_attention`).
+
+    Returns:
+        DataFrame layer, head, column, weight: the weight at that key, averaged over the steps that have one and over
+        the examples.
+    """
+    layers = decoder_attention(model, task, examples, kind)
+    steps, keys = layers[0].shape[2], layers[0].shape[3]
+    rows = []
+    for name, key in columns.items():
+        at = [(t, j) for t in range(steps) if 0 <= (j := key(t, keys)) < keys]
+        ts, js = torch.tensor([t for t, _ in at]), torch.tensor([j for _, j in at])
+        for layer, weights in enumerate(layers):
+            for head, w in enumerate(weights[:, :, ts, js].mean((0, 2)).tolist()):
+                rows.append({"layer": layer, "head": head, "column": name, "weight": w})
+    return pd.DataFrame(rows)
+
+
+def exact_match_by(examples, predictions, key: Callable[[tuple], object]) -> pd.DataFrame:
+    """Exact match (%) of `predictions` (token sequences, as `train.evaluate.sequence_metrics` returns them) on
+    `examples` ((source, target) pairs), grouped by `key(example)`: group, exact match, examples; groups in order of
+    first appearance."""
+    hits: dict[object, list[bool]] = {}
+    for example, prediction in zip(examples, predictions, strict=True):
+        hits.setdefault(key(example), []).append(tuple(prediction) == tuple(example[1]))
+    return pd.DataFrame([{"group": g, "exact match": 100.0 * sum(h) / len(h), "examples": len(h)}
+                         for g, h in hits.items()])
+
+
+@torch.no_grad()
 def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     """How much of the last decoder layer's cross-attention lies on the reversed output's anti-diagonal (output digit t
     on the source digit t from the end, the cell the paper's Figs. 2, 8 light up), for `n` examples of `length` digits
@@ -150,12 +208,7 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     The cell of step t is the source token stride x t + stride - 1 from the end: digit t of the operand that ends
     the source, or of the first operand when the operands are interleaved."""
     examples = task.examples(str(length), min(n, task.splits[str(length)].size))
-    batch = task.batch(examples)
-    name = f"decoder.blocks.{len(model.decoder.blocks) - 1}.cross_attn.hook_pattern"
-    model.eval()
-    with capture(model, name) as rec:
-        model.loss(batch)
-    weights = rec[name][0]  # (B, H, T, S), every example of one length: no padding
+    weights = decoder_attention(model, task, examples)[-1]  # the last layer's (B, H, T, S)
     steps = torch.arange(min(length + 1, weights.shape[2]))
     keys = weights.shape[-1] - 1 - task.stride * steps - (task.stride - 1)  # from the end, stride per step
     on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
