@@ -5,10 +5,12 @@ import dataclasses
 import json
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
+from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
 from lengthgen.experiments.base import PROFILE_HELP
@@ -167,7 +169,27 @@ def cmd_results(args) -> None:
     if missing:
         estimate = remaining_time(df, [experiment.labels(c)["task"] for c in missing])
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
+        flying = in_flight(experiment, missing, store.in_flight(experiment.name))
+        if flying:
+            print("in flight (of the missing runs):\n" + "\n".join(flying))
     _write_out(df, args.out)
+
+
+def in_flight(experiment, missing: list, markers: dict[str, dict], now: datetime | None = None) -> list[str]:
+    """One line per missing config that a marker says is being computed (`ResultStore.in_flight`): its labels, how
+    long since it started, where; "interrupted" where its process on this host is gone (it runs again at the next
+    `lengthgen run`)."""
+    now = now or datetime.now(UTC)
+    lines = []
+    for cfg in missing:
+        info = markers.get(config_key(cfg))
+        if info is None:
+            continue
+        labels = " ".join(f"{k}={v}" for k, v in experiment.labels(cfg).items())
+        minutes = (now - datetime.fromisoformat(info["started"])).total_seconds() / 60
+        state = "running" if info["alive"] else "interrupted"
+        lines.append(f"  {labels}: {state}, started {minutes:.0f} min ago (pid {info['pid']} on {info['host']})")
+    return lines
 
 
 def remaining_time(stored: pd.DataFrame, missing_tasks: list[str]) -> str:
@@ -267,7 +289,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_data)
 
     for name, fn, text in (("run", cmd_run, "train and evaluate through the results store"),
-                           ("results", cmd_results, "export stored results without training")):
+                           ("results", cmd_results, "stored runs, the missing ones and those in flight (no training)")):
         s = sub.add_parser(name, help=text)
         s.add_argument("experiment", help=f"one of: {', '.join(EXPERIMENTS)}")
         s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else None,

@@ -1,4 +1,6 @@
 import json
+import os
+import socket
 
 import pandas as pd
 import pytest
@@ -41,6 +43,31 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
             "  task=argmax model=probe variant=baseline: seed 1\n") in out  # the seed-1 runs, by cell
     assert out.count("seed 1\n") == 4 and "seed 0" not in out
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
+
+
+def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    from lengthgen.results.store import ResultStore
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    first, second = exp.configs_for("smoke", (0,))[:2]
+    store = ResultStore(tmp_path)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    with store.running(exp.name, second):
+        marker = store.path(exp.name, first).parent / f".{config_key(first)}.running"
+        marker.write_text(json.dumps({"key": config_key(first), "pid": int(gone.stdout), "host": socket.gethostname(),
+                                      "started": "2026-01-01T00:00:00+00:00"}))
+        code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0",
+                           "--results", str(tmp_path))
+    assert code == 0
+    labels = [" ".join(f"{k}={v}" for k, v in exp.labels(c).items()) for c in (first, second)]
+    assert f"in flight (of the missing runs):\n  {labels[0]}: interrupted, started " in out
+    assert f"\n  {labels[1]}: running, started 0 min ago (pid {os.getpid()} on {socket.gethostname()})" in out
+    code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0",
+                       "--results", str(tmp_path))
+    assert "running, started" not in out and "interrupted" in out  # the context removed its marker
 
 
 def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():

@@ -102,6 +102,30 @@ def test_provenance_is_read_as_the_run_starts(tmp_path, monkeypatch):
     assert ResultStore(tmp_path).load(exp.name, cfg)[1]["git_commit"] == "start"
 
 
+def test_a_run_is_marked_in_flight_while_it_computes_and_unmarked_however_it_ends(tmp_path):
+    from lengthgen.results.sweep import run_and_store
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    cfg = exp.configs_for("smoke", (0,))[0]
+    store, seen = ResultStore(tmp_path), {}
+
+    def run(c):
+        seen.update(store.in_flight(exp.name))
+        return METRICS
+
+    run_and_store(exp.name, run, str(tmp_path), "smoke", cfg)
+    assert list(seen) == [store.path(exp.name, cfg).name]
+    assert seen[store.path(exp.name, cfg).name]["pid"] == os.getpid() and seen[store.path(exp.name, cfg).name]["alive"]
+    assert store.in_flight(exp.name) == {}
+
+    def fail(c):
+        raise RuntimeError("diverged")
+
+    with pytest.raises(RuntimeError):
+        run_and_store(exp.name, fail, str(tmp_path), "smoke", exp.configs_for("smoke", (1,))[0])
+    assert store.in_flight(exp.name) == {} and [p.name for p in (tmp_path / exp.name).iterdir()] == [seen.popitem()[0]]
+
+
 def test_parallel_sweep_matches_serial(tmp_path):
     exp = EXPERIMENTS["vv-retrieval"]
     configs = exp.configs_for("smoke", (0,))
@@ -150,8 +174,11 @@ def test_sweep_killed_with_sigkill_resumes_only_unfinished(tmp_path):
     total = len(EXPERIMENTS["vv-retrieval"].configs_for("smoke", tuple(range(5))))
     assert 3 <= len(done) < total, "the kill should land mid-sweep"
     for leftover in folder.glob(".*"):  # a temporary folder from the killed write is never read as an entry
-        assert ".tmp-" in leftover.name
+        assert ".tmp-" in leftover.name or leftover.name.endswith(".running")
+    # the run the kill cut short (if it had begun) is marked, and its process is gone
+    assert not any(m["alive"] for m in ResultStore(root).in_flight("vv-retrieval").values())
     subprocess.run(cmd, check=True, capture_output=True)
+    assert ResultStore(root).in_flight("vv-retrieval") == {}
     after = {p.name: (p / "meta.json").read_text() for p in folder.iterdir() if not p.name.startswith(".")}
     assert len(after) == total
     assert all(after[k] == v for k, v in done.items())  # finished runs were not recomputed

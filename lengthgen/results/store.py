@@ -5,14 +5,21 @@ An entry is written into a temporary sibling folder and renamed into place in on
 either nothing or a complete entry. A folder that fails validation (missing file, unparsable JSON/CSV,
 key that does not match its config) is "corrupt": `load` refuses it with a message naming it, and `save`
 moves it aside to `<key>.corrupt-<time>` before writing, so nothing is silently lost.
+
+While a config is being computed, a marker `.<key>.running` beside its entry says by which process, on which host,
+since when (`running`; gitignored), so `lengthgen results` can show a sweep's runs in flight; a marker whose process
+on this host is gone belongs to an interrupted run.
 """
 
 import json
 import os
 import shutil
+import socket
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -105,6 +112,32 @@ class ResultStore:
             raise
         return path
 
+    @contextmanager
+    def running(self, experiment: str, cfg) -> Iterator[None]:
+        """Mark the config as being computed by this process while the context is open (removed however it ends)."""
+        path = self.path(experiment, cfg)
+        marker = path.parent / f".{path.name}.running"
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"key": path.name, "pid": os.getpid(), "host": socket.gethostname(),
+                                      "started": datetime.now(UTC).isoformat(timespec="seconds")}))
+        try:
+            yield
+        finally:
+            marker.unlink(missing_ok=True)
+
+    def in_flight(self, experiment: str) -> dict[str, dict]:
+        """key -> marker (pid, host, started, and "alive": False where its process on this host is gone, True where
+        it runs or runs on another host) of every config of the experiment marked as being computed."""
+        out = {}
+        for marker in (self.root / experiment).glob(".*.running"):
+            try:
+                info = json.loads(marker.read_text())
+            except (OSError, ValueError):
+                continue  # removed while read, or half written
+            info["alive"] = info.get("host") != socket.gethostname() or _alive(info.get("pid", -1))
+            out[info["key"]] = info
+        return out
+
     def load_checkpoint(self, experiment: str, cfg) -> dict:
         """The state dict kept with a complete entry (loaded with weights_only=True)."""
         self.load(experiment, cfg)
@@ -147,3 +180,16 @@ class ResultStore:
         if meta.get("key") != path.name or not {"length", "metric", "value"} <= set(metrics.columns):
             raise CorruptEntry(f"corrupt results entry {path}: key or columns do not match; re-run to recompute")
         return metrics, meta
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs on this host."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True

@@ -53,7 +53,8 @@ def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, 
     """Compute one config with `run` (the experiment's run function) and write its entry under the experiment's
     name (executed in a worker: every argument is picklable, `run` being a module-level function)."""
     start, meta = time.perf_counter(), provenance()  # the code and machine as the run starts
-    out = run(cfg)
+    with ResultStore(root).running(experiment_name, cfg):
+        out = run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
     meta |= {"profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
     return str(ResultStore(root).save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint,
