@@ -358,6 +358,22 @@ def test_pair_readings_read_every_pair_as_the_figures_do():
     assert (table.fig3 == nearer).all()
 
 
+def test_pair_table_compares_each_complete_pair_at_the_far_length():
+    def rows(seed, variant, var16, var_far, weight_far):
+        return [(seed, variant, 16, "global_var", var16), (seed, variant, 256, "global_var", var_far),
+                (seed, variant, 16, "max_weight", 0.9), (seed, variant, 256, "max_weight", weight_far)]
+
+    tidy = pd.DataFrame(rows(0, "baseline", 2.0, 0.5, 0.20) + rows(0, "ln", 1.0, 0.8, 0.30)
+                        + rows(1, "baseline", 1.0, 0.9, 0.40) + rows(1, "ln", 1.0, 0.6, 0.10)
+                        + rows(2, "baseline", 1.0, 0.5, 0.1),  # no +LN run: not a pair
+                        columns=["seed", "variant", "length", "metric", "value"])
+    table = variance.pair_table(tidy, (16, 256))
+    assert list(table.index) == [0, 1]
+    assert table.loc[0, "baseline variance ratio"] == pytest.approx(0.25) and table.loc[0, "ln max weight"] == 0.3
+    assert table.fig3.tolist() == [True, False]  # |1 - 0.8| < |1 - 0.25|; |1 - 0.6| > |1 - 0.9|
+    assert table.fig4.tolist() == [True, False]  # 0.3 > 0.2; 0.1 < 0.4
+
+
 def test_ranking_leaves_untrained_cells_out():
     side = pd.DataFrame({"paper": [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 90.0],
                          "ours": [1.0, 12.0, 18.0, 35.0, 41.0, 60.0, 0.0],

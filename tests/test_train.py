@@ -28,6 +28,21 @@ def test_training_learns_argmax_in_distribution():
     assert acc[8] > acc[64]  # and it degrades with length
 
 
+def test_internals_runs_train_the_same_model_and_read_it_at_each_length():
+    from lengthgen.experiments.vanishing_variance import run_internals
+    from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
+
+    probe, internals = run_probe(TINY).metrics, run_internals(TINY).metrics
+    plain = probe[probe.metric == ACCURACY].reset_index(drop=True)
+    pd.testing.assert_frame_equal(internals[internals.metric == ACCURACY].reset_index(drop=True), plain)
+    read = internals[internals.metric != ACCURACY].pivot_table(index="length", columns="metric", values="value")
+    read = read[[GLOBAL_MEAN, GLOBAL_VAR, COMPONENT_VAR, MAX_WEIGHT]].dropna()
+    assert list(read.index) == [8, 64]  # every reading at every evaluation length
+    # the largest of N weights that sum to 1 lies in [1/N, 1]
+    assert (read[MAX_WEIGHT] >= [1 / 8, 1 / 64]).all() and (read[MAX_WEIGHT] <= 1).all()
+    assert (read[GLOBAL_VAR] > 0).all() and (read[COMPONENT_VAR] > 0).all()
+
+
 def test_curriculum_caps_length():
     cfg = TrainConfig(steps=100, min_length=2, max_length=256, curriculum=True)
     caps = [cfg.length_cap(s) for s in range(100)]

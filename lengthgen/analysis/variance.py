@@ -5,6 +5,7 @@ import pandas as pd
 import torch
 
 from lengthgen.analysis.attention import probe_internals
+from lengthgen.metrics import COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
 from lengthgen.seeding import generator
 
 
@@ -103,25 +104,47 @@ def global_table(internals: dict[tuple[str, int], dict], reference: int) -> pd.D
     return pd.DataFrame(rows)
 
 
-def pair_readings(models: dict[tuple[str, int], torch.nn.Module], task, lengths: tuple[int, int],
-                  sets: int) -> pd.DataFrame:
-    """Figs. 3 and 4 read on every (baseline, +LN) seed pair of `models` ((norm, seed) -> trained probe), one row per
-    seed: each variant's global variance at the longer length over that at the shorter one (the training length)
-    and its mean largest attention weight at the longer one; `fig3` holds when +LN's variance ratio is nearer 1,
-    `fig4` when +LN's largest weight is larger (it disperses less). Every model sees the same `sets` sets per
-    length (drawn from a generator seeded with the length)."""
-    short, far = lengths
+def readings(model, task, lengths, sets: int) -> pd.DataFrame:
+    """What Figs. 2-4 read off one trained probe, at each length, on `sets` sets drawn from a generator seeded with
+    the length (every model sees the same sets): the normed outputs' `global_stats` (Fig. 3) and variance across sets
+    (Fig. 2's spread, mean over features), and the mean largest attention weight (Fig. 4). Tidy rows (length,
+    metric, value)."""
     rows = []
-    for seed in sorted({s for _, s in models}):
+    for n in lengths:
+        parts = probe_internals(model, task.sample(sets, n, torch.Generator().manual_seed(n)))
+        stats = global_stats(parts["normed"])
+        rows += [{"length": n, "metric": GLOBAL_MEAN, "value": stats["global_mean"]},
+                 {"length": n, "metric": GLOBAL_VAR, "value": stats["global_var"]},
+                 {"length": n, "metric": COMPONENT_VAR, "value": float(parts["normed"].var(0).mean())},
+                 {"length": n, "metric": MAX_WEIGHT, "value": float(parts["weights"].max(-1).values.mean())}]
+    return pd.DataFrame(rows)
+
+
+def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
+    """Figs. 3 and 4 on every (baseline, +LN) seed pair of `tidy` readings (seed, variant, length, metric, value, as
+    `readings` gives them), one row per seed that has both: each variant's global variance at the longer length
+    over that at the shorter one (the training length) and its mean largest attention weight at the longer one;
+    `fig3` holds when +LN's variance ratio is nearer 1, `fig4` when +LN's largest weight is larger (it disperses
+    less)."""
+    short, far = lengths
+    at = tidy.set_index(["seed", "variant", "metric", "length"]).value
+    runs = set(zip(tidy.seed, tidy.variant, strict=True))
+    rows = []
+    for seed in sorted(s for s, norm in runs if norm == "baseline" and (s, "ln") in runs):
         row = {"seed": seed}
         for norm in ("baseline", "ln"):
-            parts = {n: probe_internals(models[norm, seed], task.sample(sets, n, torch.Generator().manual_seed(n)))
-                     for n in lengths}
-            row[f"{norm} variance ratio"] = (global_stats(parts[far]["normed"])["global_var"]
-                                             / global_stats(parts[short]["normed"])["global_var"])
-            row[f"{norm} max weight"] = float(parts[far]["weights"].max(-1).values.mean())
+            row[f"{norm} variance ratio"] = at[seed, norm, GLOBAL_VAR, far] / at[seed, norm, GLOBAL_VAR, short]
+            row[f"{norm} max weight"] = at[seed, norm, MAX_WEIGHT, far]
         rows.append(row)
     table = pd.DataFrame(rows).set_index("seed")
     table["fig3"] = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     table["fig4"] = table["ln max weight"] > table["baseline max weight"]
     return table
+
+
+def pair_readings(models: dict[tuple[str, int], torch.nn.Module], task, lengths: tuple[int, int],
+                  sets: int) -> pd.DataFrame:
+    """`pair_table` of live models ((norm, seed) -> trained probe), each read by `readings` at both lengths."""
+    tidy = pd.concat([readings(model, task, lengths, sets).assign(variant=norm, seed=seed)
+                      for (norm, seed), model in models.items()])
+    return pair_table(tidy, lengths)

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from lengthgen.analysis.variance import readings
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
 from lengthgen.metrics import FINAL_TRAIN_LOSS
@@ -54,6 +55,17 @@ def run_probe(cfg: ProbeRun) -> RunOutput:
                             adaptive_too=True, progress=cfg.progress)
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
     return RunOutput(pd.concat([df, loss], ignore_index=True), checkpoint=model.state_dict())
+
+
+def run_internals(cfg: ProbeRun) -> RunOutput:
+    """Train as `run_probe`; then, at every evaluation length on `eval_samples` sets, the accuracy and what Figs. 2-4
+    read off the model (`analysis.variance.readings`), so that the figures' claims can be judged on stored runs at
+    the paper's budget (checkpoints are not committed)."""
+    model, task, stats = train_probe(cfg)
+    acc = accuracy_by_length(model, task, cfg.eval_lengths, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress)
+    loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
+    return RunOutput(pd.concat([acc, readings(model, task, cfg.eval_lengths, cfg.eval_samples), loss],
+                               ignore_index=True), checkpoint=model.state_dict())
 
 
 def probe_labels(cfg: ProbeRun) -> dict:
@@ -129,6 +141,31 @@ VV_CURRICULUM = Experiment(
     run=run_probe,
     labels=probe_labels,
     build=build_probe,
+)
+
+
+# Figs. 2-4 at the paper's budget: the argmax runs of vv-retrieval (same training, so the same models), baseline and
+# +LN, read at four set sizes. Their own declared seeds: 5 pairs (the issue's minimum for a figure's verdict).
+INTERNALS_SIZES = {"smoke": ((16, 64), 32, (0, 1)), "full": ((16, 256, 4096, 16384), 1000, tuple(range(5)))}
+
+
+def internals_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
+    """vv-retrieval's argmax configs, baseline and +LN, with the readings' lengths and sets (INTERNALS_SIZES)."""
+    lengths, sets, declared = INTERNALS_SIZES[profile]
+    return [replace(c, eval_lengths=lengths, eval_samples=sets)
+            for c in retrieval_configs(profile, seeds if seeds is not None else declared)
+            if c.task == "argmax" and c.model.norm in ("baseline", "ln")]
+
+
+VV_INTERNALS = Experiment(
+    name="vv-internals",
+    chapter="vanishing-variance",
+    description="argmax retrieval, baseline vs +LN, read at the paper's budget as Figs. 2-4 read them",
+    configs=internals_configs,
+    run=run_internals,
+    labels=probe_labels,
+    build=build_probe,
+    profiles=tuple(INTERNALS_SIZES),
 )
 
 
