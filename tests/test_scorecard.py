@@ -94,3 +94,20 @@ def test_the_command_prints_json_and_refuses_a_missing_folder(abc_root, capsys):
     assert every["rows"] == len(out["rows"]) and {r["class"] for r in out["rows"]} <= set(verdicts.CLASSES)
     assert main(["scorecard", "--results", str(abc_root / "missing")]) == 2
     assert "no results folder" in capsys.readouterr().err
+
+
+def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
+    from lengthgen.analysis import variance
+    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.results.sweep import sweep
+
+    exp = EXPERIMENTS["vv-internals"]
+    runs = sweep(exp, exp.configs_for("smoke"), ResultStore(tmp_path), "smoke", progress=False)
+    rows = scorecard.variance_rows(ResultStore(tmp_path), "smoke").set_index("source")
+    pairs = variance.pair_table(runs, (16, 64))
+    assert list(rows.index) == ["Fig. 3", "Fig. 4"] and (rows.seeds == 2).all() and len(pairs) == 2
+    for figure, column in (("Fig. 3", "fig3"), ("Fig. 4", "fig4")):
+        holds = int(pairs[column].sum())
+        assert rows.loc[figure, "verdict"] == verdicts.share_verdict(holds, 2)
+        assert rows.loc[figure, "ours"].startswith(f"{holds} of 2 seed pairs; mean ")
+        assert rows.loc[figure, "cell"].endswith("N = 64 vs 16")

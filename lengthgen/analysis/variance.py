@@ -136,7 +136,8 @@ def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
             row[f"{norm} variance ratio"] = at[seed, norm, GLOBAL_VAR, far] / at[seed, norm, GLOBAL_VAR, short]
             row[f"{norm} max weight"] = at[seed, norm, MAX_WEIGHT, far]
         rows.append(row)
-    table = pd.DataFrame(rows).set_index("seed")
+    measures = [f"{norm} {m}" for norm in ("baseline", "ln") for m in ("variance ratio", "max weight")]
+    table = pd.DataFrame(rows, columns=["seed", *measures]).set_index("seed")
     table["fig3"] = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     table["fig4"] = table["ln max weight"] > table["baseline max weight"]
     return table

@@ -18,13 +18,14 @@ of their classes.
 
 import pandas as pd
 
-from lengthgen.analysis import compare, report
+from lengthgen.analysis import compare, report, variance
 from lengthgen.analysis.verdicts import CLASSES, NOT_TRAINED, claim_class, verdict_class
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
 from lengthgen.experiments.sparsity_language import language_reading
+from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.metrics import ACCURACY
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
@@ -155,8 +156,8 @@ def _paired(source: str, side: pd.DataFrame, reason: str) -> pd.DataFrame:
 
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours): Tables 1-3 and 6 from the
-    retrieval runs, Tables 4 and 5 from the curriculum runs; the reason of a divergence names the training
-    budget."""
+    retrieval runs, Tables 4 and 5 from the curriculum runs; Figs. 3 and 4 from the seed pairs of `vv-internals`
+    (`variance.pair_table`); the reason of a divergence names the training budget."""
     curriculum = (("argmax", "4"), ("dictionary", "5"))
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
         ("vv-curriculum", f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)",
@@ -174,6 +175,16 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
             if pairs.variant.nunique() == 2:
                 reason = f"{profile} profile: {steps[task]:,} training steps"
                 frames.append(_paired(title, variance_paper.versus(pairs, *args), reason))
+    internals = _runs("vv-internals", profile, store)
+    lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself
+    pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()
+    if len(pairs):
+        figs = variance_paper.figure_claims(pairs)
+        steps = EXPERIMENTS["vv-internals"].configs_for(profile)[0].train.steps
+        frames.append(_rows(figs.figure.tolist(), [f"{c}, N = {lengths[1]:,} vs {lengths[0]}" for c in figs.claim],
+                            "holds (plot)", figs.evidence.tolist(), figs.pairs.tolist(), figs.verdict.tolist(),
+                            [f"{profile} profile: {steps:,} training steps" if not v.startswith("reproduced") else ""
+                             for v in figs.verdict]))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 from lengthgen.analysis.compare import paired_side_by_side
 from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.stats import paired_comparison
+from lengthgen.analysis.verdicts import share_verdict
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
 LENGTHS = [2**k for k in range(4, 15)]
@@ -103,3 +104,22 @@ def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
     judged = cells[cells.N > TRAIN_MAX]
     return [(f"{claim}, {runs}", *majority_verdict(judged[judged.comparison == name].verdict))
             for name, claim in CLAIMS.items()]
+
+
+# The figures' claims that `analysis.variance.pair_table` reads on each (baseline, +LN) seed pair: its column ->
+# (figure, the claim, the measure it compares). The paper states them from its plots (no numbers).
+FIGURE_CLAIMS = {"fig3": ("Fig. 3", "LN keeps global variance steadier", "variance ratio"),
+                 "fig4": ("Fig. 4", "LN mitigates dispersion", "max weight")}
+
+
+def figure_claims(pairs: pd.DataFrame) -> pd.DataFrame:
+    """One row per FIGURE_CLAIMS entry judged on a `pair_table`: figure, claim, verdict (reproduced when the claim
+    holds in every pair, `verdicts.share_verdict`), evidence (the count and each variant's mean measure), pairs."""
+    rows = []
+    for column, (figure, claim, measure) in FIGURE_CLAIMS.items():
+        holds = int(pairs[column].sum())
+        means = " vs ".join(f"{pairs[f'{norm} {measure}'].mean():.3g} ({name})"
+                            for norm, name in (("baseline", "baseline"), ("ln", "+LN")))
+        rows.append({"figure": figure, "claim": claim, "verdict": share_verdict(holds, len(pairs)),
+                     "evidence": f"{holds} of {len(pairs)} seed pairs; mean {measure} {means}", "pairs": len(pairs)})
+    return pd.DataFrame(rows)
