@@ -8,7 +8,8 @@ from lengthgen.errors import LengthgenError
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.arithmetic import INTERPOLATION_RANGE, Addition, ListOpsSum, Parity, Successor, TimesDigit
 
-NAMES = ("successor", "addition", "parity", "times_digit", "listops_sum", "listops_max", "listops_min")
+NAMES = ("successor", "addition", "parity", "times_digit", "listops_sum", "listops_max", "listops_min",
+         "listops_sum_balanced")
 FOLD = {"sum": lambda a, b: (a + b) % 10, "max": max, "min": min}
 
 
@@ -112,6 +113,18 @@ def test_a_training_batch_is_drawn_from_the_training_part_and_is_seeded():
     allowed = set(task.pool("train").tolist())
     for row in task.interpolation_numbers("train", 50, torch.Generator().manual_seed(1)):
         assert set(row) <= allowed
+
+
+def test_balanced_listops_draws_five_six_and_seven_items_equally_from_the_training_pool():
+    plain, balanced = ListOpsSum(), TASKS["listops_sum_balanced"]()
+    numbers = [n for (n,) in balanced.interpolation_numbers("train", 3000, torch.Generator().manual_seed(0))]
+    counts = {k: sum(len(str(n)) == k for n in numbers) / len(numbers) for k in (5, 6, 7)}
+    assert sum(counts.values()) == 1 and all(abs(c - 1 / 3) < 0.03 for c in counts.values())
+    assert set(numbers) <= set(plain.pool("train").tolist())
+    stock = [n for (n,) in plain.interpolation_numbers("train", 3000, torch.Generator().manual_seed(0))]
+    assert sum(len(str(n)) == 6 for n in stock) / len(stock) > 0.8  # what the balance corrects
+    for split in ("dev", "3", "24"):
+        assert balanced.examples(split, 50) == plain.examples(split, 50)
 
 
 def test_unknown_split_names_the_valid_ones():

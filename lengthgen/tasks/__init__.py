@@ -1,7 +1,16 @@
 """Task registry: every task the harness can train or evaluate on."""
 
 from lengthgen.registry import Registry
-from lengthgen.tasks.arithmetic import Addition, ListOpsMax, ListOpsMin, ListOpsSum, Parity, Successor, TimesDigit
+from lengthgen.tasks.arithmetic import (
+    Addition,
+    ListOpsMax,
+    ListOpsMin,
+    ListOpsSum,
+    ListOpsSumBalanced,
+    Parity,
+    Successor,
+    TimesDigit,
+)
 from lengthgen.tasks.cfq import Cfq
 from lengthgen.tasks.copying import (
     Copy,
@@ -45,6 +54,7 @@ TASKS = Registry(
         "parity": Parity,
         "times_digit": TimesDigit,
         "listops_sum": ListOpsSum,
+        "listops_sum_balanced": ListOpsSumBalanced,
         "listops_max": ListOpsMax,
         "listops_min": ListOpsMin,
     },

@@ -27,6 +27,7 @@ class Seq2SeqTask:
     """
 
     name: str = ""
+    data_name: str = ""  # the name its data's seeds derive from, when not `name` (a variant drawing the same data)
     tokens: tuple[str, ...] = ()
     splits: dict[str, Split] = {}
     train_split, dev_split = "train", "dev"
@@ -34,6 +35,11 @@ class Seq2SeqTask:
     def __init__(self, data_seed: int = 0):
         self.data_seed = data_seed
         self.vocab = Vocab(self.tokens)
+
+    @property
+    def seed_name(self) -> str:
+        """`data_name` or, by default, `name`."""
+        return self.data_name or self.name
 
     @property
     def test_splits(self) -> tuple[str, ...]:
@@ -58,7 +64,7 @@ class Seq2SeqTask:
         spec = self.splits[split]
         return unique_draws(lambda g: self.draw(int(torch.randint(spec.min_length, spec.max_length + 1, (1,),
                                                                   generator=g)), g),
-                            n, generator(self.data_seed, f"{self.name}/{split}"), f"{self.name}/{split}")
+                            n, generator(self.data_seed, f"{self.seed_name}/{split}"), f"{self.name}/{split}")
 
     def batch(self, examples: Sequence[Example]) -> Seq2SeqBatch:
         return collate(examples, self.vocab)
