@@ -222,8 +222,8 @@ class ListOpsSumBalanced(ListOpsSum):
     """ListOps SUM trained on lists of 5, 6 and 7 items equally often (beyond the paper).
 
     The interpolation numbers' own mix is 86% 6-item lists (8.6% 5, 4.6% 7), so with cyclic positions of period 3
-    one phase of the list's end dominates training. The training numbers come from ListOpsSum's training pool; dev and test examples are
-    ListOpsSum's."""
+    one phase of the list's end dominates training. The training numbers come from ListOpsSum's training pool; dev
+    and test examples are ListOpsSum's."""
 
     name, data_name = "listops_sum_balanced", "listops_sum"  # ListOpsSum's numbers and test examples
     balanced = (5, 6, 7)  # item counts drawn equally often in training
