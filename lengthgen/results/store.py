@@ -134,7 +134,9 @@ class ResultStore:
                 info = json.loads(marker.read_text())
             except (OSError, ValueError):
                 continue  # removed while read, or half written
-            info["alive"] = info.get("host") != socket.gethostname() or _alive(info.get("pid", -1))
+            if not {"key", "pid", "host", "started"} <= set(info):
+                continue  # not a marker this code wrote
+            info["alive"] = info["host"] != socket.gethostname() or _alive(info["pid"])
             out[info["key"]] = info
         return out
 
