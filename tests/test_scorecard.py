@@ -111,3 +111,4 @@ def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
         assert rows.loc[figure, "verdict"] == verdicts.share_verdict(holds, 2)
         assert rows.loc[figure, "ours"].startswith(f"{holds} of 2 seed pairs; mean ")
         assert rows.loc[figure, "cell"].endswith("N = 64 vs 16")
+        assert rows.loc[figure, "reason"] in ("", "smoke profile: 20 training steps; 2 of 2 declared pairs stored")

@@ -180,11 +180,12 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()
     if len(pairs):
         figs = variance_paper.figure_claims(pairs)
-        steps = EXPERIMENTS["vv-internals"].configs_for(profile)[0].train.steps
+        configs = EXPERIMENTS["vv-internals"].configs_for(profile)
+        reason = (f"{profile} profile: {configs[0].train.steps:,} training steps; {len(pairs)} of "
+                  f"{len(configs) // 2} declared pairs stored")
         frames.append(_rows(figs.figure.tolist(), [f"{c}, N = {lengths[1]:,} vs {lengths[0]}" for c in figs.claim],
                             "holds (plot)", figs.evidence.tolist(), figs.pairs.tolist(), figs.verdict.tolist(),
-                            [f"{profile} profile: {steps:,} training steps" if not v.startswith("reproduced") else ""
-                             for v in figs.verdict]))
+                            [reason if not v.startswith("reproduced") else "" for v in figs.verdict]))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
 
 
