@@ -113,20 +113,30 @@ def calibrate(attention: torch.Tensor, size: tuple[int, int], rule: Rule = PAPER
 
 
 @torch.no_grad()
+@torch.no_grad()
+def decoder_attention(model, batch, kind: str = "cross") -> list[torch.Tensor]:
+    """Every decoder layer's attention weights of one kind on a teacher-forced `batch` whose examples share one
+    length: "cross" (B, H, T, S), keys in source order, or "self" (B, H, T, T). Row t is the step that writes target
+    token t (its input the token before, <sos> at t = 0)."""
+    if kind not in ("cross", "self"):
+        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
+    if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
+        raise ValueError("decoder attention needs examples of one length (their weights are read cell by cell)")
+    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))]
+    model.eval()
+    with capture(model, *names) as rec:
+        model.loss(batch)
+    return [rec[name][0] for name in names]
+
+
 def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
     """The attention weights of an encoder-decoder's decoder layer `layer` (default the last), averaged over a
-    teacher-forced batch whose examples share one length: {"self": (H, T, T), "cross": (H, T, S)}, cross-attention's
-    keys ordered from the source's end (the order of its bias table's ids). Weights, as the paper's text says (its
-    formula writes the scores before the softmax, which the causal mask sets far below any score above the
-    diagonal)."""
-    if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
-        raise ValueError("average_attention needs examples of one length (their matrices are averaged cell by cell)")
-    block = model.decoder.blocks[layer]
-    model.eval()
-    with capture(block, "self_attn.hook_pattern", "cross_attn.hook_pattern") as rec:
-        model.loss(batch)
-    cross = rec["cross_attn.hook_pattern"][0].mean(0).flip(-1)
-    return {"self": rec["self_attn.hook_pattern"][0].mean(0), "cross": cross}
+    teacher-forced batch whose examples share one length (`decoder_attention`): {"self": (H, T, T), "cross":
+    (H, T, S)}, cross-attention's keys ordered from the source's end (the order of its bias table's ids). Weights, as
+    the paper's text says (its formula writes the scores before the softmax, which the causal mask sets far below any
+    score above the diagonal)."""
+    return {"self": decoder_attention(model, batch, "self")[layer].mean(0),
+            "cross": decoder_attention(model, batch, "cross")[layer].mean(0).flip(-1)}
 
 
 def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER, PAPER),

@@ -17,10 +17,10 @@ from collections.abc import Callable
 import pandas as pd
 import torch
 
+from lengthgen.analysis.abc import decoder_attention
 from lengthgen.analysis.sparsity import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
-from lengthgen.models.hooks import capture
 from lengthgen.models.positional import CLOSED, bias_table
 
 TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
@@ -114,18 +114,11 @@ def attention_maps(model, task, example, label: str) -> list[dict]:
     as in the paper's figures). Each entry: label, weights (H, rows, cols), and the row and column tokens."""
     source, target = example
     batch = task.batch([example])
-    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))
-             for kind in ("self", "cross")]
-    model.eval()
-    with capture(model, *names) as rec:
-        model.loss(batch)
+    maps = {kind: decoder_attention(model, batch, kind) for kind in ("self", "cross")}
     steps = ["<sos>", *target]
-    out = []
-    for name in names:
-        layer, kind = name.split(".")[2], name.split(".")[3].removesuffix("_attn")
-        out.append({"label": f"{label}, layer {layer} {kind}", "weights": rec[name][0][0].numpy(), "rows": steps,
-                    "cols": steps if kind == "self" else list(source)})
-    return out
+    return [{"label": f"{label}, layer {layer} {kind}", "weights": maps[kind][layer][0].numpy(), "rows": steps,
+             "cols": steps if kind == "self" else list(source)}
+            for layer in range(len(model.decoder.blocks)) for kind in ("self", "cross")]
 
 
 def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
@@ -143,23 +136,6 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
              "rows": steps, "cols": [str(j) for j in range(cols)]}]
 
 
-@torch.no_grad()
-def decoder_attention(model, task, examples, kind: str = "cross") -> list[torch.Tensor]:
-    """Every decoder layer's attention weights of one kind on `examples` of one length, teacher-forced: "cross"
-    (B, H, T, S), keys in source order, or "self" (B, H, T, T). Row t is the step that writes target token t (its
-    input the token before, <sos> at t = 0)."""
-    if kind not in ("cross", "self"):
-        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
-    batch = task.batch(examples)
-    if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
-        raise ValueError("decoder_attention needs examples of one length (their weights are read cell by cell)")
-    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))]
-    model.eval()
-    with capture(model, *names) as rec:
-        model.loss(batch)
-    return [rec[name][0] for name in names]
-
-
 def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], int]],
                  kind: str = "cross") -> pd.DataFrame:
     """How much attention each head of each decoder layer puts on named keys: a probe of what a model reads (for
@@ -170,13 +146,13 @@ def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], 
         examples: (source, target) pairs of one length.
         columns: name -> key(step t, number of keys n): the key that step t's weight is read at (a source index for
             "cross", a step for "self"); steps whose key falls outside 0 .. n - 1 are skipped.
-        kind: "cross" or "self" (`decoder_attention`).
+        kind: "cross" or "self" (`abc.decoder_attention`).
 
     Returns:
         DataFrame layer, head, column, weight: the weight at that key, averaged over the steps that have one and over
         the examples.
     """
-    layers = decoder_attention(model, task, examples, kind)
+    layers = decoder_attention(model, task.batch(examples), kind)
     steps, keys = layers[0].shape[2], layers[0].shape[3]
     rows = []
     for name, key in columns.items():
@@ -208,7 +184,7 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     The cell of step t is the source token stride x t + stride - 1 from the end: digit t of the operand that ends
     the source, or of the first operand when the operands are interleaved."""
     examples = task.examples(str(length), min(n, task.splits[str(length)].size))
-    weights = decoder_attention(model, task, examples)[-1]  # the last layer's (B, H, T, S)
+    weights = decoder_attention(model, task.batch(examples))[-1]  # the last layer's (B, H, T, S)
     steps = torch.arange(min(length + 1, weights.shape[2]))
     keys = weights.shape[-1] - 1 - task.stride * steps - (task.stride - 1)  # from the end, stride per step
     on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
