@@ -353,23 +353,28 @@ def test_pair_readings_read_every_pair_as_the_figures_do():
         "global_var"]
     assert table.loc[1, "ln variance ratio"] == pytest.approx(ratio)
     assert table.loc[1, "ln max weight"] == pytest.approx(float(parts[32]["weights"].max(-1).values.mean()))
+    spread = float(parts[32]["normed"].var(0).mean() / parts[4]["normed"].var(0).mean())
+    assert table.loc[1, "ln spread ratio"] == pytest.approx(spread)
     assert (table.fig4 == (table["ln max weight"] > table["baseline max weight"])).all()
     nearer = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     assert (table.fig3 == nearer).all()
 
 
 def test_pair_table_compares_each_complete_pair_at_the_far_length():
-    def rows(seed, variant, var16, var_far, weight_far):
+    def rows(seed, variant, var16, var_far, weight_far, spread_far=0.5):
         return [(seed, variant, 16, "global_var", var16), (seed, variant, 256, "global_var", var_far),
-                (seed, variant, 16, "max_weight", 0.9), (seed, variant, 256, "max_weight", weight_far)]
+                (seed, variant, 16, "max_weight", 0.9), (seed, variant, 256, "max_weight", weight_far),
+                (seed, variant, 16, "component_var", 2.0), (seed, variant, 256, "component_var", spread_far)]
 
     tidy = pd.DataFrame(rows(0, "baseline", 2.0, 0.5, 0.20) + rows(0, "ln", 1.0, 0.8, 0.30)
-                        + rows(1, "baseline", 1.0, 0.9, 0.40) + rows(1, "ln", 1.0, 0.6, 0.10)
+                        + rows(1, "baseline", 1.0, 0.9, 0.40) + rows(1, "ln", 1.0, 0.6, 0.10, spread_far=3.0)
                         + rows(2, "baseline", 1.0, 0.5, 0.1),  # no +LN run: not a pair
                         columns=["seed", "variant", "length", "metric", "value"])
     table = variance.pair_table(tidy, (16, 256))
     assert list(table.index) == [0, 1]
     assert table.loc[0, "baseline variance ratio"] == pytest.approx(0.25) and table.loc[0, "ln max weight"] == 0.3
+    assert table.loc[1, "ln spread ratio"] == pytest.approx(1.5)
+    assert table.fig2.tolist() == [True, False]  # both spreads 2.0 -> 0.5; +LN's 2.0 -> 3.0 grows in pair 1
     assert table.fig3.tolist() == [True, False]  # |1 - 0.8| < |1 - 0.25|; |1 - 0.6| > |1 - 0.9|
     assert table.fig4.tolist() == [True, False]  # 0.3 > 0.2; 0.1 < 0.4
 

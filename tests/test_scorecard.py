@@ -105,8 +105,8 @@ def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
     runs = sweep(exp, exp.configs_for("smoke"), ResultStore(tmp_path), "smoke", progress=False)
     rows = scorecard.variance_rows(ResultStore(tmp_path), "smoke").set_index("source")
     pairs = variance.pair_table(runs, (16, 64))
-    assert list(rows.index) == ["Fig. 3", "Fig. 4"] and (rows.seeds == 2).all() and len(pairs) == 2
-    for figure, column in (("Fig. 3", "fig3"), ("Fig. 4", "fig4")):
+    assert list(rows.index) == ["Fig. 2", "Fig. 3", "Fig. 4"] and (rows.seeds == 2).all() and len(pairs) == 2
+    for figure, column in (("Fig. 2", "fig2"), ("Fig. 3", "fig3"), ("Fig. 4", "fig4")):
         holds = int(pairs[column].sum())
         assert rows.loc[figure, "verdict"] == verdicts.share_verdict(holds, 2)
         assert rows.loc[figure, "ours"].startswith(f"{holds} of 2 seed pairs; mean ")

@@ -121,11 +121,12 @@ def readings(model, task, lengths, sets: int) -> pd.DataFrame:
 
 
 def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
-    """Figs. 3 and 4 on every (baseline, +LN) seed pair of `tidy` readings (seed, variant, length, metric, value, as
-    `readings` gives them), one row per seed that has both: each variant's global variance at the longer length
-    over that at the shorter one (the training length) and its mean largest attention weight at the longer one;
-    `fig3` holds when +LN's variance ratio is nearer 1, `fig4` when +LN's largest weight is larger (it disperses
-    less)."""
+    """Figs. 2-4 on every (baseline, +LN) seed pair of `tidy` readings (seed, variant, length, metric, value, as
+    `readings` gives them), one row per seed that has both. For each variant: its components' spread across sets
+    (`COMPONENT_VAR`) and its global variance, each at the longer length over that at the shorter one (the training
+    length), and its mean largest attention weight at the longer one. `fig2` holds when both variants' components
+    concentrate (spread ratio below 1), `fig3` when +LN's variance ratio is nearer 1, `fig4` when +LN's largest
+    weight is larger (it disperses less)."""
     short, far = lengths
     at = tidy.set_index(["seed", "variant", "metric", "length"]).value
     runs = set(zip(tidy.seed, tidy.variant, strict=True))
@@ -133,11 +134,13 @@ def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
     for seed in sorted(s for s, norm in runs if norm == "baseline" and (s, "ln") in runs):
         row = {"seed": seed}
         for norm in ("baseline", "ln"):
+            row[f"{norm} spread ratio"] = at[seed, norm, COMPONENT_VAR, far] / at[seed, norm, COMPONENT_VAR, short]
             row[f"{norm} variance ratio"] = at[seed, norm, GLOBAL_VAR, far] / at[seed, norm, GLOBAL_VAR, short]
             row[f"{norm} max weight"] = at[seed, norm, MAX_WEIGHT, far]
         rows.append(row)
-    measures = [f"{norm} {m}" for norm in ("baseline", "ln") for m in ("variance ratio", "max weight")]
+    measures = [f"{norm} {m}" for norm in ("baseline", "ln") for m in ("spread ratio", "variance ratio", "max weight")]
     table = pd.DataFrame(rows, columns=["seed", *measures]).set_index("seed")
+    table["fig2"] = (table["baseline spread ratio"] < 1) & (table["ln spread ratio"] < 1)
     table["fig3"] = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     table["fig4"] = table["ln max weight"] > table["baseline max weight"]
     return table

@@ -156,7 +156,7 @@ def _paired(source: str, side: pd.DataFrame, reason: str) -> pd.DataFrame:
 
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours): Tables 1-3 and 6 from the
-    retrieval runs, Tables 4 and 5 from the curriculum runs; Figs. 3 and 4 from the seed pairs of `vv-internals`
+    retrieval runs, Tables 4 and 5 from the curriculum runs; Figs. 2-4 from the seed pairs of `vv-internals`
     (`variance.pair_table`); the reason of a divergence names the training budget."""
     curriculum = (("argmax", "4"), ("dictionary", "5"))
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
