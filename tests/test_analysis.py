@@ -360,6 +360,16 @@ def test_pair_readings_read_every_pair_as_the_figures_do():
     assert (table.fig3 == nearer).all()
 
 
+def test_shared_and_residue_split_the_global_variance():
+    profile = torch.tensor([1.0, -1.0, 3.0, -3.0])  # the shared part: mean 0, variance 5
+    wobble = torch.tensor([[0.5, -0.5, 0.0, 0.0], [-0.5, 0.5, 0.0, 0.0]])  # residues: mean 0 each, variance 1/8
+    split = variance.shared_and_residue(profile + wobble)
+    assert split == {"shared_var": pytest.approx(5.0), "residue_var": pytest.approx(0.125)}
+    outputs = torch.randn(50, 8, generator=torch.Generator().manual_seed(0)) * 3 + torch.arange(8.0)
+    split = variance.shared_and_residue(outputs)
+    assert split["shared_var"] + split["residue_var"] == pytest.approx(variance.global_stats(outputs)["global_var"])
+
+
 def test_pair_table_compares_each_complete_pair_at_the_far_length():
     def rows(seed, variant, var16, var_far, weight_far, spread_far=0.5):
         return [(seed, variant, 16, "global_var", var16), (seed, variant, 256, "global_var", var_far),

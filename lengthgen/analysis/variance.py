@@ -84,6 +84,17 @@ def global_stats(outputs: torch.Tensor) -> dict:
     return {"global_mean": float(mu.mean()), "global_var": float(var.mean())}
 
 
+def shared_and_residue(outputs: torch.Tensor) -> dict:
+    """Split the global variance (`global_stats`) of outputs y_b (B, D) into the profile every vector shares and what
+    varies from vector to vector: global_var = shared_var + residue_var exactly, with shared_var the (biased) variance
+    over the D features of the mean vector ybar = mean_b y_b, and residue_var the mean over b of that of y_b - ybar
+    (the cross term vanishes because the residues average to zero). A learned shift that cancels the shared profile
+    leaves only the residue, which shrinks as attention averages over more items (Fig. 2)."""
+    shared = outputs.mean(0)
+    return {"shared_var": float(global_stats(shared[None])["global_var"]),
+            "residue_var": global_stats(outputs - shared)["global_var"]}
+
+
 def component_values(internals: dict[tuple[str, int], dict], components: int = 5) -> pd.DataFrame:
     """Long frame (value, component, variant, length) of the first `components` normed attention-output components,
     from `attention.probe_internals` keyed (variant, N): what Fig. 2 draws."""
