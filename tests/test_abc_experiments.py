@@ -36,6 +36,16 @@ def test_variants_and_round_trips():
     assert table1[0].model.layers == 6 and table1[0].model.encoder_layers == 1 and table1[0].model.post_ln
 
 
+def test_the_balanced_grid_changes_only_the_mix_and_the_lengths_of_listops_sum():
+    stock = [c for c in EXPERIMENTS["abc-scaffolding"].configs_for("cpu") if c.task == "listops_sum"]
+    balanced = EXPERIMENTS["abc-balanced"].configs_for("cpu")
+    assert [c.seed for c in balanced] == [c.seed for c in stock] == [0, 1, 2]
+    for mine, theirs in zip(balanced, stock, strict=True):
+        assert mine.task == "listops_sum_balanced" and mine.eval_lengths == tuple(range(3, 25))
+        assert replace(mine, task=theirs.task, eval_lengths=theirs.eval_lengths) == theirs
+    assert EXPERIMENTS["abc-balanced"].configs_for("smoke")[0].operand_width is None  # unpadded in every profile
+
+
 @pytest.mark.parametrize("profile", ["quick", "cpu", "full"])
 def test_every_table1_model_reads_the_source_in_order(profile):
     """Cross-attention sees no rotation and no ALiBi bias, only what the encoder outputs: a model must embed the
