@@ -113,7 +113,6 @@ def calibrate(attention: torch.Tensor, size: tuple[int, int], rule: Rule = PAPER
 
 
 @torch.no_grad()
-@torch.no_grad()
 def decoder_attention(model, batch, kind: str = "cross") -> list[torch.Tensor]:
     """Every decoder layer's attention weights of one kind on a teacher-forced `batch` whose examples share one
     length: "cross" (B, H, T, S), keys in source order, or "self" (B, H, T, T). Row t is the step that writes target
