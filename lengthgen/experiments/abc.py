@@ -254,7 +254,8 @@ class ArithmeticSizes:
 # the paper's model (1 encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's
 # learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing (the paper
 # gives none).
-LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)} for task in LISTOPS_TASKS}
+LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
+                 for task in (*LISTOPS_TASKS, "listops_sum_balanced")}  # the last: abc-balanced, beyond the paper
 ARITHMETIC_PROFILES = {
     "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
                              ("successor", "addition")),
@@ -298,7 +299,7 @@ def balanced_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithm
     because of the training mix?"""
     p = ARITHMETIC_PROFILES[profile]
     p = replace(p, per_task=p.per_task | LISTOPS_SIZES)  # ListOps sizes in every profile
-    return [replace(p.run("listops_sum", "cyclic+bias", seed, window=1, aligned=True), task="listops_sum_balanced",
+    return [replace(p.run("listops_sum_balanced", "cyclic+bias", seed, window=1, aligned=True),
                     eval_lengths=tuple(range(3, max(p.eval_lengths) + 1)))
             for seed in (seeds if seeds is not None else p.seeds)]
 
