@@ -112,20 +112,22 @@ def calibrate(attention: torch.Tensor, size: tuple[int, int], rule: Rule = PAPER
     return torch.stack(heads).float()
 
 
+ATTENTION_KINDS = ("self", "cross")  # a decoder block's two attentions
+
+
 @torch.no_grad()
-def decoder_attention(model, batch, kind: str = "cross") -> list[torch.Tensor]:
-    """Every decoder layer's attention weights of one kind on a teacher-forced `batch` whose examples share one
-    length: "cross" (B, H, T, S), keys in source order, or "self" (B, H, T, T). Row t is the step that writes target
-    token t (its input the token before, <sos> at t = 0)."""
-    if kind not in ("cross", "self"):
-        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
+def decoder_attention(model, batch) -> dict[str, list[torch.Tensor]]:
+    """Every decoder layer's attention weights on a teacher-forced `batch` whose examples share one length, in one
+    pass: {"self": [(B, H, T, T) per layer], "cross": [(B, H, T, S) per layer]}, cross-attention's keys in source
+    order. Row t is the step that writes target token t (its input the token before, <sos> at t = 0)."""
     if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
         raise ValueError("decoder attention needs examples of one length (their weights are read cell by cell)")
-    names = [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in range(len(model.decoder.blocks))]
+    layers = range(len(model.decoder.blocks))
+    names = {kind: [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in layers] for kind in ATTENTION_KINDS}
     model.eval()
-    with capture(model, *names) as rec:
+    with capture(model, *names["self"], *names["cross"]) as rec:
         model.loss(batch)
-    return [rec[name][0] for name in names]
+    return {kind: [rec[name][0] for name in kind_names] for kind, kind_names in names.items()}
 
 
 def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
@@ -134,8 +136,8 @@ def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
     (H, T, S)}, cross-attention's keys ordered from the source's end (the order of its bias table's ids). Weights, as
     the paper's text says (its formula writes the scores before the softmax, which the causal mask sets far below any
     score above the diagonal)."""
-    return {"self": decoder_attention(model, batch, "self")[layer].mean(0),
-            "cross": decoder_attention(model, batch, "cross")[layer].mean(0).flip(-1)}
+    weights = decoder_attention(model, batch)
+    return {"self": weights["self"][layer].mean(0), "cross": weights["cross"][layer].mean(0).flip(-1)}
 
 
 def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER, PAPER),

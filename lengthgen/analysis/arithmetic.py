@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pandas as pd
 import torch
 
-from lengthgen.analysis.abc import decoder_attention
+from lengthgen.analysis.abc import ATTENTION_KINDS, decoder_attention
 from lengthgen.analysis.sparsity import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
@@ -114,11 +114,11 @@ def attention_maps(model, task, example, label: str) -> list[dict]:
     as in the paper's figures). Each entry: label, weights (H, rows, cols), and the row and column tokens."""
     source, target = example
     batch = task.batch([example])
-    maps = {kind: decoder_attention(model, batch, kind) for kind in ("self", "cross")}
+    maps = decoder_attention(model, batch)
     steps = ["<sos>", *target]
     return [{"label": f"{label}, layer {layer} {kind}", "weights": maps[kind][layer][0].numpy(), "rows": steps,
              "cols": steps if kind == "self" else list(source)}
-            for layer in range(len(model.decoder.blocks)) for kind in ("self", "cross")]
+            for layer in range(len(model.decoder.blocks)) for kind in ATTENTION_KINDS]
 
 
 def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
@@ -152,7 +152,9 @@ def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], 
         DataFrame layer, head, column, weight: the weight at that key, averaged over the steps that have one and over
         the examples.
     """
-    layers = decoder_attention(model, task.batch(examples), kind)
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
+    layers = decoder_attention(model, task.batch(examples))[kind]
     steps, keys = layers[0].shape[2], layers[0].shape[3]
     rows = []
     for name, key in columns.items():
@@ -184,7 +186,7 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     The cell of step t is the source token stride x t + stride - 1 from the end: digit t of the operand that ends
     the source, or of the first operand when the operands are interleaved."""
     examples = task.examples(str(length), min(n, task.splits[str(length)].size))
-    weights = decoder_attention(model, task.batch(examples))[-1]  # the last layer's (B, H, T, S)
+    weights = decoder_attention(model, task.batch(examples))["cross"][-1]  # the last layer's (B, H, T, S)
     steps = torch.arange(min(length + 1, weights.shape[2]))
     keys = weights.shape[-1] - 1 - task.stride * steps - (task.stride - 1)  # from the end, stride per step
     on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
