@@ -305,16 +305,21 @@ def test_break_points_draws_one_box_per_split_and_the_training_length_per_task()
     assert sorted(y for t in fig.data for y in t.y) == [0, 3, 4, 30]
 
 
-def test_medians_use_only_the_seeds_every_cell_has():
-    runs = _runs([("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 100.0), ("copy", "mono", 2, "100", 100.0),
-                  ("copy", "content", 0, "100", 0.0), ("copy", "content", 2, "100", 0.0),
-                  ("lookup", "mono", 0, "11", 50.0), ("lookup", "mono", 2, "11", 70.0)])
+def test_medians_use_only_an_odd_number_of_the_seeds_every_cell_has():
+    cells = [("copy", "mono"), ("copy", "content"), ("lookup", "mono")]
+    values = {("copy", "mono"): [0.0, 100.0, 100.0, 100.0, 100.0], ("copy", "content"): [0.0, 0.0, 0.0, 0.0, 0.0],
+              ("lookup", "mono"): [50.0, 0.0, 70.0, 10.0, 60.0]}
+    have = {("copy", "mono"): (0, 1, 2, 3, 4), ("copy", "content"): (0, 2, 3, 4), ("lookup", "mono"): (0, 2, 3, 4)}
+    runs = _runs([(t, v, s, "100", values[t, v][s]) for t, v in cells for s in have[t, v]])
     kept, seeds = compare.on_common_seeds(runs)
-    assert seeds == [0, 2] and set(kept.seed) == {0, 2}
-    cells = compare.median_over_seeds(kept).set_index(["task", "variant"])
-    assert cells.loc[("copy", "mono"), "ours"] == 50.0  # seeds 0 and 2; seed 1, run for this cell only, left out
-    assert cells.loc[("lookup", "mono"), ["lo", "hi", "seeds"]].tolist() == [50.0, 70.0, 2]
-    assert compare.on_common_seeds(runs[runs.seed != 2])[1] == [0]
+    assert seeds == [0, 2, 3] and set(kept.seed) == {0, 2, 3}  # common: 0, 2, 3, 4; the highest of four left out
+    medians = compare.median_over_seeds(kept).set_index(["task", "variant"])
+    assert medians.loc[("copy", "mono"), "ours"] == 100.0  # seeds 0, 2, 3; seed 1, run for this cell only, left out
+    assert medians.loc[("lookup", "mono"), ["ours", "lo", "hi", "seeds"]].tolist() == [50.0, 10.0, 70.0, 3]
+    two = runs[runs.seed.isin([0, 2])]  # two common seeds would give copy/mono the mean of 0 and 100: one is kept
+    assert compare.on_common_seeds(two)[1] == [0]
+    assert compare.median_over_seeds(compare.on_common_seeds(two)[0]).set_index(["task", "variant"]).loc[
+        ("copy", "mono"), "ours"] == 0.0
     assert compare.on_common_seeds(runs.iloc[:0])[1] == []
 
 

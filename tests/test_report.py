@@ -215,9 +215,10 @@ def test_attention_helpers_on_an_untrained_model(attention_name):
 def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
     runs = pd.DataFrame({"seed": [0, 0, 1, 2, 2], "key": ["a", "a", "b", "c", "d"]})
     text = report.seed_protocol(runs, [0])
-    assert text == ("Medians over seed 0, the seeds every cell has; 3 stored runs of seeds 1, 2 exist for only some "
-                    "cells and stay out of the medians (shown per seed where a table lists seeds).")
-    assert report.seed_protocol(runs[runs.seed == 0], [0]) == "Medians over seed 0, the seeds every cell has."
+    assert text == ("Medians over seed 0 (of the seeds every cell has, an odd number, lowest first); 3 stored runs of "
+                    "seeds 1, 2 stay out of the medians (shown per seed where a table lists seeds).")
+    assert report.seed_protocol(runs[runs.seed == 0], [0]) == ("Medians over seed 0 (of the seeds every cell has, an "
+                                                              "odd number, lowest first).")
     assert report.seed_protocol(runs.iloc[:0], []) == ""
 
 

@@ -32,13 +32,13 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
     if runs.empty:
         return ""
     extra = runs[~runs.seed.isin(seeds)].drop_duplicates("key")
-    text = (f"Medians over seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds)) or 'none'}, the seeds "
-            "every cell has")
+    text = (f"Medians over seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds)) or 'none'} (of the seeds "
+            "every cell has, an odd number, lowest first)")
     if extra.empty:
         return text + "."
     return (text + f"; {len(extra)} stored runs of seed{'s' if extra.seed.nunique() > 1 else ''} "
-            f"{', '.join(map(str, sorted(extra.seed.unique())))} exist for only some cells and stay out of the "
-            "medians (shown per seed where a table lists seeds).")
+            f"{', '.join(map(str, sorted(extra.seed.unique())))} stay out of the medians (shown per seed where a "
+            "table lists seeds).")
 
 
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
