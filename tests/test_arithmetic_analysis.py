@@ -55,7 +55,8 @@ def test_cells_average_seeds_and_flag_untrained_models():
         ("successor", "vanilla", "ABC (paper)", 0, 6, 50.0), ("successor", "vanilla", "ABC (paper)", 0, 10, 0.0),
         ("successor", "vanilla", "trained", 0, 12, 0.0)]))  # 12 digits: not a column of the paper's
     table = cells(ours, paper_table(TABLE_1)).set_index(["model", "rule", "length"])
-    assert table.loc[("vanilla", "", 6), "ours (min-max)"] == "99.0 (98-100)"
+    assert table.loc[("vanilla", "", 6), ["ours", "range"]].tolist() == [99.0, "98-100"]
+    assert table.loc[("ABC", "paper", 6), "range"] == ""  # one seed
     assert table.loc[("vanilla", "", 10), "verdict"] == "reproduced"  # the paper's 0.0 within 5 of our 0-4
     assert table.loc[("ABC", "paper", 6), "verdict"] == "not reproduced (ours lower)"  # 50 vs 100
     assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # 0 vs 100, but 50% in distribution

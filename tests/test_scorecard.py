@@ -71,6 +71,35 @@ def test_the_page_follows_the_stored_results(abc_root):
     assert row + "100.0 (100-100) | 3 | not reproduced (ours higher) |" in page  # a changed result changes its row
 
 
+@pytest.mark.parametrize("paper,ours,expected", [
+    (28.5, 55.7, "reproduced"), (0.0, 10.0, "reproduced"), (90.0, 100.0, "reproduced"),  # the same band
+    (100.0, 50.0, "partly"), (0.0, 10.5, "partly"), (100.0, 0.0, "not reproduced"), (5.0, 95.0, "not reproduced")])
+def test_the_former_cell_rule_compares_bands(paper, ours, expected):
+    assert verdicts.former_cell_verdict(paper, ours) == expected
+
+
+@pytest.mark.parametrize("ours,expected", [
+    (24.6 + 2 * 17.5, "reproduced"), (-10.4, "reproduced"), (60.0, "not reproduced (ours higher)"),
+    (-10.5, "not reproduced (ours lower)")])
+def test_the_former_mean_rule_is_a_band_of_two_stds(ours, expected):
+    assert verdicts.former_mean_verdict(24.6, 17.5, ours) == expected  # SCAN LocAttn: 24.6 +- 17.5
+
+
+def test_rule_changes_set_both_rules_on_the_same_numbers(abc_root):
+    cell = "successor / vanilla / 10 digits"
+    assert _set_vanilla_successor(abc_root, 10, 50.0) == 3  # paper 0: failed vs partial, and 50 points off
+    card = scorecard.scorecard(ResultStore(abc_root / "results"))
+    counts, changed = scorecard.rule_changes(card)
+    assert counts.rows.sum() == card["former verdict"].notna().sum() == len(card) > 0  # every ABC row is a cell
+    row = changed.set_index("cell").loc[cell]
+    assert (row["former verdict"], row.verdict) == ("partly", "not reproduced (ours higher)")
+    assert ((changed["former verdict"].map(verdicts.verdict_class))
+            != changed.verdict.map(verdicts.verdict_class)).all()
+    page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
+    assert "## What the strict rules changed" in page
+    assert f"| {cell} | 0.0 | 50.0 (50-50) | 3 | partly | not reproduced (ours higher) |" in page
+
+
 def test_totals_count_every_row_once(abc_root):
     card = scorecard.scorecard(ResultStore(abc_root / "results"))
     assert set(card.paper) == {"Attention bias calibration"} and set(card.runs) == {"stored cpu"}

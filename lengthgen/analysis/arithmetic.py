@@ -50,7 +50,8 @@ def _iid(table: pd.DataFrame) -> pd.Series:
 
 
 def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """The paper's cells that we tested, with ours (mean, min-max over seeds) and the cell verdict.
+    """The paper's cells that we tested, with ours (mean over seeds), its range ("min-max" over seeds, "" for one
+    seed) and the cell verdict.
 
     Args:
         ours: `accuracy_table` of our runs.
@@ -60,10 +61,9 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     table["verdict"] = [cell_verdict(p, lo, hi, None if length == TRAINED_DIGITS else iid)
                         for p, lo, hi, iid, length in zip(table.paper, table["min"], table["max"], table.iid,
                                                           table.length, strict=True)]
-    table["ours (min-max)"] = [f"{o:.1f} ({lo:.0f}-{hi:.0f})" if n > 1 else f"{o:.1f}"
-                               for o, lo, hi, n in zip(table.ours, table["min"], table["max"], table.seeds,
-                                                       strict=True)]
-    return table[["task", "model", "rule", "length", "paper", "ours (min-max)", "seeds", "verdict"]]
+    table["range"] = [f"{lo:.0f}-{hi:.0f}" if n > 1 else "" for lo, hi, n in
+                      zip(table["min"], table["max"], table.seeds, strict=True)]
+    return table[["task", "model", "rule", "length", "paper", "ours", "range", "seeds", "verdict"]]
 
 
 def curve_class(curve: pd.DataFrame, value: str) -> str:

@@ -9,7 +9,9 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
 - `share_verdict`: a claim read on each seed pair (or task), by how many it holds in;
 - `exponent_verdict` and `decay_verdict`: fitted log-log slopes against a predicted power law (vanishing variance);
 - `verdict_class` and `claim_class`: the class (`CLASSES`) of any of these verdicts, and of a claim judged on several
-  rows (the scorecard's totals).
+  rows (the scorecard's totals);
+- `former_cell_verdict` and `former_mean_verdict`: the lenient rules these replaced (issue 18), never a verdict of
+  the book: kept so that the scorecard can say which verdicts the strict rules changed.
 """
 
 from scipy.stats import spearmanr, ttest_ind_from_stats
@@ -138,3 +140,24 @@ def claim_class(classes: list[str]) -> str:
         return "partly"
     return next(c for c in CLASSES if c in judged)
 
+
+# The rules the book used until 2026-11-24, which issue 18's audit found lenient. Not applied anywhere but in
+# `scorecard.rule_changes`, which sets them beside the strict rules above on the same numbers.
+FORMER_SPREAD = 2.0  # SCAN: reproduced when our mean lay within the paper's mean +- this many of its stds
+
+
+def former_cell_verdict(paper: float, ours: float) -> str:
+    """The former rule for an accuracy cell: "reproduced" when the paper's value and our median (%) fall in the same
+    `band`, "not reproduced" when one is solved and the other failed, "partly" otherwise; no "not trained"."""
+    a, b = band(paper), band(ours)
+    if a == b:
+        return "reproduced"
+    return "not reproduced" if {a, b} == {"solved", "failed"} else "partly"
+
+
+def former_mean_verdict(paper_mean: float, paper_std: float, ours: float) -> str:
+    """The former rule for a mean +- std: "reproduced" when our mean `ours` lies within the paper's mean +-
+    FORMER_SPREAD stds, whatever the number of our runs; else "not reproduced (ours lower / higher)"."""
+    if abs(ours - paper_mean) <= FORMER_SPREAD * paper_std:
+        return "reproduced"
+    return f"not reproduced (ours {'lower' if ours < paper_mean else 'higher'})"

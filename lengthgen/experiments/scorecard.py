@@ -13,13 +13,22 @@ The rows come from the same comparisons the chapters show, one function per pape
 Stored rows come from each chapter's stored profiles; live rows (`LIVE`, the book's quick runs) from the build's
 store, for the chapters whose page compares its live runs with the paper. Each verdict falls in one of
 `verdicts.CLASSES` (`verdicts.verdict_class`); a claim judged on several rows of a table gets `verdicts.claim_class`
-of their classes.
+of their classes. Where a lenient rule judged a row before the strict ones (accuracy cells, SCAN), the row keeps
+that rule's verdict on the same numbers beside its own (`rule_changes`), to show what the change moved.
 """
 
 import pandas as pd
 
 from lengthgen.analysis import compare, report, variance
-from lengthgen.analysis.verdicts import CLASSES, NOT_TRAINED, claim_class, verdict_class
+from lengthgen.analysis.verdicts import (
+    CLASSES,
+    NOT_RUN,
+    NOT_TRAINED,
+    claim_class,
+    former_cell_verdict,
+    former_mean_verdict,
+    verdict_class,
+)
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
@@ -31,7 +40,9 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
 LIVE = "quick"  # the profile of the book's live runs
-ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason"]  # what a paper's function returns
+# What a paper's function returns; "former verdict": the lenient rule's verdict on the same numbers where one applied
+# (`verdicts.former_cell_verdict`, `former_mean_verdict`), else None
+ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason", "former verdict"]
 COLUMNS = ["paper", "runs", *ROW, "class"]
 
 
@@ -41,9 +52,10 @@ def _runs(name: str, profile: str, store: ResultStore) -> pd.DataFrame:
     return stored_runs(experiment, profile, store) if profile in experiment.profiles else pd.DataFrame()
 
 
-def _rows(source: str, cell: list, paper, ours: list, seeds: list, verdict: list, reason) -> pd.DataFrame:
+def _rows(source: str, cell: list, paper, ours: list, seeds: list, verdict: list, reason,
+          former: list | None = None) -> pd.DataFrame:
     return pd.DataFrame({"source": source, "cell": cell, "paper value": paper, "ours": ours, "seeds": seeds,
-                         "verdict": verdict, "reason": reason}, columns=ROW)
+                         "verdict": verdict, "reason": reason, "former verdict": former}, columns=ROW)
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -58,7 +70,8 @@ def _table(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame
     side = compare.cell_side_by_side(monotonic_paper.paper_table(table), compare.median_over_seeds(runs), reason)
     cells = _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
                   [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
-                  side.verdict.tolist(), side.reason.tolist())
+                  side.verdict.tolist(), side.reason.tolist(),
+                  [former_cell_verdict(p, o) for p, o in zip(side.paper, side.ours, strict=True)])
     rank = compare.ranking(side)
     ranking = _rows(source, ["ranking of its cells"], f"{rank['cells']} cells whose runs learned their task",
                     [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]], "")
@@ -97,7 +110,9 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         frames.append(_rows("Tables 3, 8 (SCAN length split)", side.index.tolist(),
                             [f"{m:.1f} ± {s:.1f}" for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
                             [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
-                            [monotonic.scan_reason(r) for r in side.itertuples()]))
+                            [monotonic.scan_reason(r) for r in side.itertuples()],
+                            [former_mean_verdict(m, s, o) if n else NOT_RUN for m, s, o, n in
+                             zip(side["paper mean"], side["paper std"], side.ours, side.seeds, strict=True)]))
         rank = compare.ranking(side, paper="paper mean")
         frames.append(_rows("Tables 3, 8 (SCAN length split)", ["ranking of the mechanisms"],
                             f"{rank['cells']} mechanisms run", [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"],
@@ -203,8 +218,10 @@ def arithmetic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     return _rows(["Table 3" if m.startswith("w=") else "Table 1" for m in cells.model],
                  [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
                   for r in cells.itertuples()],
-                 [f"{p:.1f}" for p in cells.paper], cells["ours (min-max)"].tolist(), cells.seeds.tolist(),
-                 cells.verdict.tolist(), "")
+                 [f"{p:.1f}" for p in cells.paper],
+                 [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
+                 cells.seeds.tolist(), cells.verdict.tolist(), "",
+                 [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -245,6 +262,19 @@ def totals(card: pd.DataFrame) -> pd.DataFrame:
     return table.assign(rows=table.sum(axis=1))
 
 
+def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What the strict rules changed: (counts, rows). `counts`: the rows that had a former verdict, by runs, paper,
+    former class and present class; `rows`: the stored rows whose class changed (runs, paper, source, cell, paper
+    value, ours, seeds, former verdict, verdict)."""
+    had = card[card["former verdict"].notna()]
+    had = had.assign(**{"former class": had["former verdict"].map(verdict_class)})
+    counts = (had.groupby(["runs", "paper", "former class", "class"]).size().rename("rows").reset_index()
+              .sort_values(["runs", "paper", "rows"], ascending=[True, True, False], ignore_index=True))
+    changed = had[(had["former class"] != had["class"]) & had.runs.str.startswith("stored")]
+    return counts, changed[["runs", "paper", "source", "cell", "paper value", "ours", "seeds", "former verdict",
+                            "verdict"]]
+
+
 def markdown_table(df: pd.DataFrame) -> str:
     """A pipe table of a frame's columns (its index left out); `|` in a cell escaped, a missing value empty."""
     def text(value) -> str:
@@ -253,6 +283,21 @@ def markdown_table(df: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(map(text, df.columns)) + " |", "|" + "---|" * len(df.columns)]
     lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def _changes_section(card: pd.DataFrame) -> list[str]:
+    """The page's lines on `rule_changes`: none when no row had a former verdict."""
+    counts, changed = rule_changes(card)
+    if counts.empty:
+        return []
+    return ["## What the strict rules changed", "",
+            "Until November 2026 an accuracy cell was judged by bands (*reproduced* when the paper's value and ours "
+            "both solved (>= 90%), both failed (<= 10%) or both lay between; *not reproduced* when one solved and the "
+            "other failed; else *partly*) and SCAN by \"our mean within the paper's mean +- 2 std\", which one run "
+            "could hardly fail; an audit of the book found both lenient. The same numbers under both rules: the rows "
+            "that had a former verdict, by its class and the present one, then every stored row whose class changed "
+            "(the former rules are `verdicts.former_cell_verdict` and `former_mean_verdict`, applied nowhere else).",
+            "", markdown_table(counts), "", *([markdown_table(changed), ""] if not changed.empty else [])]
 
 
 def page(card: pd.DataFrame, sources: str) -> str:
@@ -268,6 +313,7 @@ def page(card: pd.DataFrame, sources: str) -> str:
     if card.empty:
         return "\n".join([*parts, "No stored or live results yet."]) + "\n"
     parts += [markdown_table(totals(card).reset_index()), ""]
+    parts += _changes_section(card)
     for paper, rows in card.groupby("paper", sort=False):
-        parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class"])), ""]
+        parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class", "former verdict"])), ""]
     return "\n".join(parts)
