@@ -340,8 +340,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        if getattr(args, "jobs", 1) < 1:
-            raise LengthgenError(f"--jobs must be >= 1, got {args.jobs}")
+        for option in ("jobs", "threads"):
+            if getattr(args, option, None) is not None and getattr(args, option) < 1:
+                raise LengthgenError(f"--{option} must be >= 1, got {getattr(args, option)}")
         args.fn(args)
     except LengthgenError as exc:
         print(f"lengthgen: error: {exc}", file=sys.stderr)

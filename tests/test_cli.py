@@ -94,6 +94,7 @@ def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(t
     (["run", "nope", "--profile", "smoke"], "unknown experiment 'nope'; valid: vv-retrieval"),
     (["run", "vv-retrieval", "--profile", "smoke", "--seeds", "1-x"], "bad seeds '1-x'"),
     (["run", "vv-retrieval", "--profile", "smoke", "--jobs", "0"], "--jobs must be >= 1"),
+    (["run", "vv-retrieval", "--profile", "smoke", "--threads", "-1"], "--threads must be >= 1, got -1"),
     (["run", "vv-factors", "--profile", "quick"], "unknown profile 'quick' for vv-factors; valid: smoke, cpu"),
     (["results", "nope"], "unknown experiment 'nope'"),
     (["run", "mla-main", "--profile", "smoke", "--variant", "mono,nope"],
@@ -105,6 +106,11 @@ def test_bad_input_one_message_nonzero_exit_nothing_written(tmp_path, capsys, ar
     assert code == 2
     assert message in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_refuses_zero_threads_before_measuring(capsys):
+    code, out, err = run(capsys, "bench", "--threads", "0")
+    assert code == 2 and out == "" and err == "lengthgen: error: --threads must be >= 1, got 0\n"
 
 
 def test_task_and_variant_select_cells_of_the_grid(tmp_path, capsys):
