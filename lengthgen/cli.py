@@ -248,6 +248,8 @@ def cmd_book(args) -> None:
 def cmd_lab(args) -> None:
     from lengthgen.lab import serve
 
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise LengthgenError(f"--port must be a TCP port, 1..65535, got {args.port}")
     if serve(args.port):
         raise LengthgenError("JupyterLab stopped with an error (see its messages above)")
 

@@ -108,9 +108,12 @@ def test_bad_input_one_message_nonzero_exit_nothing_written(tmp_path, capsys, ar
     assert list(tmp_path.iterdir()) == []
 
 
-def test_bench_refuses_zero_threads_before_measuring(capsys):
-    code, out, err = run(capsys, "bench", "--threads", "0")
-    assert code == 2 and out == "" and err == "lengthgen: error: --threads must be >= 1, got 0\n"
+@pytest.mark.parametrize("argv,message", [
+    (["bench", "--threads", "0"], "--threads must be >= 1, got 0"),
+    (["lab", "--port", "99999"], "--port must be a TCP port, 1..65535, got 99999")])
+def test_bench_and_lab_refuse_bad_numbers_before_starting(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err == f"lengthgen: error: {message}\n"
 
 
 def test_task_and_variant_select_cells_of_the_grid(tmp_path, capsys):
