@@ -43,6 +43,29 @@ def test_internals_runs_train_the_same_model_and_read_it_at_each_length():
     assert (read[GLOBAL_VAR] > 0).all() and (read[COMPONENT_VAR] > 0).all()
 
 
+def test_a_shorter_run_is_the_start_of_a_longer_one():
+    """vv-trajectory rests on this: with a constant learning rate and one batch per step from the run's generator,
+    the first k steps of a longer run are a k-step run (here: the running loss at every step, which depends on the
+    weights at every step)."""
+    from lengthgen.experiments.vanishing_variance import train_probe
+
+    short = train_probe(replace(TINY, train=replace(TINY.train, steps=60)))[2]["losses"]
+    long = train_probe(replace(TINY, train=replace(TINY.train, steps=120)))[2]["losses"]
+    assert len(short) == 60 and long[:60] == short
+
+
+def test_trajectory_configs_are_the_internals_configs_stopped_early():
+    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.experiments.vanishing_variance import TRAJECTORY_STEPS
+
+    internals, trajectory = (EXPERIMENTS[n].configs_for("full") for n in ("vv-internals", "vv-trajectory"))
+    assert [c.train.steps for c in trajectory] == [s for s in TRAJECTORY_STEPS["full"] for _ in internals]
+    assert all(replace(c, train=replace(c.train, steps=100_000)) == internals[i % len(internals)]
+               for i, c in enumerate(trajectory))
+    assert {c.train.steps for c in internals} == {100_000} and max(TRAJECTORY_STEPS["full"]) < 100_000
+    assert EXPERIMENTS["vv-trajectory"].labels(trajectory[0])["steps"] == 1000
+
+
 def test_curriculum_caps_length():
     cfg = TrainConfig(steps=100, min_length=2, max_length=256, curriculum=True)
     caps = [cfg.length_cap(s) for s in range(100)]

@@ -169,6 +169,37 @@ VV_INTERNALS = Experiment(
 )
 
 
+# How Figs. 2-4's readings develop with training (beyond the paper): vv-internals' configs stopped after fewer steps.
+# The learning rate is constant and every step draws its batch from the run's generator in turn, so a run of k steps
+# is the first k steps of the vv-internals run of its seed (on the same machine and threads; tested on the losses):
+# with it, one training trajectory per seed, read at TRAJECTORY_STEPS and at the paper's 100,000 steps. Its first
+# point is the chapter's live quick budget (1,000 steps, the same configs but for the readings' lengths and sets).
+TRAJECTORY_STEPS = {"smoke": (5, 10), "full": (1000, 4000, 10_000, 30_000)}
+
+
+def trajectory_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
+    """vv-internals' configs at each of the profile's TRAJECTORY_STEPS (fewest steps first: a partly finished sweep
+    already covers every seed early in training)."""
+    return [replace(c, train=replace(c.train, steps=steps))
+            for steps in TRAJECTORY_STEPS[profile] for c in internals_configs(profile, seeds)]
+
+
+def trajectory_labels(cfg: ProbeRun) -> dict:
+    return {**probe_labels(cfg), "steps": cfg.train.steps}
+
+
+VV_TRAJECTORY = Experiment(
+    name="vv-trajectory",
+    chapter="vanishing-variance",
+    description="argmax retrieval, baseline vs +LN, read as vv-internals after 1,000 to 30,000 training steps",
+    configs=trajectory_configs,
+    run=run_internals,
+    labels=trajectory_labels,
+    build=build_probe,
+    profiles=tuple(TRAJECTORY_STEPS),
+)
+
+
 # What does the +LN effect depend on? Argmax retrieval only, paired baseline/+LN runs over a grid of
 # training length, item-MLP depth and training steps (not in the paper: our follow-up of its headline).
 @dataclass(frozen=True)
@@ -221,3 +252,5 @@ VV_FACTORS = Experiment(
     build=build_probe,
     profiles=tuple(FACTOR_PROFILES),
 )
+
+VV_EXPERIMENTS = (VV_RETRIEVAL, VV_CURRICULUM, VV_FACTORS, VV_INTERNALS, VV_TRAJECTORY)
