@@ -394,6 +394,43 @@ def test_pair_table_compares_each_complete_pair_at_the_far_length():
     assert table.fig4.tolist() == [True, False]  # 0.3 > 0.2; 0.1 < 0.4
 
 
+def test_trajectory_reads_each_number_of_steps_on_its_complete_pairs():
+    def rows(steps, seed, variant, var16, var_far, spread16, acc_far):
+        return [(steps, seed, variant, n, metric, v) for n, metric, v in [
+            (16, "global_var", var16), (256, "global_var", var_far), (16, "component_var", spread16),
+            (256, "component_var", 0.1), (16, "max_weight", 0.9), (256, "max_weight", 0.2), (256, "accuracy", acc_far)]]
+
+    tidy = pd.DataFrame(rows(1000, 0, "baseline", 2.0, 0.4, 1.0, 30.0) + rows(1000, 0, "ln", 1.0, 0.9, 0.9, 20.0)
+                        + rows(1000, 1, "baseline", 2.0, 0.2, 1.6, 10.0) + rows(1000, 1, "ln", 1.0, 0.7, 0.5, 40.0)
+                        + rows(1000, 2, "baseline", 2.0, 0.2, 1.6, 10.0)  # no +LN run at 1,000 steps: not a pair
+                        + rows(100_000, 2, "baseline", 1.0, 0.5, 0.5, 10.0)
+                        + rows(100_000, 2, "ln", 1.0, 0.1, 1.0, 30.0),
+                        columns=["steps", "seed", "variant", "length", "metric", "value"])
+    table, points = variance.trajectory(tidy, (16, 256))
+    assert list(table.index) == [1000, 100_000] and table.pairs.tolist() == [2, 1]
+    assert table["Fig. 3 holds"].tolist() == [2, 0]  # +LN nearer 1 in both pairs at 1,000 steps; 0.1 vs 0.5 later
+    first = table.loc[1000]
+    assert first["baseline global-variance ratio"] == pytest.approx(0.15)  # 0.4 / 2 and 0.2 / 2
+    assert first["ln global-variance ratio"] == pytest.approx(0.8)
+    assert first["baseline spread share"] == pytest.approx(0.65) and first["ln spread share"] == pytest.approx(0.7)
+    assert (first["baseline accuracy at far N"], first["ln accuracy at far N"], first["ln more accurate"]) == (
+        20.0, 30.0, 1)
+    assert table.loc[100_000, "ln more accurate"] == 1 and table.loc[100_000, "ln spread share"] == 1.0
+    assert len(points) == 3 * 2 * 3 and 2 not in set(points[points.steps == 1000].seed)  # pairs x variants x measures
+    assert points.set_index(["steps", "seed", "variant", "measure"]).value[1000, 1, "ln", "spread share"] == 0.5
+
+
+def test_trajectory_figure_draws_the_median_with_the_seeds_range_per_measure():
+    points = pd.DataFrame({"steps": [1000, 1000, 1000, 4000], "seed": [0, 1, 2, 0], "variant": "ln",
+                           "measure": ["spread share"] * 3 + ["accuracy at far N"], "value": [0.2, 0.9, 0.5, 30.0]})
+    fig = figures.trajectory_figure(points, "t")
+    assert len({t.xaxis for t in fig.data}) == 2  # one panel per measure
+    assert sorted(a.text for a in fig.layout.annotations) == ["accuracy at far N", "spread share"]
+    share = next(t for t in fig.data if list(t.x) == [1000])
+    assert list(share.y) == [0.5] and list(share.error_y.array) == pytest.approx([0.4])
+    assert list(share.error_y.arrayminus) == pytest.approx([0.3])
+
+
 def test_ranking_leaves_untrained_cells_out():
     side = pd.DataFrame({"paper": [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 90.0],
                          "ours": [1.0, 12.0, 18.0, 35.0, 41.0, 60.0, 0.0],

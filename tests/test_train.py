@@ -66,6 +66,24 @@ def test_trajectory_configs_are_the_internals_configs_stopped_early():
     assert EXPERIMENTS["vv-trajectory"].labels(trajectory[0])["steps"] == 1000
 
 
+def test_trajectory_runs_end_each_seed_with_its_internals_run(tmp_path):
+    from lengthgen.analysis.variance import trajectory
+    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.experiments.vanishing_variance import trajectory_runs
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import sweep
+
+    store = ResultStore(tmp_path)
+    for name in ("vv-trajectory", "vv-internals"):
+        exp = EXPERIMENTS[name]
+        sweep(exp, exp.configs_for("smoke"), store, "smoke", progress=False)
+    runs = trajectory_runs(store, "smoke")
+    assert sorted(runs.steps.unique()) == [5, 10, 20]  # TRAJECTORY_STEPS, then the smoke internals' 20 steps
+    assert set(runs[runs.steps == 20].experiment) == {"vv-internals"}
+    table, _ = trajectory(runs, (16, 64))
+    assert list(table.index) == [5, 10, 20] and (table.pairs == 2).all()
+
+
 def test_curriculum_caps_length():
     cfg = TrainConfig(steps=100, min_length=2, max_length=256, curriculum=True)
     caps = [cfg.length_cap(s) for s in range(100)]

@@ -77,6 +77,19 @@ def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_labe
     return fig.update_layout(height=420 + 300 * (rows - 1))
 
 
+def trajectory_figure(points: pd.DataFrame, title: str) -> go.Figure:
+    """`variance.trajectory`'s points: one panel per measure (own y axis), the median over seed pairs against the
+    training steps (log x) per variant, bars spanning the seeds' range."""
+    agg = points.groupby(["measure", "variant", "steps"], sort=False).value.agg(["median", "min", "max"]).reset_index()
+    agg["above"], agg["below"] = agg["max"] - agg["median"], agg["median"] - agg["min"]
+    fig = px.line(agg, x="steps", y="median", color="variant", facet_col="measure", error_y="above",
+                  error_y_minus="below", markers=True, log_x=True, title=title,
+                  labels={"median": "median over seed pairs", "steps": "training steps"})
+    fig.for_each_annotation(lambda a: a.update(text=a.text.replace("measure=", "")))
+    fig.update_yaxes(matches=None, showticklabels=True)
+    return fig.update_layout(height=400)
+
+
 def feature_histograms(df: pd.DataFrame, title: str) -> go.Figure:
     """Fig. 2: distributions of a few attention-output components (rows: variant, columns: N)."""
     fig = px.histogram(df, x="value", color="component", facet_row="variant", facet_col="length", nbins=60,

@@ -5,7 +5,7 @@ import pandas as pd
 import torch
 
 from lengthgen.analysis.attention import probe_internals
-from lengthgen.metrics import COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
+from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
 from lengthgen.seeding import generator
 
 
@@ -155,6 +155,42 @@ def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
     table["fig3"] = (1 - table["ln variance ratio"]).abs() < (1 - table["baseline variance ratio"]).abs()
     table["fig4"] = table["ln max weight"] > table["baseline max weight"]
     return table
+
+
+TRAJECTORY_MEASURES = ("global-variance ratio", "spread share", "accuracy at far N")
+
+
+def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 3's claim and the accuracy gap along training, from stored readings of seed pairs trained for several
+    numbers of steps (`tidy` as `pair_table` takes it, plus a `steps` column and `ACCURACY` rows).
+
+    Returns (table, points). `points`: one row per (steps, seed, variant, measure) of the pairs complete at that
+    number of steps, for each of TRAJECTORY_MEASURES: the global-variance ratio far N over short (`pair_table`), the
+    spread share at the short N (spread across sets over global variance: the part of the global variance that varies
+    from set to set, the rest being a profile all sets share) and the accuracy at the far N. `table`: one row per
+    number of steps: the pairs, how many Fig. 3 holds in, each variant's median of each measure, and in how many
+    pairs +LN is the more accurate at the far N."""
+    short, far = lengths
+    points, counts = [], []
+    for steps, at in tidy.groupby("steps"):
+        pairs = pair_table(at, lengths)
+        if pairs.empty:
+            continue
+        value = at.pivot_table(index="seed", columns=["variant", "metric", "length"], values="value").loc[pairs.index]
+        for norm in ("baseline", "ln"):
+            for measure, values in zip(TRAJECTORY_MEASURES, (
+                    pairs[f"{norm} variance ratio"], value[norm, COMPONENT_VAR, short] / value[norm, GLOBAL_VAR, short],
+                    value[norm, ACCURACY, far]), strict=True):
+                points += [{"steps": steps, "seed": seed, "variant": norm, "measure": measure, "value": v}
+                           for seed, v in values.items()]
+        counts.append({"steps": steps, "pairs": len(pairs), "Fig. 3 holds": int(pairs.fig3.sum()),
+                       "ln more accurate": int((value["ln", ACCURACY, far] > value["baseline", ACCURACY, far]).sum())})
+    points = pd.DataFrame(points, columns=["steps", "seed", "variant", "measure", "value"])
+    medians = points.pivot_table(index="steps", columns=["variant", "measure"], values="value", aggfunc="median")
+    medians.columns = [f"{norm} {measure}" for norm, measure in medians.columns]
+    table = pd.DataFrame(counts, columns=["steps", "pairs", "Fig. 3 holds", "ln more accurate"]).set_index("steps")
+    order = [f"{norm} {m}" for m in TRAJECTORY_MEASURES for norm in ("baseline", "ln")]
+    return table.join(medians[order]) if len(table) else table, points
 
 
 def pair_readings(models: dict[tuple[str, int], torch.nn.Module], task, lengths: tuple[int, int],

@@ -10,7 +10,8 @@ from lengthgen.experiments.base import Experiment
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
-from lengthgen.results.store import RunOutput
+from lengthgen.results.store import ResultStore, RunOutput
+from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import accuracy_by_length
@@ -198,6 +199,16 @@ VV_TRAJECTORY = Experiment(
     build=build_probe,
     profiles=tuple(TRAJECTORY_STEPS),
 )
+
+
+def trajectory_runs(store: ResultStore, profile: str = "full") -> pd.DataFrame:
+    """The stored vv-trajectory runs of `profile` and, as each seed's last point, its stored vv-internals run (steps:
+    the retrieval profile's argmax steps, 100,000 at full): one tidy frame with a `steps` column, as
+    `analysis.variance.trajectory` reads it."""
+    internals = stored_runs(VV_INTERNALS, profile, store)
+    if not internals.empty:
+        internals = internals.assign(steps=RETRIEVAL_PROFILES[profile].argmax_steps)
+    return pd.concat([stored_runs(VV_TRAJECTORY, profile, store), internals], ignore_index=True)
 
 
 # What does the +LN effect depend on? Argmax retrieval only, paired baseline/+LN runs over a grid of
