@@ -244,3 +244,10 @@ def test_ranking_text_gives_rho_p_and_verdict():
     text = report.ranking_text({"cells": 6, "rho": 0.9123, "p": 0.0112, "verdict": "reproduced"})
     assert text == ("Ranking of the 6 cells run that learned their task: Spearman's rho 0.91 (p = 0.011), "
                     "reproduced.")
+
+
+def test_trajectory_evidence_gives_each_number_of_steps_its_counts():
+    table = pd.DataFrame({"pairs": [5, 3], "Fig. 3 holds": [5, 0], "ln more accurate": [1, 3]},
+                         index=pd.Index([1000, 100_000], name="steps"))
+    assert report.trajectory_evidence(table) == ("1,000 steps: Fig. 3 in 5 of 5 pairs, +LN more accurate in 1; "
+                                                 "100,000 steps: Fig. 3 in 0 of 3 pairs, +LN more accurate in 3")

@@ -206,6 +206,13 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
     return verdict, ", ".join(f"{n} cell{'s' * (n != 1)} {v}" for v, n in counts.items())
 
 
+def trajectory_evidence(table: pd.DataFrame) -> str:
+    """`variance.trajectory`'s table in words, one clause per number of steps: in how many of its pairs Fig. 3 holds
+    and +LN is the more accurate at the far N."""
+    return "; ".join(f"{steps:,} steps: Fig. 3 in {r['Fig. 3 holds']} of {r.pairs} pairs, +LN more accurate in "
+                     f"{r['ln more accurate']}" for steps, r in table.iterrows())
+
+
 def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs") -> tuple[str, pd.DataFrame]:
     """A sentence and a table of CPU-thread hours of `what` (one row per run with columns `hours`, `device` and
     `by`): hours per `by` group and device, with totals."""
