@@ -406,14 +406,14 @@ def test_trajectory_reads_each_number_of_steps_on_its_complete_pairs():
                         + rows(100_000, 2, "baseline", 1.0, 0.5, 0.5, 10.0)
                         + rows(100_000, 2, "ln", 1.0, 0.1, 1.0, 30.0),
                         columns=["steps", "seed", "variant", "length", "metric", "value"])
-    table, points = variance.trajectory(tidy, (16, 256))
+    table, points = variance.trajectory(tidy, (16, 256), 256)
     assert list(table.index) == [1000, 100_000] and table.pairs.tolist() == [2, 1]
     assert table["Fig. 3 holds"].tolist() == [2, 0]  # +LN nearer 1 in both pairs at 1,000 steps; 0.1 vs 0.5 later
     first = table.loc[1000]
     assert first["baseline global-variance ratio"] == pytest.approx(0.15)  # 0.4 / 2 and 0.2 / 2
     assert first["ln global-variance ratio"] == pytest.approx(0.8)
     assert first["baseline spread share"] == pytest.approx(0.65) and first["ln spread share"] == pytest.approx(0.7)
-    assert (first["baseline accuracy at far N"], first["ln accuracy at far N"], first["ln more accurate"]) == (
+    assert (first["baseline accuracy at N = 256"], first["ln accuracy at N = 256"], first["ln more accurate"]) == (
         20.0, 30.0, 1)
     assert table.loc[100_000, "ln more accurate"] == 1 and table.loc[100_000, "ln spread share"] == 1.0
     assert len(points) == 3 * 2 * 3 and 2 not in set(points[points.steps == 1000].seed)  # pairs x variants x measures
@@ -422,10 +422,10 @@ def test_trajectory_reads_each_number_of_steps_on_its_complete_pairs():
 
 def test_trajectory_figure_draws_the_median_with_the_seeds_range_per_measure():
     points = pd.DataFrame({"steps": [1000, 1000, 1000, 4000], "seed": [0, 1, 2, 0], "variant": "ln",
-                           "measure": ["spread share"] * 3 + ["accuracy at far N"], "value": [0.2, 0.9, 0.5, 30.0]})
+                           "measure": ["spread share"] * 3 + ["accuracy at N = 256"], "value": [0.2, 0.9, 0.5, 30.0]})
     fig = figures.trajectory_figure(points, "t")
     assert len({t.xaxis for t in fig.data}) == 2  # one panel per measure
-    assert sorted(a.text for a in fig.layout.annotations) == ["accuracy at far N", "spread share"]
+    assert sorted(a.text for a in fig.layout.annotations) == ["accuracy at N = 256", "spread share"]
     share = next(t for t in fig.data if list(t.x) == [1000])
     assert list(share.y) == [0.5] and list(share.error_y.array) == pytest.approx([0.4])
     assert list(share.error_y.arrayminus) == pytest.approx([0.3])

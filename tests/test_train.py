@@ -80,7 +80,7 @@ def test_trajectory_runs_end_each_seed_with_its_internals_run(tmp_path):
     runs = trajectory_runs(store, "smoke")
     assert sorted(runs.steps.unique()) == [5, 10, 20]  # TRAJECTORY_STEPS, then the smoke internals' 20 steps
     assert set(runs[runs.steps == 20].experiment) == {"vv-internals"}
-    table, _ = trajectory(runs, (16, 64))
+    table, _ = trajectory(runs, (16, 64), 64)
     assert list(table.index) == [5, 10, 20] and (table.pairs == 2).all()
 
 

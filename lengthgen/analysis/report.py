@@ -208,7 +208,7 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
 
 def trajectory_evidence(table: pd.DataFrame) -> str:
     """`variance.trajectory`'s table in words, one clause per number of steps: in how many of its pairs Fig. 3 holds
-    and +LN is the more accurate at the far N."""
+    and +LN is the more accurate (at the table's accuracy length)."""
     return "; ".join(f"{steps:,} steps: Fig. 3 in {r['Fig. 3 holds']} of {r.pairs} pairs, +LN more accurate in "
                      f"{r['ln more accurate']}" for steps, r in table.iterrows())
 

@@ -157,20 +157,19 @@ def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
     return table
 
 
-TRAJECTORY_MEASURES = ("global-variance ratio", "spread share", "accuracy at far N")
-
-
-def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int], accuracy_length: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 3's claim and the accuracy gap along training, from stored readings of seed pairs trained for several
     numbers of steps (`tidy` as `pair_table` takes it, plus a `steps` column and `ACCURACY` rows).
 
     Returns (table, points). `points`: one row per (steps, seed, variant, measure) of the pairs complete at that
-    number of steps, for each of TRAJECTORY_MEASURES: the global-variance ratio far N over short (`pair_table`), the
-    spread share at the short N (spread across sets over global variance: the part of the global variance that varies
-    from set to set, the rest being a profile all sets share) and the accuracy at the far N. `table`: one row per
-    number of steps: the pairs, how many Fig. 3 holds in, each variant's median of each measure, and in how many
-    pairs +LN is the more accurate at the far N."""
-    short, far = lengths
+    number of steps, for three measures: the global-variance ratio far N over short (`pair_table`), the spread share
+    at the short N (spread across sets over global variance: the part of the global variance that varies from set to
+    set, the rest being a profile all sets share) and the accuracy at N = `accuracy_length` (choose one where the
+    accuracy is well above chance at every budget). `table`: one row per number of steps: the pairs, how many Fig. 3
+    holds in, in how many +LN is the more accurate at `accuracy_length`, and each variant's median of each measure."""
+    short = lengths[0]
+    accuracy = f"accuracy at N = {accuracy_length:,}"
+    measures = ("global-variance ratio", "spread share", accuracy)
     points, counts = [], []
     for steps, at in tidy.groupby("steps"):
         pairs = pair_table(at, lengths)
@@ -178,18 +177,19 @@ def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int]) -> tuple[pd.DataFra
             continue
         value = at.pivot_table(index="seed", columns=["variant", "metric", "length"], values="value").loc[pairs.index]
         for norm in ("baseline", "ln"):
-            for measure, values in zip(TRAJECTORY_MEASURES, (
+            for measure, values in zip(measures, (
                     pairs[f"{norm} variance ratio"], value[norm, COMPONENT_VAR, short] / value[norm, GLOBAL_VAR, short],
-                    value[norm, ACCURACY, far]), strict=True):
+                    value[norm, ACCURACY, accuracy_length]), strict=True):
                 points += [{"steps": steps, "seed": seed, "variant": norm, "measure": measure, "value": v}
                            for seed, v in values.items()]
+        more = value["ln", ACCURACY, accuracy_length] > value["baseline", ACCURACY, accuracy_length]
         counts.append({"steps": steps, "pairs": len(pairs), "Fig. 3 holds": int(pairs.fig3.sum()),
-                       "ln more accurate": int((value["ln", ACCURACY, far] > value["baseline", ACCURACY, far]).sum())})
+                       "ln more accurate": int(more.sum())})
     points = pd.DataFrame(points, columns=["steps", "seed", "variant", "measure", "value"])
     medians = points.pivot_table(index="steps", columns=["variant", "measure"], values="value", aggfunc="median")
     medians.columns = [f"{norm} {measure}" for norm, measure in medians.columns]
     table = pd.DataFrame(counts, columns=["steps", "pairs", "Fig. 3 holds", "ln more accurate"]).set_index("steps")
-    order = [f"{norm} {m}" for m in TRAJECTORY_MEASURES for norm in ("baseline", "ln")]
+    order = [f"{norm} {m}" for m in measures for norm in ("baseline", "ln")]
     return table.join(medians[order]) if len(table) else table, points
 
 
