@@ -395,20 +395,25 @@ def test_pair_table_compares_each_complete_pair_at_the_far_length():
 
 
 def test_trajectory_reads_each_number_of_steps_on_its_complete_pairs():
-    def rows(steps, seed, variant, var16, var_far, spread16, acc_far):
+    def rows(steps, seed, variant, var16, var_far, spread16, acc_far, spread_far=0.1, top_far=0.2):
         return [(steps, seed, variant, n, metric, v) for n, metric, v in [
             (16, "global_var", var16), (256, "global_var", var_far), (16, "component_var", spread16),
-            (256, "component_var", 0.1), (16, "max_weight", 0.9), (256, "max_weight", 0.2), (256, "accuracy", acc_far)]]
+            (256, "component_var", spread_far), (16, "max_weight", 0.9), (256, "max_weight", top_far),
+            (256, "accuracy", acc_far)]]
 
-    tidy = pd.DataFrame(rows(1000, 0, "baseline", 2.0, 0.4, 1.0, 30.0) + rows(1000, 0, "ln", 1.0, 0.9, 0.9, 20.0)
-                        + rows(1000, 1, "baseline", 2.0, 0.2, 1.6, 10.0) + rows(1000, 1, "ln", 1.0, 0.7, 0.5, 40.0)
+    tidy = pd.DataFrame(rows(1000, 0, "baseline", 2.0, 0.4, 1.0, 30.0)
+                        + rows(1000, 0, "ln", 1.0, 0.9, 0.9, 20.0, top_far=0.3)
+                        + rows(1000, 1, "baseline", 2.0, 0.2, 1.6, 10.0)
+                        + rows(1000, 1, "ln", 1.0, 0.7, 0.5, 40.0, spread_far=1.0)
                         + rows(1000, 2, "baseline", 2.0, 0.2, 1.6, 10.0)  # no +LN run at 1,000 steps: not a pair
                         + rows(100_000, 2, "baseline", 1.0, 0.5, 0.5, 10.0)
-                        + rows(100_000, 2, "ln", 1.0, 0.1, 1.0, 30.0),
+                        + rows(100_000, 2, "ln", 1.0, 0.1, 1.0, 30.0, spread_far=2.0, top_far=0.3),
                         columns=["steps", "seed", "variant", "length", "metric", "value"])
     table, points = variance.trajectory(tidy, (16, 256), 256)
     assert list(table.index) == [1000, 100_000] and table.pairs.tolist() == [2, 1]
     assert table["Fig. 3 holds"].tolist() == [2, 0]  # +LN nearer 1 in both pairs at 1,000 steps; 0.1 vs 0.5 later
+    assert table["Fig. 2 holds"].tolist() == [1, 0]  # +LN's spread grows in pair 1 (0.5 -> 1.0) and at 100,000
+    assert table["Fig. 4 holds"].tolist() == [1, 1]  # +LN's largest weight 0.3 > 0.2 in pair 0 and at 100,000
     first = table.loc[1000]
     assert first["baseline global-variance ratio"] == pytest.approx(0.15)  # 0.4 / 2 and 0.2 / 2
     assert first["ln global-variance ratio"] == pytest.approx(0.8)

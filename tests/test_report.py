@@ -247,7 +247,8 @@ def test_ranking_text_gives_rho_p_and_verdict():
 
 
 def test_trajectory_evidence_gives_each_number_of_steps_its_counts():
-    table = pd.DataFrame({"pairs": [5, 3], "Fig. 3 holds": [5, 0], "ln more accurate": [1, 3]},
-                         index=pd.Index([1000, 100_000], name="steps"))
-    assert report.trajectory_evidence(table) == ("1,000 steps: Fig. 3 in 5 of 5 pairs, +LN more accurate in 1; "
-                                                 "100,000 steps: Fig. 3 in 0 of 3 pairs, +LN more accurate in 3")
+    table = pd.DataFrame({"pairs": [5, 3], "Fig. 2 holds": [4, 3], "Fig. 3 holds": [5, 0], "Fig. 4 holds": [0, 2],
+                          "ln more accurate": [1, 3]}, index=pd.Index([1000, 100_000], name="steps"))
+    assert report.trajectory_evidence(table) == (
+        "1,000 steps: Fig. 2 in 4, Fig. 3 in 5, Fig. 4 in 0 of 5 pairs, +LN more accurate in 1; "
+        "100,000 steps: Fig. 2 in 3, Fig. 3 in 0, Fig. 4 in 2 of 3 pairs, +LN more accurate in 3")

@@ -207,10 +207,11 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
 
 
 def trajectory_evidence(table: pd.DataFrame) -> str:
-    """`variance.trajectory`'s table in words, one clause per number of steps: in how many of its pairs Fig. 3 holds
-    and +LN is the more accurate (at the table's accuracy length)."""
-    return "; ".join(f"{steps:,} steps: Fig. 3 in {r['Fig. 3 holds']} of {r.pairs} pairs, +LN more accurate in "
-                     f"{r['ln more accurate']}" for steps, r in table.iterrows())
+    """`variance.trajectory`'s table in words, one clause per number of steps: in how many of its pairs each of
+    Figs. 2-4 holds and +LN is the more accurate (at the table's accuracy length)."""
+    return "; ".join(f"{steps:,} steps: Fig. 2 in {r['Fig. 2 holds']}, Fig. 3 in {r['Fig. 3 holds']}, Fig. 4 in "
+                     f"{r['Fig. 4 holds']} of {r.pairs} pairs, +LN more accurate in {r['ln more accurate']}"
+                     for steps, r in table.iterrows())
 
 
 def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs") -> tuple[str, pd.DataFrame]:

@@ -157,6 +157,9 @@ def pair_table(tidy: pd.DataFrame, lengths: tuple[int, int]) -> pd.DataFrame:
     return table
 
 
+FIG_HOLDS = ("Fig. 2 holds", "Fig. 3 holds", "Fig. 4 holds")  # trajectory's count columns, one per claim
+
+
 def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int], accuracy_length: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 3's claim and the accuracy gap along training, from stored readings of seed pairs trained for several
     numbers of steps (`tidy` as `pair_table` takes it, plus a `steps` column and `ACCURACY` rows).
@@ -165,8 +168,9 @@ def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int], accuracy_length: in
     number of steps, for three measures: the global-variance ratio far N over short (`pair_table`), the spread share
     at the short N (spread across sets over global variance: the part of the global variance that varies from set to
     set, the rest being a profile all sets share) and the accuracy at N = `accuracy_length` (choose one where the
-    accuracy is well above chance at every budget). `table`: one row per number of steps: the pairs, how many Fig. 3
-    holds in, in how many +LN is the more accurate at `accuracy_length`, and each variant's median of each measure."""
+    accuracy is well above chance at every budget). `table`: one row per number of steps: the pairs, in how many each
+    of Figs. 2-4 holds (`pair_table`'s tests), in how many +LN is the more accurate at `accuracy_length`, and each
+    variant's median of each measure."""
     short = lengths[0]
     accuracy = f"accuracy at N = {accuracy_length:,}"
     measures = ("global-variance ratio", "spread share", accuracy)
@@ -183,12 +187,12 @@ def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int], accuracy_length: in
                 points += [{"steps": steps, "seed": seed, "variant": norm, "measure": measure, "value": v}
                            for seed, v in values.items()]
         more = value["ln", ACCURACY, accuracy_length] > value["baseline", ACCURACY, accuracy_length]
-        counts.append({"steps": steps, "pairs": len(pairs), "Fig. 3 holds": int(pairs.fig3.sum()),
-                       "ln more accurate": int(more.sum())})
+        holds = {column: int(pairs[f"fig{k}"].sum()) for k, column in zip((2, 3, 4), FIG_HOLDS, strict=True)}
+        counts.append({"steps": steps, "pairs": len(pairs), **holds, "ln more accurate": int(more.sum())})
     points = pd.DataFrame(points, columns=["steps", "seed", "variant", "measure", "value"])
     medians = points.pivot_table(index="steps", columns=["variant", "measure"], values="value", aggfunc="median")
     medians.columns = [f"{norm} {measure}" for norm, measure in medians.columns]
-    table = pd.DataFrame(counts, columns=["steps", "pairs", "Fig. 3 holds", "ln more accurate"]).set_index("steps")
+    table = pd.DataFrame(counts, columns=["steps", "pairs", *FIG_HOLDS, "ln more accurate"]).set_index("steps")
     order = [f"{norm} {m}" for m in measures for norm in ("baseline", "ln")]
     return table.join(medians[order]) if len(table) else table, points
 
