@@ -158,6 +158,8 @@ def cmd_run(args) -> None:
 
 
 def cmd_results(args) -> None:
+    if args.experiment is None:
+        return grid_status(args)
     experiment = EXPERIMENTS[args.experiment]
     args.profile = args.profile or experiment.stored_profile
     configs = _configs(experiment, args)
@@ -173,6 +175,22 @@ def cmd_results(args) -> None:
         if flying:
             print("in flight (of the missing runs):\n" + "\n".join(flying))
     _write_out(df, args.out)
+
+
+def grid_status(args) -> None:
+    """`lengthgen results` without an experiment: how far every stored grid is (`scorecard.grids`)."""
+    from lengthgen.experiments.scorecard import grids
+
+    chosen = [f"--{option}" for option in ("seeds", "task", "variant") if getattr(args, option)]
+    if chosen:
+        raise LengthgenError(f"{', '.join(chosen)} needs an experiment; valid: {', '.join(EXPERIMENTS)}")
+    if not Path(args.results).is_dir():
+        raise LengthgenError(f"no results folder at {args.results!r}")
+    table = grids(ResultStore(args.results), args.profile)
+    print(table.to_string(index=False, float_format="{:.1f}".format))
+    print(f"{(table.complete == 'yes').sum()} of {len(table)} grids complete; {table.stored.sum():,} of "
+          f"{table.declared.sum():,} declared runs stored in {args.results}")
+    _write_out(table, args.out)
 
 
 def in_flight(experiment, missing: list, markers: dict[str, dict], now: datetime | None = None) -> list[str]:
@@ -229,14 +247,16 @@ def cmd_scorecard(args) -> None:
         if not Path(folder).is_dir():
             raise LengthgenError(f"no results folder at {folder!r}")
     live = ResultStore(args.live) if args.live else None
-    card = scorecard.scorecard(ResultStore(args.results), live, live_profile=args.profile)
+    stored = ResultStore(args.results)
+    card, grids = scorecard.scorecard(stored, live, live_profile=args.profile), scorecard.grids(stored)
     if args.json:
         counts = scorecard.totals(card).reset_index() if not card.empty else pd.DataFrame()
         rows = card.astype(object).where(card.notna(), None)  # JSON has null, not NaN
-        print(json.dumps({"totals": counts.to_dict("records"), "rows": rows.to_dict("records")}, indent=1))
+        print(json.dumps({"totals": counts.to_dict("records"), "grids": grids.to_dict("records"),
+                          "rows": rows.to_dict("records")}, indent=1))
     else:
         where = f"`{args.results}`" + (f" and the live {args.profile} runs in `{args.live}`" if args.live else "")
-        print(scorecard.page(card, where))
+        print(scorecard.page(card, where, grids))
 
 
 def cmd_book(args) -> None:
@@ -293,7 +313,11 @@ def parser() -> argparse.ArgumentParser:
     for name, fn, text in (("run", cmd_run, "train and evaluate through the results store"),
                            ("results", cmd_results, "stored runs, the missing ones and those in flight (no training)")):
         s = sub.add_parser(name, help=text)
-        s.add_argument("experiment", help=f"one of: {', '.join(EXPERIMENTS)}")
+        if name == "run":
+            s.add_argument("experiment", help=f"one of: {', '.join(EXPERIMENTS)}")
+        else:
+            s.add_argument("experiment", nargs="?", help=f"one of: {', '.join(EXPERIMENTS)} (default: how far every "
+                           "stored grid is)")
         s.add_argument("--profile", choices=PROFILES, default="quick" if name == "run" else None,
                        help="default: quick for run; for results, the experiment's stored profile (cpu or full)")
         s.add_argument("--seeds", help="e.g. 0-4 or 1,3,7 (default: the profile's seeds)")

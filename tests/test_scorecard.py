@@ -11,8 +11,8 @@ from lengthgen.analysis import verdicts
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
-from lengthgen.experiments import scorecard
-from lengthgen.results.store import ResultStore
+from lengthgen.experiments import EXPERIMENTS, scorecard
+from lengthgen.results.store import ResultStore, config_key
 
 
 @pytest.mark.parametrize("verdict,expected", [
@@ -127,7 +127,6 @@ def test_the_command_prints_json_and_refuses_a_missing_folder(abc_root, capsys):
 
 def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
     from lengthgen.analysis import variance
-    from lengthgen.experiments import EXPERIMENTS
     from lengthgen.results.sweep import sweep
 
     exp = EXPERIMENTS["vv-internals"]
@@ -141,3 +140,45 @@ def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
         assert rows.loc[figure, "ours"].startswith(f"{holds} of 2 seed pairs; mean ")
         assert rows.loc[figure, "cell"].endswith("N = 64 vs 16")
         assert rows.loc[figure, "reason"] in ("", "smoke profile: 20 training steps; 2 of 2 declared pairs stored")
+
+
+def test_grids_count_only_the_declared_runs_stored(abc_root):
+    store = ResultStore(abc_root / "results")
+    table = scorecard.grids(store).set_index(["experiment", "profile"])
+    declared = {config_key(c) for c in EXPERIMENTS["abc-table1"].configs_for("cpu")}
+    entries = [e for e in (abc_root / "results" / "abc-table1").iterdir() if e.name in declared]
+    hours = sum(json.loads((e / "meta.json").read_text())["wall_seconds"] for e in entries) / 3600
+    table1 = table.loc[("abc-table1", "cpu")]
+    assert (table1.declared, table1.stored, table1.missing, table1.complete) == (27, 27, 0, "yes") == (
+        len(declared), len(entries), 0, "yes")
+    assert len(list((abc_root / "results" / "abc-table1").iterdir())) == 37  # 10 of an earlier protocol: left out
+    assert table1["CPU-thread hours"] == pytest.approx(hours)
+    assert table.loc[("mla-main", "full"), ["stored", "missing", "complete"]].tolist() == [0, 240, "no"]
+    assert ("vv-retrieval", "full") not in table.index  # not its stored profile, and nothing stored there
+    shutil.rmtree(entries[0])
+    after = scorecard.grids(store).set_index(["experiment", "profile"]).loc[("abc-table1", "cpu")]
+    assert (after.stored, after.missing, after.complete) == (26, 1, "no")
+    page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
+    assert "## Stored grids" in page and "| abc | abc-table1 | cpu | 27 | 26 | 1 | no |" in page
+
+
+def test_grids_leave_out_runs_of_other_profiles(tmp_path):
+    from lengthgen.results.sweep import sweep
+
+    exp = EXPERIMENTS["vv-internals"]
+    smoke_configs = exp.configs_for("smoke")
+    sweep(exp, smoke_configs[:-1], ResultStore(tmp_path), "smoke", progress=False)
+    full = scorecard.grids(ResultStore(tmp_path)).set_index("experiment").loc["vv-internals"]
+    assert (full.profile, full.stored, full.declared) == ("full", 0, 10)  # smoke runs are not full-profile runs
+    smoke = scorecard.grids(ResultStore(tmp_path), "smoke").set_index("experiment").loc["vv-internals"]
+    assert (smoke.stored, smoke.declared, smoke.complete) == (len(smoke_configs) - 1, len(smoke_configs), "no")
+
+
+def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
+    assert main(["results", "--results", str(abc_root / "results")]) == 0
+    out = capsys.readouterr().out
+    assert "abc-table1" in out and "mla-main" in out
+    assert out.rstrip().endswith(f"2 of {len(scorecard.grids(ResultStore(abc_root / 'results')))} grids complete; "
+                                 f"72 of 1,439 declared runs stored in {abc_root / 'results'}")
+    assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
+    assert "--task needs an experiment; valid: vv-retrieval" in capsys.readouterr().err

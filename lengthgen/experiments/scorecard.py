@@ -14,7 +14,8 @@ Stored rows come from each chapter's stored profiles; live rows (`LIVE`, the boo
 store, for the chapters whose page compares its live runs with the paper. Each verdict falls in one of
 `verdicts.CLASSES` (`verdicts.verdict_class`); a claim judged on several rows of a table gets `verdicts.claim_class`
 of their classes. Where a lenient rule judged a row before the strict ones (accuracy cells, SCAN), the row keeps
-that rule's verdict on the same numbers beside its own (`rule_changes`), to show what the change moved.
+that rule's verdict on the same numbers beside its own (`rule_changes`), to show what the change moved. `grids`
+says how far each stored grid is (declared runs, stored, CPU hours).
 """
 
 import pandas as pd
@@ -36,7 +37,7 @@ from lengthgen.experiments.sparsity import assignment_reading, parity_reading, s
 from lengthgen.experiments.sparsity_language import language_reading
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.metrics import ACCURACY
-from lengthgen.results.store import ResultStore
+from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import stored_runs
 
 LIVE = "quick"  # the profile of the book's live runs
@@ -275,6 +276,28 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "verdict"]]
 
 
+GRID_COLUMNS = ["chapter", "experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours"]
+
+
+def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
+    """How far every stored grid is: one row per experiment and profile (`profile`, or else the experiment's stored
+    profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
+    profile's seeds), how many of them are stored, whether that is all of them, and the CPU-thread hours of those
+    runs. Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
+    rows = []
+    for name, experiment in EXPERIMENTS.items():
+        for p in experiment.profiles:
+            if (p != profile) if profile else (p in ("smoke", LIVE)):
+                continue
+            keys = {config_key(c) for c in experiment.configs_for(p)}
+            hours = [meta["wall_seconds"] / 3600 for _, _, meta in store.entries(name) if meta["key"] in keys]
+            if profile or p == experiment.stored_profile or hours:
+                rows.append({"chapter": experiment.chapter, "experiment": name, "profile": p, "declared": len(keys),
+                             "stored": len(hours), "missing": len(keys) - len(hours),
+                             "complete": "yes" if len(hours) == len(keys) else "no", "CPU-thread hours": sum(hours)})
+    return pd.DataFrame(rows, columns=GRID_COLUMNS)
+
+
 def markdown_table(df: pd.DataFrame) -> str:
     """A pipe table of a frame's columns (its index left out); `|` in a cell escaped, a missing value empty."""
     def text(value) -> str:
@@ -300,8 +323,22 @@ def _changes_section(card: pd.DataFrame) -> list[str]:
             "", markdown_table(counts), "", *([markdown_table(changed), ""] if not changed.empty else [])]
 
 
-def page(card: pd.DataFrame, sources: str) -> str:
-    """The scorecard as a Markdown page: what it is built from (`sources`), the totals, then one table per paper."""
+def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
+    """The page's lines on `grids`: none without a table."""
+    if grid_table is None or grid_table.empty:
+        return []
+    shown = grid_table.assign(**{"CPU-thread hours": grid_table["CPU-thread hours"].map("{:.1f}".format)})
+    return ["## Stored grids", "",
+            "How far each stored grid is: the runs its configs declare (every cell at the seeds fixed before the "
+            "runs), how many of them are stored, and those runs' CPU-thread hours (`lengthgen results` prints the "
+            "same; `lengthgen results EXPERIMENT` lists the missing runs). The tables above take their medians over "
+            "the seeds every cell has, so an incomplete grid counts only its complete seeds.",
+            "", markdown_table(shown), ""]
+
+
+def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = None) -> str:
+    """The scorecard as a Markdown page: what it is built from (`sources`), the totals, how far each stored grid is
+    (`grids`, when given), what the strict rules changed, then one table per paper."""
     parts = ["# Reproduction scorecard", "",
              "Every number and claim of the four papers that the book sets beside our runs, one row each, generated "
              f"from {sources} and the papers' numbers as data at every build of the book (`lengthgen scorecard` "
@@ -313,7 +350,7 @@ def page(card: pd.DataFrame, sources: str) -> str:
     if card.empty:
         return "\n".join([*parts, "No stored or live results yet."]) + "\n"
     parts += [markdown_table(totals(card).reset_index()), ""]
-    parts += _changes_section(card)
+    parts += _grids_section(grid_table) + _changes_section(card)
     for paper, rows in card.groupby("paper", sort=False):
         parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class", "former verdict"])), ""]
     return "\n".join(parts)
