@@ -17,7 +17,7 @@ from lengthgen.experiments.base import PROFILE_HELP
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
-from lengthgen.results.sweep import LocalExecutor, collect, sweep
+from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.seq2seq import Seq2SeqTask
@@ -188,8 +188,11 @@ def grid_status(args) -> None:
         raise LengthgenError(f"no results folder at {args.results!r}")
     table = grids(ResultStore(args.results), args.profile)
     print(table.to_string(index=False, float_format="{:.1f}".format))
+    unknown = table["hours to go"].isna().sum()
     print(f"{(table.complete == 'yes').sum()} of {len(table)} grids complete; {table.stored.sum():,} of "
-          f"{table.declared.sum():,} declared runs stored in {args.results}")
+          f"{table.declared.sum():,} declared runs stored in {args.results}; about {table['hours to go'].sum():.0f} "
+          "CPU-thread hours to go" + (f" (not counting {unknown} grid{'s' if unknown > 1 else ''} with no stored "
+                                      "run to estimate from)" if unknown else ""))
     _write_out(table, args.out)
 
 
@@ -218,13 +221,11 @@ def remaining_time(stored: pd.DataFrame, missing_tasks: list[str]) -> str:
     if stored.empty:
         return f" ({count}; no stored run to estimate their time from)"
     runs = stored.drop_duplicates("key")
-    by_task = runs.groupby("task").wall_seconds.median()
-    fallback = [t for t in missing_tasks if t not in by_task.index]
-    seconds = by_task.reindex(missing_tasks).fillna(runs.wall_seconds.median()).sum()
+    seconds, fallback = estimated_seconds(runs, missing_tasks)
     text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
             "of their task")
     if fallback:
-        text += f"; {len(fallback)} with no stored run of their task at that of all {len(runs)} stored runs"
+        text += f"; {fallback} with no stored run of their task at that of all {len(runs)} stored runs"
     return text + ")"
 
 

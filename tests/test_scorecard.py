@@ -4,6 +4,7 @@ add up, and the command's bad input."""
 import json
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -155,11 +156,17 @@ def test_grids_count_only_the_declared_runs_stored(abc_root):
     assert table1["CPU-thread hours"] == pytest.approx(hours)
     assert table.loc[("mla-main", "full"), ["stored", "missing", "complete"]].tolist() == [0, 240, "no"]
     assert ("vv-retrieval", "full") not in table.index  # not its stored profile, and nothing stored there
+    assert table1["hours to go"] == 0 and pd.isna(table.loc[("mla-main", "full"), "hours to go"])  # none to go from
+    gone = json.loads((entries[0] / "config.json").read_text())["task"]
     shutil.rmtree(entries[0])
+    same_task = [json.loads((e / "meta.json").read_text())["wall_seconds"] for e in entries[1:]
+                 if json.loads((e / "config.json").read_text())["task"] == gone]
     after = scorecard.grids(store).set_index(["experiment", "profile"]).loc[("abc-table1", "cpu")]
     assert (after.stored, after.missing, after.complete) == (26, 1, "no")
+    assert after["hours to go"] == pytest.approx(float(np.median(same_task)) / 3600)  # its task's stored median
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
     assert "## Stored grids" in page and "| abc | abc-table1 | cpu | 27 | 26 | 1 | no |" in page
+    assert "| monotonic-attention | mla-main | full | 240 | 0 | 240 | no | 0.0 | nan |" in page
 
 
 def test_grids_leave_out_runs_of_other_profiles(tmp_path):
@@ -178,7 +185,9 @@ def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
     assert main(["results", "--results", str(abc_root / "results")]) == 0
     out = capsys.readouterr().out
     assert "abc-table1" in out and "mla-main" in out
-    assert out.rstrip().endswith(f"2 of {len(scorecard.grids(ResultStore(abc_root / 'results')))} grids complete; "
-                                 f"72 of 1,439 declared runs stored in {abc_root / 'results'}")
+    grids = scorecard.grids(ResultStore(abc_root / "results"))
+    assert out.rstrip().endswith(f"2 of {len(grids)} grids complete; 72 of 1,439 declared runs stored in "
+                                 f"{abc_root / 'results'}; about 0 CPU-thread hours to go (not counting "
+                                 f"{len(grids) - 2} grids with no stored run to estimate from)")
     assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
     assert "--task needs an experiment; valid: vv-retrieval" in capsys.readouterr().err

@@ -38,7 +38,7 @@ from lengthgen.experiments.sparsity_language import language_reading
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.metrics import ACCURACY
 from lengthgen.results.store import ResultStore, config_key
-from lengthgen.results.sweep import stored_runs
+from lengthgen.results.sweep import estimated_seconds, stored_runs
 
 LIVE = "quick"  # the profile of the book's live runs
 # What a paper's function returns; "former verdict": the lenient rule's verdict on the same numbers where one applied
@@ -276,25 +276,32 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "verdict"]]
 
 
-GRID_COLUMNS = ["chapter", "experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours"]
+GRID_COLUMNS = ["chapter", "experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours",
+                "hours to go"]
 
 
 def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     """How far every stored grid is: one row per experiment and profile (`profile`, or else the experiment's stored
     profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
-    profile's seeds), how many of them are stored, whether that is all of them, and the CPU-thread hours of those
-    runs. Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
+    profile's seeds), how many of them are stored, whether that is all of them, the CPU-thread hours of those runs,
+    and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median of its task's stored
+    runs; NaN with none stored). Runs outside the declared configs (other seeds, superseded protocols) are not
+    counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):
                 continue
-            keys = {config_key(c) for c in experiment.configs_for(p)}
-            hours = [meta["wall_seconds"] / 3600 for _, _, meta in store.entries(name) if meta["key"] in keys]
-            if profile or p == experiment.stored_profile or hours:
-                rows.append({"chapter": experiment.chapter, "experiment": name, "profile": p, "declared": len(keys),
-                             "stored": len(hours), "missing": len(keys) - len(hours),
-                             "complete": "yes" if len(hours) == len(keys) else "no", "CPU-thread hours": sum(hours)})
+            task = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(p)}
+            runs = pd.DataFrame([{"key": meta["key"], "task": task[meta["key"]], "wall_seconds": meta["wall_seconds"]}
+                                 for _, _, meta in store.entries(name) if meta["key"] in task],
+                                columns=["key", "task", "wall_seconds"])
+            if profile or p == experiment.stored_profile or len(runs):
+                to_go, _ = estimated_seconds(runs, [t for key, t in task.items() if key not in set(runs.key)])
+                rows.append({"chapter": experiment.chapter, "experiment": name, "profile": p, "declared": len(task),
+                             "stored": len(runs), "missing": len(task) - len(runs),
+                             "complete": "yes" if len(runs) == len(task) else "no",
+                             "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
@@ -327,12 +334,13 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
     """The page's lines on `grids`: none without a table."""
     if grid_table is None or grid_table.empty:
         return []
-    shown = grid_table.assign(**{"CPU-thread hours": grid_table["CPU-thread hours"].map("{:.1f}".format)})
+    shown = grid_table.assign(**{c: grid_table[c].map("{:.1f}".format) for c in ("CPU-thread hours", "hours to go")})
     return ["## Stored grids", "",
             "How far each stored grid is: the runs its configs declare (every cell at the seeds fixed before the "
-            "runs), how many of them are stored, and those runs' CPU-thread hours (`lengthgen results` prints the "
-            "same; `lengthgen results EXPERIMENT` lists the missing runs). The tables above take their medians over "
-            "the seeds every cell has, so an incomplete grid counts only its complete seeds.",
+            "runs), how many of them are stored, those runs' CPU-thread hours, and the hours the missing runs would "
+            "take at the median wall time of the stored runs of their task (`lengthgen results` prints the same; "
+            "`lengthgen results EXPERIMENT` lists the missing runs). The tables take their medians over the seeds "
+            "every cell has, so an incomplete grid counts only its complete seeds.",
             "", markdown_table(shown), ""]
 
 

@@ -96,6 +96,17 @@ def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFra
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def estimated_seconds(runs: pd.DataFrame, missing_tasks: list[str]) -> tuple[float, int]:
+    """The time of the missing runs (one task name per run), each at the median wall time of the stored `runs` (one
+    row per run: task, wall_seconds) of its task, or of all of them where its task has none: (seconds, how many runs
+    fell back to all). NaN seconds with no stored run."""
+    by_task = runs.groupby("task").wall_seconds.median()
+    fallback = sum(t not in by_task.index for t in missing_tasks)
+    if runs.empty:
+        return float("nan"), fallback
+    return float(by_task.reindex(missing_tasks).fillna(runs.wall_seconds.median()).sum()), fallback
+
+
 def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:
     """`collect` of the runs of a profile's grid (its declared seeds) that are stored; none stored: an empty frame."""
     return collect(experiment, experiment.configs_for(profile), store, skip_missing=True)
