@@ -297,7 +297,8 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
                                  for _, _, meta in store.entries(name) if meta["key"] in task],
                                 columns=["key", "task", "wall_seconds"])
             if profile or p == experiment.stored_profile or len(runs):
-                to_go, _ = estimated_seconds(runs, [t for key, t in task.items() if key not in set(runs.key)])
+                stored = set(runs.key)
+                to_go, _ = estimated_seconds(runs, [t for key, t in task.items() if key not in stored])
                 rows.append({"chapter": experiment.chapter, "experiment": name, "profile": p, "declared": len(task),
                              "stored": len(runs), "missing": len(task) - len(runs),
                              "complete": "yes" if len(runs) == len(task) else "no",
@@ -334,12 +335,14 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
     """The page's lines on `grids`: none without a table."""
     if grid_table is None or grid_table.empty:
         return []
-    shown = grid_table.assign(**{c: grid_table[c].map("{:.1f}".format) for c in ("CPU-thread hours", "hours to go")})
+    shown = grid_table.assign(**{c: grid_table[c].map(lambda h: "unknown" if h != h else f"{h:.1f}")
+                                 for c in ("CPU-thread hours", "hours to go")})
     return ["## Stored grids", "",
             "How far each stored grid is: the runs its configs declare (every cell at the seeds fixed before the "
             "runs), how many of them are stored, those runs' CPU-thread hours, and the hours the missing runs would "
             "take at the median wall time of the stored runs of their task (`lengthgen results` prints the same; "
-            "`lengthgen results EXPERIMENT` lists the missing runs). The tables take their medians over the seeds "
+            "`lengthgen results EXPERIMENT` lists the missing runs; *unknown* where none is stored to estimate "
+            "from). The tables take their medians over the seeds "
             "every cell has, so an incomplete grid counts only its complete seeds.",
             "", markdown_table(shown), ""]
 
