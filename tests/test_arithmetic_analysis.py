@@ -15,6 +15,7 @@ from lengthgen.analysis.arithmetic import (
     cells,
     curve_class,
     exact_match_by,
+    misread_changes,
     model_claims,
     model_name,
 )
@@ -183,3 +184,12 @@ def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
     assert READINGS["Table 1, Figs. 4, 5"][1](claims) == ("1 of 1 reproduced: successor ABC (code) (extrapolates; "
                                                           ">= 90% to 24 of 24 digits)")
     assert READINGS["Table 1, Figs. 1, 7"][1](claims) == "not run"
+
+
+def test_misread_changes_counts_the_steps_a_neighbouring_item_would_change():
+    # [3, 5, 1] folded from 3. Step 1 (own 5): reading 3 or 1 instead gives max 3, sum 6 or 4: both change. Step 2
+    # (own 1; only the item before it, 5, exists): max stays 5, sum 8 + 5 = 3 instead of 9 changes.
+    assert misread_changes("max", [[3, 5, 1]]) == pytest.approx(2 / 3)
+    assert misread_changes("sum", [[3, 5, 1]]) == 1.0
+    # min: step 1 changes only by reading 1 (3 -> 1), step 2 by reading 5 (1 -> 3); [0, 0] changes nothing
+    assert misread_changes("min", [[3, 5, 1], [0, 0]]) == pytest.approx(2 / 4)

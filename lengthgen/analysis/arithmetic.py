@@ -22,6 +22,7 @@ from lengthgen.analysis.sparsity import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.tasks.arithmetic import LISTOPS
 
 TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
 COLLAPSE_FROM = 10  # the first length of the paper's tables past the training numbers
@@ -209,3 +210,20 @@ def attention_claim(mass: pd.DataFrame) -> pd.DataFrame:
         rows.append({"task": task, "model": model, "length": int(last.length), "inside": round(last.inside, 2),
                      "beyond": round(last.beyond, 2), "verdict": verdict})
     return pd.DataFrame(rows)
+
+
+def misread_changes(operator: str, lists: list[list[int]]) -> float:
+    """The share of ListOps output steps (after the first) whose value would change if the step folded in a
+    neighbouring item (the one before or after its own; each neighbour that exists counted once) instead of its own:
+    what a read one position off costs under `operator` ("sum", "max", "min"). `lists`: digit lists in the order they
+    are folded. A property of the data, not of a model."""
+    fold = LISTOPS[operator]
+    changed = total = 0
+    for items in lists:
+        running = items[0]
+        for t in range(1, len(items)):
+            neighbours = [items[k] for k in (t - 1, t + 1) if k < len(items)]
+            changed += sum(fold(running, d) != fold(running, items[t]) for d in neighbours)
+            total += len(neighbours)
+            running = fold(running, items[t])
+    return changed / total
