@@ -276,8 +276,7 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "verdict"]]
 
 
-GRID_COLUMNS = ["chapter", "experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours",
-                "hours to go"]
+GRID_COLUMNS = ["experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours", "hours to go"]
 
 
 def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
@@ -299,7 +298,7 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
             if profile or p == experiment.stored_profile or len(runs):
                 stored = set(runs.key)
                 to_go, _ = estimated_seconds(runs, [t for key, t in task.items() if key not in stored])
-                rows.append({"chapter": experiment.chapter, "experiment": name, "profile": p, "declared": len(task),
+                rows.append({"experiment": name, "profile": p, "declared": len(task),
                              "stored": len(runs), "missing": len(task) - len(runs),
                              "complete": "yes" if len(runs) == len(task) else "no",
                              "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
