@@ -288,19 +288,19 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
+        wall = {meta["key"]: meta["wall_seconds"] for _, _, meta in store.entries(name)}
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):
                 continue
-            task = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(p)}
-            runs = pd.DataFrame([{"key": meta["key"], "task": task[meta["key"]], "wall_seconds": meta["wall_seconds"]}
-                                 for _, _, meta in store.entries(name) if meta["key"] in task],
+            task_of = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(p)}
+            runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key]}
+                                 for key, task in task_of.items() if key in wall],
                                 columns=["key", "task", "wall_seconds"])
             if profile or p == experiment.stored_profile or len(runs):
-                stored = set(runs.key)
-                to_go, _ = estimated_seconds(runs, [t for key, t in task.items() if key not in stored])
-                rows.append({"experiment": name, "profile": p, "declared": len(task),
-                             "stored": len(runs), "missing": len(task) - len(runs),
-                             "complete": "yes" if len(runs) == len(task) else "no",
+                to_go, _ = estimated_seconds(runs, [task for key, task in task_of.items() if key not in wall])
+                rows.append({"experiment": name, "profile": p, "declared": len(task_of),
+                             "stored": len(runs), "missing": len(task_of) - len(runs),
+                             "complete": "yes" if len(runs) == len(task_of) else "no",
                              "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
