@@ -184,9 +184,7 @@ def grid_status(args) -> None:
     chosen = [f"--{option}" for option in ("seeds", "task", "variant") if getattr(args, option)]
     if chosen:
         raise LengthgenError(f"{', '.join(chosen)} needs an experiment; valid: {', '.join(EXPERIMENTS)}")
-    if not Path(args.results).is_dir():
-        raise LengthgenError(f"no results folder at {args.results!r}")
-    table = grids(ResultStore(args.results), args.profile)
+    table = grids(_stored(args.results), args.profile)
     print(table.to_string(index=False, float_format="{:.1f}".format))
     unknown = table["hours to go"].isna().sum()
     print(f"{(table.complete == 'yes').sum()} of {len(table)} grids complete; {table.stored.sum():,} of "
@@ -241,14 +239,18 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
+def _stored(folder: str) -> ResultStore:
+    """The store of an existing results folder (a command that only reads results must not create one)."""
+    if not Path(folder).is_dir():
+        raise LengthgenError(f"no results folder at {folder!r}")
+    return ResultStore(folder)
+
+
 def cmd_scorecard(args) -> None:
     from lengthgen.experiments import scorecard
 
-    for folder in filter(None, (args.results, args.live)):
-        if not Path(folder).is_dir():
-            raise LengthgenError(f"no results folder at {folder!r}")
-    live = ResultStore(args.live) if args.live else None
-    stored = ResultStore(args.results)
+    stored = _stored(args.results)
+    live = _stored(args.live) if args.live else None
     card, grids = scorecard.scorecard(stored, live, live_profile=args.profile), scorecard.grids(stored)
     if args.json:
         counts = scorecard.totals(card).reset_index() if not card.empty else pd.DataFrame()
