@@ -161,8 +161,8 @@ FIG_HOLDS = ("Fig. 2 holds", "Fig. 3 holds", "Fig. 4 holds")  # trajectory's cou
 
 
 def trajectory(tidy: pd.DataFrame, lengths: tuple[int, int], accuracy_length: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fig. 3's claim and the accuracy gap along training, from stored readings of seed pairs trained for several
-    numbers of steps (`tidy` as `pair_table` takes it, plus a `steps` column and `ACCURACY` rows).
+    """The claims of Figs. 2-4 and the accuracy gap along training, from stored readings of seed pairs trained for
+    several numbers of steps (`tidy` as `pair_table` takes it, plus a `steps` column and `ACCURACY` rows).
 
     Returns (table, points). `points`: one row per (steps, seed, variant, measure) of the pairs complete at that
     number of steps, for three measures: the global-variance ratio far N over short (`pair_table`), the spread share
