@@ -13,6 +13,7 @@ from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
 from lengthgen.experiments import EXPERIMENTS, scorecard
+from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.results.store import ResultStore, config_key
 
 
@@ -191,3 +192,23 @@ def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
                                  f"{len(grids) - 2} grids with no stored run to estimate from)")
     assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
     assert "--task needs an experiment; valid: vv-retrieval" in capsys.readouterr().err
+
+
+def test_variance_rows_test_only_the_compared_seeds(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from lengthgen.experiments import vanishing_variance
+    from lengthgen.results.sweep import sweep
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    runs = sweep(exp, exp.configs_for("smoke"), ResultStore(tmp_path), "smoke", progress=False)
+    both = scorecard.variance_rows(ResultStore(tmp_path), "smoke")
+    assert set(both.seeds) == {2} and runs.seed.nunique() == 2
+    profiles = {**vanishing_variance.RETRIEVAL_PROFILES}
+    profiles["smoke"] = replace(profiles["smoke"], compared=1)  # seed 1 stored, but not declared for the tests
+    monkeypatch.setattr(vanishing_variance, "RETRIEVAL_PROFILES", profiles)
+    first = scorecard.variance_rows(ResultStore(tmp_path), "smoke")
+    alone = variance_paper.versus(runs[runs.seed == 0], *variance_paper.COMPARISONS[first.source.iloc[0]])
+    assert set(first.seeds) == {1} and len(first) == len(both)
+    seed0 = [f"{d:+.2f} (p {p})" for d, p in zip(alone["ours b-a"], alone["ours p"], strict=True)]
+    assert first.ours.iloc[:len(alone)].tolist() == seed0

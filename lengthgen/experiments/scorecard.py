@@ -35,6 +35,7 @@ from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
 from lengthgen.experiments.sparsity_language import language_reading
+from lengthgen.experiments.vanishing_variance import compared_runs
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.metrics import ACCURACY
 from lengthgen.results.store import ResultStore, config_key
@@ -172,8 +173,9 @@ def _paired(source: str, side: pd.DataFrame, reason: str) -> pd.DataFrame:
 
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours): Tables 1-3 and 6 from the
-    retrieval runs, Tables 4 and 5 from the curriculum runs; Figs. 2-4 from the seed pairs of `vv-internals`
-    (`variance.pair_table`); the reason of a divergence names the training budget."""
+    retrieval runs, Tables 4 and 5 from the curriculum runs, each on the profile's compared seeds
+    (`compared_runs`); Figs. 2-4 from the seed pairs of `vv-internals` (`variance.pair_table`); the reason of a
+    divergence names the training budget."""
     curriculum = (("argmax", "4"), ("dictionary", "5"))
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
         ("vv-curriculum", f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)",
@@ -183,7 +185,7 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         runs = _runs(name, profile, store)
         if runs.empty:
             continue
-        runs = runs.assign(variant=runs.variant.str.removesuffix("+curriculum"))
+        runs = compared_runs(runs.assign(variant=runs.variant.str.removesuffix("+curriculum")), profile)
         steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
         for _, title, args in (c for c in comparisons if c[0] == name):
             task, _, a, b = args[:4]

@@ -86,6 +86,8 @@ class RetrievalSizes:
     seeds: tuple[int, ...]  # the profile's seeds (what `--seeds` defaults to; paired across variants)
     norms: tuple[str, ...]  # variants compared (keys of NORMS)
     width: int  # D
+    compared: int  # the paired tests use the first `compared` seeds, declared before the runs; the rest of `seeds`
+    # are stored toward the paper's grid and enter the tests when this is widened to them (in a commit of its own)
 
     def steps(self, task: str) -> int:
         return self.argmax_steps if task == "argmax" else self.dictionary_steps
@@ -95,14 +97,22 @@ class RetrievalSizes:
 # full is the paper's (100 seeds; 100k argmax / 10k dictionary steps).
 RETRIEVAL_PROFILES = {
     "smoke": RetrievalSizes(argmax_steps=20, dictionary_steps=20, batch=16, lengths=(16, 64), samples=32,
-                            seeds=(0, 1), norms=("baseline", "ln"), width=16),
+                            seeds=(0, 1), norms=("baseline", "ln"), width=16, compared=2),
     "quick": RetrievalSizes(argmax_steps=1000, dictionary_steps=800, batch=128, lengths=(16, 64, 256, 1024, 4096),
-                            samples=400, seeds=tuple(range(5)), norms=("baseline", "ln"), width=64),
+                            samples=400, seeds=tuple(range(5)), norms=("baseline", "ln"), width=64,
+                            compared=5),
     "cpu": RetrievalSizes(argmax_steps=4000, dictionary_steps=4000, batch=128, lengths=PAPER_LENGTHS, samples=400,
-                          seeds=tuple(range(20)), norms=("baseline", "ln", "std"), width=64),
+                          seeds=tuple(range(20)), norms=("baseline", "ln", "std"), width=64, compared=20),
     "full": RetrievalSizes(argmax_steps=100_000, dictionary_steps=10_000, batch=128, lengths=PAPER_LENGTHS,
-                           samples=1000, seeds=tuple(range(100)), norms=("baseline", "ln", "std"), width=64),
+                           samples=1000, seeds=tuple(range(100)), norms=("baseline", "ln", "std"), width=64,
+                           compared=20),
 }
+
+
+def compared_runs(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The rows of `runs` (retrieval or curriculum runs of `profile`) that its paired tests use: its compared seeds."""
+    p = RETRIEVAL_PROFILES[profile]
+    return runs[runs.seed.isin(p.seeds[:p.compared])]
 
 
 def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: bool = False) -> list[ProbeRun]:
