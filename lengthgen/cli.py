@@ -12,12 +12,13 @@ import pandas as pd
 
 from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS, PROFILES, parse_seeds
+from lengthgen.experiments import EXPERIMENTS, PROFILES
 from lengthgen.experiments.base import PROFILE_HELP
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
+from lengthgen.seeding import parse_seeds, seeds_text
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.seq2seq import Seq2SeqTask
@@ -233,9 +234,8 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     for cfg in configs:
         labels = experiment.labels(cfg)
         cell = " ".join(f"{k}={v}" for k, v in labels.items() if k != "seed")
-        cells.setdefault(cell, []).append(str(labels["seed"]))
-    lines = [f"  {cell}: seed{'s' if len(seeds) > 1 else ''} {', '.join(dict.fromkeys(seeds))}"
-             for cell, seeds in cells.items()]
+        cells.setdefault(cell, []).append(labels["seed"])
+    lines = [f"  {cell}: {seeds_text(seeds)}" for cell, seeds in cells.items()]
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 

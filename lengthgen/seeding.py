@@ -4,6 +4,8 @@ import hashlib
 
 import torch
 
+from lengthgen.errors import LengthgenError
+
 
 def generator(seed: int, stream: str) -> torch.Generator:
     """A CPU generator for one named stream ("init", "train", "eval", ...) of one seed.
@@ -23,3 +25,34 @@ def init_model(builder, *args, seed: int):
         return builder(*args)
     finally:
         torch.random.set_rng_state(state)
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """"0-4" -> (0,1,2,3,4); "1,3,7" -> (1,3,7); "5" -> (5,). Raises LengthgenError on anything else."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            a, b = int(lo), int(hi) if hi else int(lo)
+            if a < 0 or b < a:
+                raise ValueError
+            seeds.extend(range(a, b + 1))
+    except ValueError:
+        raise LengthgenError(f"bad seeds {text!r}; valid: non-negative integers like '0-4', '1,3,7' or '5'") from None
+    return tuple(dict.fromkeys(seeds))
+
+
+def seeds_text(seeds) -> str:
+    """"seed 5", "seeds 1, 3" or "seeds 0-19, 23" (runs of three or more as a range; `parse_seeds` reads the list
+    back); "no seeds" when there are none."""
+    ordered = sorted({int(s) for s in seeds})
+    if not ordered:
+        return "no seeds"
+    runs: list[list[int]] = []
+    for seed in ordered:
+        if runs and seed == runs[-1][-1] + 1:
+            runs[-1].append(seed)
+        else:
+            runs.append([seed])
+    parts = [f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
+    return f"seed{'s' if len(ordered) > 1 else ''} {', '.join(parts)}"

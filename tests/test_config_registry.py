@@ -4,9 +4,10 @@ import pytest
 
 from lengthgen import config
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS, parse_seeds
+from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments.vanishing_variance import ProbeRun
 from lengthgen.registry import Registry
+from lengthgen.seeding import parse_seeds, seeds_text
 from lengthgen.train.loop import TrainConfig
 
 
@@ -44,6 +45,15 @@ def test_registry_error_names_valid_entries():
                                         ("2-3,3,9", (2, 3, 9))])
 def test_parse_seeds(text, seeds):
     assert parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("seeds,text", [([5], "seed 5"), ([3, 1], "seeds 1, 3"), ([4, 5], "seeds 4, 5"),
+                                        ([*range(20), 23, 21, 25, 26, 27, 30], "seeds 0-19, 21, 23, 25-27, 30"),
+                                        ([], "no seeds")])
+def test_seeds_text_writes_ranges_that_parse_seeds_reads_back(seeds, text):
+    assert seeds_text(seeds) == text
+    if seeds:
+        assert parse_seeds(text.split(" ", 1)[1]) == tuple(sorted(seeds))
 
 
 @pytest.mark.parametrize("text", ["x", "4-2", "-1", "1,,2", ""])

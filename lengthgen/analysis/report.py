@@ -8,6 +8,7 @@ import pandas as pd
 
 from lengthgen.analysis.compare import divergences, failures_by, fit_and_length, for_display, ranking, seeds_disagree
 from lengthgen.analysis.verdicts import ALPHA, NOT_RUN, NOT_TRAINED, TRAINED, share_verdict
+from lengthgen.seeding import seeds_text
 
 
 def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) -> str:
@@ -19,11 +20,10 @@ def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) 
     per_machine = prov.groupby(["device", "torch_version"]).wall_seconds.agg(["count", "sum"])
     machines = "; ".join(f"{int(r['count'])} on {device} with torch {version} ({r['sum'] / 3600:.1f} h)"
                          for (device, version), r in per_machine.iterrows())
-    seeds = sorted(int(s) for s in prov.seed.unique())
-    return (f"**{name}**: {len(prov)} of {total} {profile}-profile runs stored (seed{'s' if len(seeds) > 1 else ''} "
-            f"{', '.join(map(str, seeds))}); commits {', '.join(sorted(prov.git_commit.str[:8].unique()))}; "
-            f"{prov.date.min()[:16]} to {prov.date.max()[:16]} UTC; {prov.wall_seconds.sum() / 3600:.1f} CPU-thread "
-            f"hours in all: {machines}.")
+    commits = ", ".join(sorted(prov.git_commit.str[:8].unique()))
+    return (f"**{name}**: {len(prov)} of {total} {profile}-profile runs stored ({seeds_text(prov.seed)}); commits "
+            f"{commits}; {prov.date.min()[:16]} to {prov.date.max()[:16]} UTC; {prov.wall_seconds.sum() / 3600:.1f} "
+            f"CPU-thread hours in all: {machines}.")
 
 
 def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
@@ -32,13 +32,11 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
     if runs.empty:
         return ""
     extra = runs[~runs.seed.isin(seeds)].drop_duplicates("key")
-    text = (f"Medians over seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds)) or 'none'} (of the seeds "
-            "every cell has, an odd number, lowest first)")
+    text = f"Medians over {seeds_text(seeds)} (of the seeds every cell has, an odd number, lowest first)"
     if extra.empty:
         return text + "."
-    return (text + f"; {len(extra)} stored runs of seed{'s' if extra.seed.nunique() > 1 else ''} "
-            f"{', '.join(map(str, sorted(extra.seed.unique())))} stay out of the medians (shown per seed where a "
-            "table lists seeds).")
+    return (text + f"; {len(extra)} stored runs of {seeds_text(extra.seed)} stay out of the medians (shown per "
+            "seed where a table lists seeds).")
 
 
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:

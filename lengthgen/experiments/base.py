@@ -76,18 +76,3 @@ def load_trained(experiment: Experiment, cfg, store: ResultStore) -> tuple:
     task, model = experiment.build(cfg)
     model.load_state_dict(store.load_checkpoint(experiment.name, cfg))
     return model.eval(), task
-
-
-def parse_seeds(text: str) -> tuple[int, ...]:
-    """"0-4" -> (0,1,2,3,4); "1,3,7" -> (1,3,7); "5" -> (5,). Raises LengthgenError on anything else."""
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            lo, _, hi = part.strip().partition("-")
-            a, b = int(lo), int(hi) if hi else int(lo)
-            if a < 0 or b < a:
-                raise ValueError
-            seeds.extend(range(a, b + 1))
-    except ValueError:
-        raise LengthgenError(f"bad seeds {text!r}; valid: non-negative integers like '0-4', '1,3,7' or '5'") from None
-    return tuple(dict.fromkeys(seeds))
