@@ -137,7 +137,7 @@ def test_attention_on_reads_the_weight_at_each_steps_named_source_position(smoke
     free = attention_on(models["trained"], task, examples, {"next": lambda t, S: S - 2 - t})
     free_steps = attention_on(models["trained"], task, examples, {"before": lambda t, T: t - 1}, kind="self")
     assert (free.weight > 0.01).all() and (free_steps.weight > 0.01).all()
-    with pytest.raises(ValueError, match="valid: cross, self"):
+    with pytest.raises(ValueError, match="valid: self, cross"):
         attention_on(model, task, examples, {}, kind="encoder")
 
 

@@ -154,7 +154,7 @@ def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], 
         the examples.
     """
     if kind not in ATTENTION_KINDS:
-        raise ValueError(f"unknown attention kind {kind!r}; valid: cross, self")
+        raise ValueError(f"unknown attention kind {kind!r}; valid: {', '.join(ATTENTION_KINDS)}")
     layers = decoder_attention(model, task.batch(examples))[kind]
     steps, keys = layers[0].shape[2], layers[0].shape[3]
     rows = []
