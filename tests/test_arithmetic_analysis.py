@@ -6,6 +6,7 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from lengthgen.analysis.arithmetic import (
     accuracy_table,
@@ -18,6 +19,7 @@ from lengthgen.analysis.arithmetic import (
     misread_changes,
     model_claims,
     model_name,
+    monotone_lists,
 )
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments.abc import build_arithmetic
@@ -193,3 +195,19 @@ def test_misread_changes_counts_the_steps_a_neighbouring_item_would_change():
     assert misread_changes("sum", [[3, 5, 1]]) == 1.0
     # min: step 1 changes only by reading 1 (3 -> 1), step 2 by reading 5 (1 -> 3); [0, 0] changes nothing
     assert misread_changes("min", [[3, 5, 1], [0, 0]]) == pytest.approx(2 / 4)
+
+
+def test_monotone_lists_make_every_step_read_its_own_item():
+    from lengthgen.tasks.arithmetic import ListOpsMax, ListOpsMin
+
+    for operator, task in (("max", ListOpsMax()), ("min", ListOpsMin())):
+        lists = monotone_lists(operator, 12, 200, seed=3)
+        assert len(lists) == 200 and all(len(items) == 12 and 1 <= min(items) for items in lists)
+        assert lists == monotone_lists(operator, 12, 200, seed=3) != monotone_lists(operator, 12, 200, seed=4)
+        for items in lists:  # the running result is the item itself: the target is the list in fold order
+            source, target = task.from_items(items)
+            assert [int(y) for y in target] == items and source == (operator, *map(str, reversed(items)))
+        uniform = torch.randint(0, 10, (200, 12), generator=torch.Generator().manual_seed(0)).tolist()
+        assert misread_changes(operator, lists) > 0.45 > misread_changes(operator, uniform)
+    with pytest.raises(ValueError, match="valid: max, min"):
+        monotone_lists("sum", 6, 1)

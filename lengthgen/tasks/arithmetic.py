@@ -204,12 +204,16 @@ class ListOps(ArithmeticTask):
 
     def example(self, numbers):
         (n,) = numbers
-        digits = [int(d) for d in str(n)]
-        running, out = digits[-1], [digits[-1]]
-        for d in reversed(digits[:-1]):
+        return self.from_items([int(d) for d in reversed(str(n))])
+
+    def from_items(self, items: list[int]) -> Example:
+        """The example of a list given in the order it is folded (x_1 first): source `op x_n .. x_1`, target the
+        running results."""
+        running, out = items[0], [items[0]]
+        for d in items[1:]:
             running = LISTOPS[self.operator](running, d)
             out.append(running)
-        return (self.operator, *map(str, digits)), tuple(map(str, out))
+        return (self.operator, *map(str, reversed(items))), tuple(map(str, out))
 
 
 class ListOpsSum(ListOps):
