@@ -1,4 +1,5 @@
-"""Explicit random streams: every random draw in the library comes from a generator made here."""
+"""Explicit random streams (every random draw in the library should come from a generator made here), and seed
+lists as the command line writes them."""
 
 import hashlib
 

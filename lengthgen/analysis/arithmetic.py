@@ -22,6 +22,7 @@ from lengthgen.analysis.sparsity import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
 
 TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
@@ -237,6 +238,5 @@ def monotone_lists(operator: str, length: int, n: int, seed: int = 0) -> list[li
     the source's first digit, from being a leading 0."""
     if operator not in ("max", "min"):
         raise ValueError(f"no monotone lists for operator {operator!r}; valid: max, min")
-    gen = torch.Generator().manual_seed(seed)
-    draws = torch.randint(1, 10, (n, length), generator=gen).sort(dim=1, descending=operator == "min").values
-    return draws.tolist()
+    draws = torch.randint(1, 10, (n, length), generator=generator(seed, "monotone lists"))
+    return draws.sort(dim=1, descending=operator == "min").values.tolist()
