@@ -224,7 +224,7 @@ def test_encoder_decoder_fits_a_batch_and_decodes_it_with_the_cache(encoder_laye
         loss.backward()
         opt.step()
     model.eval()
-    assert float(model.loss(batch)) < 0.05
+    assert model.loss(batch).item() < 0.05
     assert torch.equal(model.predict(batch), batch.tgt)  # greedy, cached decoding reproduces the fitted targets
 
 
