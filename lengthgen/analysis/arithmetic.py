@@ -234,8 +234,8 @@ def monotone_lists(operator: str, length: int, n: int, seed: int = 0) -> list[li
     """`n` lists of `length` digits 1-9, in the order they are folded, sorted so that every item is the running
     result so far: rising for "max", falling for "min". Every step's output is then its own item, and a read of a
     neighbour changes it whenever the neighbour differs (`misread_changes` is much higher than on uniform digits):
-    lists on which a MAX or MIN model has to read each step's own item. Digits from 1 keep the list's last item,
-    the source's first digit, from being a leading 0."""
+    lists on which a MAX or MIN model has to read each step's own item. Digits from 1: the stock lists are the
+    digits of a number, whose first (the source's first item) is never 0."""
     if operator not in ("max", "min"):
         raise ValueError(f"no monotone lists for operator {operator!r}; valid: max, min")
     draws = torch.randint(1, 10, (n, length), generator=generator(seed, "monotone lists"))
