@@ -73,6 +73,20 @@ def test_profiles_pair_variants_by_seed():
         EXPERIMENTS["vv-factors"].configs_for("quick")
 
 
+def test_table7_declares_three_seeds_and_its_own_quick_budget_only():
+    """mla-variants overrides the full profile's seeds (3, every cell) and the quick profile's size; the other MLA
+    grids keep the full profile's 5 seeds, and the override reaches no profile it does not name."""
+    variants = EXPERIMENTS["mla-variants"].configs_for("full")
+    assert len(variants) == 12 * 8 * 3
+    cells = {(c.task, c.model.attention) for c in variants}
+    assert all({c.seed for c in variants if (c.task, c.model.attention) == cell} == {0, 1, 2} for cell in cells)
+    assert {c.seed for c in EXPERIMENTS["mla-main"].configs_for("full")} == {0, 1, 2, 3, 4}
+    assert {c.train_size for c in EXPERIMENTS["mla-variants"].configs_for("quick")} == {1000}
+    assert {c.train_size for c in EXPERIMENTS["mla-ablations"].configs_for("quick")} == {1000}
+    assert {c.train_size for c in EXPERIMENTS["mla-main"].configs_for("quick")} == {2000}
+    assert {c.seed for c in EXPERIMENTS["mla-variants"].configs_for("full", (4,))} == {4}
+
+
 def test_registry_membership_is_a_plain_answer():
     reg = Registry("widget", {"a": 1})
     assert "a" in reg and "z" not in reg
