@@ -126,6 +126,13 @@ def _write_out(df: pd.DataFrame, out: str | None) -> None:
         print(f"wrote {len(df)} rows to {out}")
 
 
+def _stored(folder: str) -> ResultStore:
+    """The store of an existing results folder (a command that only reads results must not create one)."""
+    if not Path(folder).is_dir():
+        raise LengthgenError(f"no results folder at {folder!r}")
+    return ResultStore(folder)
+
+
 def _configs(experiment, args) -> list:
     """The configs chosen on the command line: profile, seeds, and the --task/--variant filters."""
     configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
@@ -164,7 +171,7 @@ def cmd_results(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
     args.profile = args.profile or experiment.stored_profile
     configs = _configs(experiment, args)
-    store = ResultStore(args.results)
+    store = _stored(args.results)
     df = collect(experiment, configs, store, skip_missing=True)
     missing = [c for c in configs if store.status(experiment.name, c) == "missing"]
     print(summary(df))
@@ -237,13 +244,6 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
         cells.setdefault(cell, []).append(labels["seed"])
     lines = [f"  {cell}: {seeds_text(seeds)}" for cell, seeds in cells.items()]
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
-
-
-def _stored(folder: str) -> ResultStore:
-    """The store of an existing results folder (a command that only reads results must not create one)."""
-    if not Path(folder).is_dir():
-        raise LengthgenError(f"no results folder at {folder!r}")
-    return ResultStore(folder)
 
 
 def cmd_scorecard(args) -> None:

@@ -127,6 +127,14 @@ def test_task_and_variant_select_cells_of_the_grid(tmp_path, capsys):
     assert code == 0 and "1 of 1 smoke runs stored" in out and "content" not in out
 
 
+@pytest.mark.parametrize("experiment", [[], ["mla-main"]])
+def test_results_of_a_missing_folder_is_an_error_not_an_empty_grid(tmp_path, capsys, experiment):
+    """A mistyped --results names the folder, with or without an experiment, and creates nothing."""
+    code, out, err = run(capsys, "results", *experiment, "--results", str(tmp_path / "reslts"))
+    assert code == 2 and out == "" and err == f"lengthgen: error: no results folder at {str(tmp_path / 'reslts')!r}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unknown_profile_is_rejected_by_the_parser(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["run", "vv-retrieval", "--profile", "huge"])
