@@ -142,13 +142,14 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
 def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
     """Write root/book/scorecard.md (ignored by git) from the stored runs in root/results and the live runs of
     `profile` in `live_dir`: generated at every build, so it cannot fall behind the results."""
-    from lengthgen.experiments.scorecard import grids, page, scorecard
+    from lengthgen.experiments.scorecard import breakable, grids, page, scorecard
     from lengthgen.results.store import ResultStore
 
     stored = ResultStore(root / "results")
     card = scorecard(stored, ResultStore(live_dir), live_profile=profile)
     target = root / "book" / "scorecard.md"
-    target.write_text(page(card, f"the stored runs in `results/` and this build's live {profile} runs", grids(stored)))
+    text = page(card, f"the stored runs in `results/` and this build's live {profile} runs", grids(stored))
+    target.write_text(breakable(text))
     return target
 
 

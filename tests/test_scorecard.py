@@ -41,6 +41,12 @@ def test_markdown_table_escapes_pipes_and_leaves_missing_values_empty():
     assert table.splitlines() == ["| a | b |", "|---|---|", "| x\\|y | 1.5 |", "|  |  |"]
 
 
+def test_breakable_lets_identifiers_in_table_rows_wrap_and_leaves_the_rest():
+    page = "# a_b\n\nprose_word\n| `x_y` | onestep_no_sigmoid / reverse_copy | _lead | 1_000 |"
+    assert scorecard.breakable(page).splitlines() == [
+        "# a_b", "", "prose_word", "| `x_y` | onestep_<wbr>no_<wbr>sigmoid / reverse_<wbr>copy | _lead | 1_<wbr>000 |"]
+
+
 @pytest.fixture
 def abc_root(tmp_path):
     """A book root whose stored results are a copy of the committed ABC cpu runs (Successor, 3 seeds)."""

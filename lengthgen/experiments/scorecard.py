@@ -18,6 +18,8 @@ that rule's verdict on the same numbers beside its own (`rule_changes`), to show
 says how far each stored grid is (declared runs, stored, CPU hours).
 """
 
+import re
+
 import pandas as pd
 
 from lengthgen.analysis import compare, report, variance
@@ -315,6 +317,17 @@ def markdown_table(df: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(map(text, df.columns)) + " |", "|" + "---|" * len(df.columns)]
     lines += ["| " + " | ".join(text(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def breakable(page_text: str) -> str:
+    """A Markdown page for the browser: `<wbr>` after every underscore inside a word of a table row (outside code
+    spans), so a long identifier such as onestep_no_sigmoid may wrap there and a wide table fits the text column
+    instead of hiding its last columns; the text reads the same. Other lines are left as they are."""
+    def row(line: str) -> str:
+        parts = re.split(r"(`[^`]*`)", line)
+        return "".join(p if p.startswith("`") else re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", p) for p in parts)
+
+    return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
 
 
 def _changes_section(card: pd.DataFrame) -> list[str]:
