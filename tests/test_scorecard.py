@@ -176,6 +176,22 @@ def test_grids_count_only_the_declared_runs_stored(abc_root):
     assert "| mla-main | full | 240 | 0 | 240 | no | 0.0 | unknown |" in page
 
 
+def test_a_grid_with_none_stored_borrows_its_chapters_runs_for_the_estimate(abc_root):
+    """abc-balanced (3 ListOps-balanced runs, none stored) is estimated from the stored runs of the chapter's other cpu
+    grids: its task has none there, so at the median of all of them; an MLA grid has no stored chapter-mate."""
+    store = ResultStore(abc_root / "results")
+    grids = ("abc-table1", "abc-scaffolding")
+    declared = {config_key(c) for name in grids for c in EXPERIMENTS[name].configs_for("cpu")}
+    walls = [json.loads((e / "meta.json").read_text())["wall_seconds"] for name in grids
+             for e in (abc_root / "results" / name).iterdir() if e.name in declared]
+    table = scorecard.grids(store).set_index(["experiment", "profile"])
+    balanced = table.loc[("abc-balanced", "cpu")]
+    assert (balanced.stored, balanced.missing, len(walls)) == (0, 3, 72)
+    assert balanced["hours to go"] == pytest.approx(3 * float(np.median(walls)) / 3600)
+    assert pd.isna(table.loc[("mla-variants", "full"), "hours to go"])
+    assert EXPERIMENTS["abc-balanced"].chapter == EXPERIMENTS["abc-table1"].chapter != EXPERIMENTS["mla-main"].chapter
+
+
 def test_grids_leave_out_runs_of_other_profiles(tmp_path):
     from lengthgen.results.sweep import sweep
 
@@ -193,9 +209,10 @@ def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
     out = capsys.readouterr().out
     assert "abc-table1" in out and "mla-main" in out
     grids = scorecard.grids(ResultStore(abc_root / "results"))
+    to_go = grids["hours to go"].sum()  # abc-balanced's, borrowed from the chapter's stored runs
     assert out.rstrip().endswith(f"2 of {len(grids)} grids complete; 72 of 1,247 declared runs stored in "
-                                 f"{abc_root / 'results'}; about 0 CPU-thread hours to go (not counting "
-                                 f"{len(grids) - 2} grids with no stored run to estimate from)")
+                                 f"{abc_root / 'results'}; about {to_go:.0f} CPU-thread hours to go (not counting "
+                                 f"{len(grids) - 3} grids with no stored run to estimate from)")
     assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
     assert "--task needs an experiment; valid: vv-retrieval" in capsys.readouterr().err
 

@@ -288,9 +288,9 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
     profile's seeds), how many of them are stored, whether that is all of them, the CPU-thread hours of those runs,
     and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median of its task's stored
-    runs; NaN with none stored). Runs outside the declared configs (other seeds, superseded protocols) are not
-    counted."""
-    rows = []
+    runs; a grid with none stored borrows the stored runs of its chapter's other grids of the profile; NaN where
+    those are none either). Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
+    grid_runs = []  # (experiment, profile, {key: task} of the declared configs, their stored runs)
     for name, experiment in EXPERIMENTS.items():
         wall = {meta["key"]: meta["wall_seconds"] for _, _, meta in store.entries(name)}
         for p in experiment.profiles:
@@ -301,11 +301,15 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
                                  for key, task in task_of.items() if key in wall],
                                 columns=["key", "task", "wall_seconds"])
             if profile or p == experiment.stored_profile or len(runs):
-                to_go, _ = estimated_seconds(runs, [task for key, task in task_of.items() if key not in wall])
-                rows.append({"experiment": name, "profile": p, "declared": len(task_of),
-                             "stored": len(runs), "missing": len(task_of) - len(runs),
-                             "complete": "yes" if len(runs) == len(task_of) else "no",
-                             "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
+                grid_runs.append((experiment, p, task_of, runs))
+    rows = []
+    for experiment, p, task_of, runs in grid_runs:
+        basis = runs if len(runs) else pd.concat(
+            [r for e, q, _, r in grid_runs if e.chapter == experiment.chapter and q == p and len(r)] or [runs])
+        to_go, _ = estimated_seconds(basis, [task for key, task in task_of.items() if key not in set(runs.key)])
+        rows.append({"experiment": experiment.name, "profile": p, "declared": len(task_of), "stored": len(runs),
+                     "missing": len(task_of) - len(runs), "complete": "yes" if len(runs) == len(task_of) else "no",
+                     "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
@@ -354,10 +358,10 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
     return ["## Stored grids", "",
             "How far each stored grid is: the runs its configs declare (every cell at the seeds fixed before the "
             "runs), how many of them are stored, those runs' CPU-thread hours, and the hours the missing runs would "
-            "take at the median wall time of the stored runs of their task (`lengthgen results` prints the same; "
-            "`lengthgen results EXPERIMENT` lists the missing runs; *unknown* where none is stored to estimate "
-            "from). The tables take their medians over the seeds "
-            "every cell has, so an incomplete grid counts only its complete seeds.",
+            "take at the median wall time of the stored runs of their task (a grid with none stored: of its "
+            "chapter's other grids of the same profile; `lengthgen results` prints the same; `lengthgen results "
+            "EXPERIMENT` lists the missing runs; *unknown* where none is stored to estimate from). The tables take "
+            "their medians over the seeds every cell has, so an incomplete grid counts only its complete seeds.",
             "", markdown_table(shown), ""]
 
 
