@@ -177,7 +177,13 @@ def cmd_results(args) -> None:
     print(summary(df))
     print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
     if missing:
-        estimate = remaining_time(df, [experiment.labels(c)["task"] for c in missing])
+        tasks = [experiment.labels(c)["task"] for c in missing]
+        if df.empty:  # none of the selection is stored: estimate from the chapter's stored grids
+            from lengthgen.experiments.scorecard import chapter_runs
+
+            estimate = remaining_time(chapter_runs(store, experiment, args.profile), tasks, " in the chapter's grids")
+        else:
+            estimate = remaining_time(df, tasks)
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
         flying = in_flight(experiment, missing, store.in_flight(experiment.name))
         if flying:
@@ -219,17 +225,17 @@ def in_flight(experiment, missing: list, markers: dict[str, dict], now: datetime
     return lines
 
 
-def remaining_time(stored: pd.DataFrame, missing_tasks: list[str]) -> str:
+def remaining_time(stored: pd.DataFrame, missing_tasks: list[str], where: str = "") -> str:
     """An estimate of the time of the missing runs (one task name per run), each at the median wall time of the
-    `stored` runs (tidy rows with provenance columns) of its task, or of all stored runs where its task has none;
-    only the count when none is stored."""
+    `stored` runs (rows with key, task, wall_seconds; tidy rows repeat a run) of its task, or of all stored runs where
+    its task has none; `where` says where those runs come from; only the count when none is stored."""
     count = f"{len(missing_tasks)} run{'s' if len(missing_tasks) != 1 else ''}"
     if stored.empty:
         return f" ({count}; no stored run to estimate their time from)"
     runs = stored.drop_duplicates("key")
     seconds, fallback = estimated_seconds(runs, missing_tasks)
     text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
-            "of their task")
+            f"of their task{where}")
     if fallback:
         text += f"; {fallback} with no stored run of their task at that of all {len(runs)} stored runs"
     return text + ")"

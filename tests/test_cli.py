@@ -45,6 +45,18 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
 
 
+def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grids(tmp_path, capsys):
+    store, out1 = tmp_path / "store", tmp_path / "seed0.csv"
+    assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),
+               "--out", str(out1))[0] == 0
+    runs = pd.read_csv(out1).drop_duplicates("key")
+    hours = 2 * runs.groupby("task").wall_seconds.median().sum() / 3600  # seed 1: two runs of each task missing
+    code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "1", "--results", str(store))
+    assert code == 0 and "0 of 4 smoke runs stored" in out
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the stored runs of their task in the "
+            "chapter's grids):\n") in out
+
+
 def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, capsys):
     import subprocess
     import sys

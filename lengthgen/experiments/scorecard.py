@@ -283,33 +283,51 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 GRID_COLUMNS = ["experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours", "hours to go"]
 
 
+RUN_COLUMNS = ["key", "task", "wall_seconds"]
+
+
+def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dict[str, str], pd.DataFrame]:
+    """A grid's declared configs as {key: task} and, of them, the stored runs (key, task, wall_seconds), given the
+    wall seconds of every stored entry of the experiment by key."""
+    task_of = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(profile)}
+    runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key]}
+                         for key, task in task_of.items() if key in wall], columns=RUN_COLUMNS)
+    return task_of, runs
+
+
+def _walls(store: ResultStore, name: str) -> dict[str, float]:
+    return {meta["key"]: meta["wall_seconds"] for _, _, meta in store.entries(name)}
+
+
+def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
+    """The stored declared runs (key, task, wall_seconds) of every grid of the experiment's chapter at `profile`: what
+    the time of a grid's missing runs is estimated from where none of its own is stored."""
+    frames = [declared_runs(e, profile, _walls(store, e.name))[1] for e in EXPERIMENTS.values()
+              if e.chapter == experiment.chapter and profile in e.profiles]
+    return pd.concat(frames, ignore_index=True)
+
+
 def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     """How far every stored grid is: one row per experiment and profile (`profile`, or else the experiment's stored
     profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
     profile's seeds), how many of them are stored, whether that is all of them, the CPU-thread hours of those runs,
     and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median of its task's stored
-    runs; a grid with none stored borrows the stored runs of its chapter's other grids of the profile; NaN where
-    those are none either). Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
-    grid_runs = []  # (experiment, profile, {key: task} of the declared configs, their stored runs)
+    runs; a grid with none stored at those of its chapter's grids, `chapter_runs`; NaN where those are none either).
+    Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
+    rows = []
     for name, experiment in EXPERIMENTS.items():
-        wall = {meta["key"]: meta["wall_seconds"] for _, _, meta in store.entries(name)}
+        wall = _walls(store, name)
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):
                 continue
-            task_of = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(p)}
-            runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key]}
-                                 for key, task in task_of.items() if key in wall],
-                                columns=["key", "task", "wall_seconds"])
-            if profile or p == experiment.stored_profile or len(runs):
-                grid_runs.append((experiment, p, task_of, runs))
-    rows = []
-    for experiment, p, task_of, runs in grid_runs:
-        basis = runs if len(runs) else pd.concat(
-            [r for e, q, _, r in grid_runs if e.chapter == experiment.chapter and q == p and len(r)] or [runs])
-        to_go, _ = estimated_seconds(basis, [task for key, task in task_of.items() if key not in set(runs.key)])
-        rows.append({"experiment": experiment.name, "profile": p, "declared": len(task_of), "stored": len(runs),
-                     "missing": len(task_of) - len(runs), "complete": "yes" if len(runs) == len(task_of) else "no",
-                     "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
+            task_of, runs = declared_runs(experiment, p, wall)
+            if not (profile or p == experiment.stored_profile or len(runs)):
+                continue
+            basis = runs if len(runs) else chapter_runs(store, experiment, p)
+            to_go, _ = estimated_seconds(basis, [task for key, task in task_of.items() if key not in wall])
+            rows.append({"experiment": name, "profile": p, "declared": len(task_of), "stored": len(runs),
+                         "missing": len(task_of) - len(runs), "complete": "yes" if len(runs) == len(task_of) else "no",
+                         "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
