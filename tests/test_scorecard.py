@@ -42,9 +42,10 @@ def test_markdown_table_escapes_pipes_and_leaves_missing_values_empty():
 
 
 def test_breakable_lets_identifiers_in_table_rows_wrap_and_leaves_the_rest():
-    page = "# a_b\n\nprose_word\n| `x_y` | onestep_no_sigmoid / reverse_copy | _lead | 1_000 |"
+    page = "# a_b\n\nprose_word\n| `x_y` | onestep_no_sigmoid / reverse_copy | _lead | 1_000 | [a_b](c_d.html) |"
     assert scorecard.breakable(page).splitlines() == [
-        "# a_b", "", "prose_word", "| `x_y` | onestep_<wbr>no_<wbr>sigmoid / reverse_<wbr>copy | _lead | 1_<wbr>000 |"]
+        "# a_b", "", "prose_word",
+        "| `x_y` | onestep_<wbr>no_<wbr>sigmoid / reverse_<wbr>copy | _lead | 1_<wbr>000 | [a_<wbr>b](c_d.html) |"]
 
 
 @pytest.fixture

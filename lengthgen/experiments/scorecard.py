@@ -281,9 +281,7 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 GRID_COLUMNS = ["experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours", "hours to go"]
-
-
-RUN_COLUMNS = ["key", "task", "wall_seconds"]
+RUN_COLUMNS = ["key", "task", "wall_seconds"]  # a stored run, as the time estimates read it
 
 
 def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dict[str, str], pd.DataFrame]:
@@ -343,11 +341,11 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 def breakable(page_text: str) -> str:
     """A Markdown page for the browser: `<wbr>` after every underscore inside a word of a table row (outside code
-    spans), so a long identifier such as onestep_no_sigmoid may wrap there and a wide table fits the text column
-    instead of hiding its last columns; the text reads the same. Other lines are left as they are."""
+    spans and link targets), so a long identifier such as onestep_no_sigmoid may wrap there and a wide table fits the
+    text column instead of hiding its last columns; the text reads the same. Other lines are left as they are."""
     def row(line: str) -> str:
-        parts = re.split(r"(`[^`]*`)", line)
-        return "".join(p if p.startswith("`") else re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", p) for p in parts)
+        parts = re.split(r"(`[^`]*`|\]\([^)]*\))", line)  # the odd parts: code spans and link targets
+        return "".join(p if i % 2 else re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", p) for i, p in enumerate(parts))
 
     return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
 
