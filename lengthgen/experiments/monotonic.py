@@ -160,7 +160,7 @@ PROFILE_SIZES = {
 # that every mechanism gets a heatmap within the chapter's time budget.
 QUICK_OTHERS = replace(PROFILE_SIZES["quick"], train_size=1000)
 # Table 7's stored grid (12 variants x 8 tasks) declares 3 seeds, the rigor protocol's minimum for a median, not the
-# paper's 5: decided before any of its runs (session 29), it saves 192 runs (~71 CPU-thread hours at the median wall
+# paper's 5: decided before any of its runs (2026-11-26), it saves 192 runs (~71 CPU-thread hours at the median wall
 # times of the chapter's stored runs of each task). Its medians are of 3 seeds where the paper's are of 5.
 FULL_VARIANTS = replace(PROFILE_SIZES["full"], seeds=(0, 1, 2))
 
