@@ -66,3 +66,23 @@ def test_page_renders_offline_without_errors(served_book, page, min_figures):
     if min_figures:
         assert has_plotly
         assert (html / "_static" / "plotly.min.js").exists()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make test installs it)")
+@pytest.mark.parametrize("page,selector", [("book/chapters/monotonic-attention.html", ".output table.dataframe"),
+                                           ("book/scorecard.html", "table.table")])
+def test_tables_are_set_smaller_than_the_prose(served_book, page, selector):
+    """book/_static/lengthgen.css compacts output DataFrames and Markdown tables (wide verdict tables hid their last
+    columns behind a scroll): its selectors must match what the theme renders."""
+    from playwright.sync_api import sync_playwright
+
+    base, _ = served_book
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page()
+        pg.goto(f"{base}/{page}", wait_until="load")
+        size = "s => parseFloat(getComputedStyle(document.querySelector(s)).fontSize)"
+        table, prose = pg.evaluate(size, f".bd-article {selector} td"), pg.evaluate(size, ".bd-article p")
+        browser.close()
+    assert table <= 0.9 * prose
