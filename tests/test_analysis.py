@@ -115,6 +115,14 @@ def test_ranking_verdict_is_a_rank_correlation(paper, ours, expected):
         assert rho == pytest.approx(1.0 if expected == "reproduced" else -1.0)
 
 
+@pytest.mark.parametrize("fit,expected", [(89.9, "not trained"), (90.0, "reproduced (no significant difference)"),
+                                          (float("nan"), "reproduced (no significant difference)"),
+                                          (None, "reproduced (no significant difference)")])
+def test_mean_verdict_sets_runs_that_did_not_fit_their_training_data_apart(fit, expected):
+    verdict, p = verdicts.mean_verdict(20.0, 5.0, 5, [19.0, 22.0, 21.0], fit)
+    assert verdict == expected and (p != p) == (expected == "not trained")  # p NaN only when not judged
+
+
 def test_mean_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
     paper = {"a": (20.0, 5.0), "b": (15.0, 0.15), "c": (10.0, 1.0)}
     runs = pd.DataFrame({"variant": ["b", "a", "a"], "value": [14.0, 12.0, 16.0]})
@@ -126,6 +134,10 @@ def test_mean_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
                                      verdicts.NOT_RUN]
     assert side.loc["a", "p"] == pytest.approx(verdicts.mean_verdict(20.0, 5.0, 5, [12.0, 16.0])[1])
     assert side.loc["c", "seeds"] == 0 and pd.isna(side.loc["c", "ours"])
+    fit = pd.DataFrame({"variant": ["b", "a", "a"], "value": [100.0, 80.0, 90.0]})  # a's median 85: not trained
+    fitted = compare.mean_side_by_side(paper, runs, 5, fit=fit)
+    assert fitted["in distribution"].tolist()[:2] == [85.0, 100.0] and pd.isna(fitted.loc["c", "in distribution"])
+    assert fitted.verdict.tolist() == [verdicts.NOT_TRAINED, "inconclusive (one seed)", verdicts.NOT_RUN]
 
 
 def test_divergences_groups_the_splits_of_a_cell_that_share_a_reason():

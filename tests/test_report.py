@@ -133,15 +133,36 @@ def test_generations_and_their_changes():
 
 
 def test_scan_reason_names_the_rows_the_public_code_ran_unmixed():
-    row = pd.DataFrame({"verdict": ["inconclusive (one seed)"], "seeds": [1], "p": [None]}, index=["mix_onestep_pr"])
-    reason = mla.scan_reason(next(row.itertuples()))
-    assert reason == ("one seed: no spread to test against the paper's 5 runs; the paper's row ran unmixed (public "
-                      "code), ours mixes")
-    tested = pd.DataFrame({"verdict": ["not reproduced (ours lower)"], "seeds": [3], "p": [0.0123]}, index=["content"])
-    assert mla.scan_reason(next(tested.itertuples())) == "Welch's t-test, 3 seeds against the paper's 5: p = 0.012"
-    done = pd.DataFrame({"verdict": ["reproduced (no significant difference)"], "seeds": [3], "p": [0.4]},
-                        index=["content"])
-    assert mla.scan_reason(next(done.itertuples())) == ""
+    def row(verdict, seeds, p):
+        return pd.Series({"verdict": verdict, "seeds": seeds, "p": p, "in distribution": 100.0})
+
+    assert mla.scan_reason("mix_onestep_pr", row("inconclusive (one seed)", 1, None)) == (
+        "one seed: no spread to test against the paper's 5 runs; the paper's row ran unmixed (public code), ours mixes")
+    assert mla.scan_reason("content", row("not reproduced (ours lower)", 3, 0.0123)) == (
+        "Welch's t-test, 3 seeds against the paper's 5: p = 0.012")
+    assert mla.scan_reason("content", row("reproduced (no significant difference)", 3, 0.4)) == ""
+
+
+def test_scan_side_judges_the_common_seeds_and_sets_unfitted_mechanisms_apart():
+    """Hand-made SCAN runs: content at seeds 0-3 (seed 3 not common: left out), mono at seeds 0-2 with dev exact
+    match 100 / 80 / 70 (median 80: not trained); test accuracy 10 / 12 / 14 (content) -> mean 12."""
+    rows = []
+    for variant, seeds, tests, devs in (("content", (0, 1, 2, 3), (10.0, 12.0, 14.0, 90.0), (100.0,) * 4),
+                                        ("mono", (0, 1, 2), (15.0, 15.0, 15.0), (100.0, 80.0, 70.0))):
+        for seed, test, dev in zip(seeds, tests, devs, strict=True):
+            rows += [{"task": "scan", "variant": variant, "seed": seed, "length": "test", "metric": "accuracy",
+                      "value": test},
+                     {"task": "scan", "variant": variant, "seed": seed, "length": "train", "metric": "best_dev",
+                      "value": dev}]
+    side = mla.scan_side(pd.DataFrame(rows))
+    assert side.loc["content", "ours"] == 12.0 and side.loc["content", "seeds"] == 3
+    assert side.loc["content", "in distribution"] == 100.0
+    assert side.loc["content", "verdict"] == "not reproduced (ours lower)"  # paper 17.6 +- 4.1
+    assert side.loc["mono", "verdict"] == "not trained" and side.loc["mono", "in distribution"] == 80.0
+    assert side.loc["mono", "reason"] == "median dev exact match 80% < 90%: the runs did not fit their training split"
+    assert side.loc["relative", "verdict"] == "not run yet" and side.loc["relative", "reason"] == ""
+    empty = mla.scan_side(pd.DataFrame())
+    assert (empty.verdict == "not run yet").all() and len(empty) == len(side)
 
 
 def test_task_table_and_scan_constructions():

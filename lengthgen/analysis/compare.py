@@ -30,23 +30,28 @@ def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Seri
     return pd.DataFrame(rows)
 
 
-def mean_side_by_side(paper: dict, runs: pd.DataFrame, paper_runs: int) -> pd.DataFrame:
+def mean_side_by_side(paper: dict, runs: pd.DataFrame, paper_runs: int, fit: pd.DataFrame | None = None
+                      ) -> pd.DataFrame:
     """Paper (mean, std over `paper_runs` runs) vs our mean per variant, every paper row kept, with `mean_verdict`.
 
     Args:
         paper: variant -> (mean, std), e.g. `monotonic_paper.SCAN`.
         runs: one row per stored run, columns variant and value (e.g. test accuracy).
+        fit: optional, the same for each run's in-distribution accuracy (%); its median per variant is the column
+            `in distribution`, and a variant whose median is below `verdicts.TRAINED` is "not trained".
     Returns one row per variant of `paper`, in its order: paper mean, paper std, ours (our mean), std, seeds
-    (the number of runs), p (Welch's test) and verdict; a variant without a run has NaN values and the verdict
-    "not run yet".
+    (the number of runs), [in distribution,] p (Welch's test) and verdict; a variant without a run has NaN values
+    and the verdict "not run yet".
     """
     side = pd.DataFrame([{"variant": v, "paper mean": m, "paper std": s} for v, (m, s) in paper.items()])
     ours = runs.groupby("variant").value.agg(ours="mean", std="std", seeds="count").reset_index()
     side = side.merge(ours, on="variant", how="left").set_index("variant")
     side["seeds"] = side.seeds.fillna(0).astype(int)
+    if fit is not None:
+        side["in distribution"] = fit.groupby("variant").value.median().reindex(side.index)
     values = runs.groupby("variant").value.apply(list)
-    judged = [mean_verdict(r["paper mean"], r["paper std"], paper_runs, values[v]) if r.seeds else (NOT_RUN, None)
-              for v, r in side.iterrows()]
+    judged = [mean_verdict(r["paper mean"], r["paper std"], paper_runs, values[v], r.get("in distribution"))
+              if r.seeds else (NOT_RUN, None) for v, r in side.iterrows()]
     side["p"] = [p for _, p in judged]
     side["verdict"] = [v for v, _ in judged]
     return side

@@ -54,11 +54,15 @@ def cell_verdict(paper: float, lo: float, hi: float, iid: float | None = None) -
     return f"not reproduced (ours {'lower' if hi < paper else 'higher'})"
 
 
-def mean_verdict(paper_mean: float, paper_std: float, paper_n: int, ours: list[float]) -> tuple[str, float]:
+def mean_verdict(paper_mean: float, paper_std: float, paper_n: int, ours: list[float],
+                 fit: float | None = None) -> tuple[str, float]:
     """(verdict, p) of our runs' mean against a paper's mean +- std over `paper_n` runs, by Welch's t-test from the
     two samples' statistics: "reproduced (no significant difference)" at p >= ALPHA, else "not reproduced (ours
     higher / lower)". One run of ours has no spread to test: "inconclusive (one seed)", p NaN. When neither
-    sample varies (both stds 0) the means must be equal."""
+    sample varies (both stds 0) the means must be equal. "not trained", p NaN, when `fit` (our runs' median
+    in-distribution accuracy) is below TRAINED, as in `cell_verdict`; None or NaN: not judged on it."""
+    if fit is not None and fit == fit and fit < TRAINED:
+        return NOT_TRAINED, float("nan")
     if len(ours) < 2:
         return "inconclusive (one seed)", float("nan")
     mean = sum(ours) / len(ours)

@@ -10,11 +10,12 @@ import pandas as pd
 import torch
 
 from lengthgen import metrics
+from lengthgen.analysis import compare
 from lengthgen.analysis.compare import RUN, longest_accuracy
-from lengthgen.analysis.verdicts import NOT_RUN, band
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
-from lengthgen.experiments.monotonic_paper import SCAN_RUNS
+from lengthgen.experiments.monotonic_paper import SCAN, SCAN_RUNS
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPOCHS, FIRST_ERROR
 from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
@@ -277,15 +278,34 @@ def generation_changes(every: pd.DataFrame, old: str, new: str, splits: tuple[st
     return table, len(moved), len(acc)
 
 
-def scan_reason(row) -> str:
-    """Why a SCAN row (of `compare.mean_side_by_side`, indexed by variant) is not reproduced: one seed cannot be
-    tested against the paper's five, or the test's p with our seeds; and, for the rows whose public code ran unmixed,
-    that ours mixes."""
+def scan_side(runs: pd.DataFrame) -> pd.DataFrame:
+    """SCAN's rows: the paper's mean +- std of each mechanism beside our runs' test accuracy
+    (`compare.mean_side_by_side`), each mechanism's median best dev exact match as its fit to the training
+    distribution (the dev commands are held out of the training split, and on them teacher-forced exact match equals
+    greedy exact match: an output is right token by token exactly when greedy decoding reproduces it), and a reason
+    per divergence (`scan_reason`); on the seeds that every mechanism has (`compare.on_common_seeds`), as every
+    table of the chapter. `runs`: SCAN's collected results (columns variant, seed, length, metric, value)."""
+    common = compare.on_common_seeds(runs)[0]
+    chosen = common.reindex(columns=["variant", "length", "metric", "value"]).astype({"length": str})
+    test = chosen[(chosen.metric == ACCURACY) & (chosen.length == "test")]
+    dev = chosen[(chosen.metric == BEST_DEV) & (chosen.length == "train")]
+    side = compare.mean_side_by_side(SCAN, test, SCAN_RUNS, fit=dev)
+    side["reason"] = [scan_reason(variant, row) for variant, row in side.iterrows()]
+    return side
+
+
+def scan_reason(variant: str, row: pd.Series) -> str:
+    """Why a mechanism's SCAN row (of `scan_side`) is not reproduced: its runs did not fit their training
+    distribution, or one seed cannot be tested against the paper's five, or the test's p with our seeds; and, for the
+    rows whose public code ran unmixed, that ours mixes."""
     if row.verdict.startswith("reproduced") or row.verdict == NOT_RUN:
         return ""
+    if row.verdict == NOT_TRAINED:
+        return (f"median dev exact match {row['in distribution']:.0f}% < {TRAINED:.0f}%: the runs did not fit their "
+                "training split")
     text = (f"one seed: no spread to test against the paper's {SCAN_RUNS} runs" if row.seeds < 2 else
             f"Welch's t-test, {row.seeds} seeds against the paper's {SCAN_RUNS}: p = {row.p:.2g}")
-    ran_unmixed = f"{row.Index.removesuffix('_pr')}_code" in CROSS_ATTENTION
+    ran_unmixed = f"{variant.removesuffix('_pr')}_code" in CROSS_ATTENTION
     return text + ("; the paper's row ran unmixed (public code), ours mixes" if ran_unmixed else "")
 
 

@@ -39,7 +39,6 @@ from lengthgen.experiments.sparsity import assignment_reading, parity_reading, s
 from lengthgen.experiments.sparsity_language import language_reading
 from lengthgen.experiments.vanishing_variance import compared_runs
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
-from lengthgen.metrics import ACCURACY
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds, stored_runs
 
@@ -108,13 +107,11 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         frames.append(_table(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
     scan = _runs("mla-scan", profile, store)
     if not scan.empty:
-        scan = compare.on_common_seeds(scan)[0]
-        test = scan[(scan.metric == ACCURACY) & (scan.length.astype(str) == "test")]
-        side = compare.mean_side_by_side(monotonic_paper.SCAN, test, monotonic_paper.SCAN_RUNS)
+        side = monotonic.scan_side(scan)
         frames.append(_rows("Tables 3, 8 (SCAN length split)", side.index.tolist(),
                             [f"{m:.1f} ± {s:.1f}" for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
                             [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
-                            [monotonic.scan_reason(r) for r in side.itertuples()],
+                            side.reason.tolist(),
                             [former_mean_verdict(m, s, o) if n else NOT_RUN for m, s, o, n in
                              zip(side["paper mean"], side["paper std"], side.ours, side.seeds, strict=True)]))
         rank = compare.ranking(side, paper="paper mean")
