@@ -5,7 +5,7 @@ The rows come from the same comparisons the chapters show, one function per pape
 
 - monotonic location attention: the cells of Tables 2, 4, 6 and 7 (`compare.cell_side_by_side`), each table's
   ranking (`verdicts.ranking_verdict`), each task's separation at its longest split (`compare.separation`) and SCAN
-  (`compare.mean_side_by_side`);
+  (`monotonic.scan_side`);
 - sparsity: each figure's claim, read from its table (`sparsity_paper.READINGS`), one row per claim;
 - vanishing variance: the paired comparisons of Tables 1-6 (`vanishing_variance_paper.versus`), one row per N;
 - attention bias calibration: the cells of Tables 1 and 3 (`analysis.arithmetic.cells`).
