@@ -116,8 +116,8 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                              zip(side["paper mean"], side["paper std"], side.ours, side.seeds, strict=True)]))
         rank = compare.ranking(side, paper="paper mean")
         frames.append(_rows("Tables 3, 8 (SCAN length split)", ["ranking of the mechanisms"],
-                            f"{rank['cells']} mechanisms run", [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"],
-                            [None], [rank["verdict"]], ""))
+                            f"{rank['cells']} mechanisms whose runs learned their task",
+                            [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]], ""))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)
 
 
