@@ -240,13 +240,13 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
         ("lookup", "relative", "9", 100.0, 100.0, None),
         ("recopy", "mono", "100", 100.0, 100.0, 99.0),
         ("recopy", "content", "100", 0.0, 0.0, 40.0)]])  # 0% like the paper, but never learned recopy
-    runs = _runs([("lookup", "relative", s, "iid", x) for s, x in [(0, 97.0), (1, 99.0)]])  # as if lookup had iid
+    runs = _runs([("lookup", "relative", s, "iid", x) for s, x in [(0, 97.0), (1, 99.0)]])  # Lookup's estimated iid
     sep = compare.separation(side, runs)
     assert sep.loc["copy", "same separation"] == "yes" and sep.loc["copy", "split"] == "100"
     assert sep.loc["copy", "paper: solved by"] == "mono" and sep.loc["copy", "ours: solved by"] == "mono"
     assert sep.loc["lookup", "same separation"] == "no" and sep.loc["lookup", "split"] == "11"
     assert sep.loc["lookup", "ours: solved by"] == "none" and sep.loc["lookup", "mechanisms"] == 4
-    assert sep.loc["lookup", "off the paper's pattern (ours, ours iid)"] == "relative (40%, 98% iid), onestep (3%)"
+    assert sep.loc["lookup", "off the paper's pattern (ours, ours iid)"] == "relative (40%, ≈98% iid), onestep (3%)"
     assert sep.loc["recopy", "same separation"] == "not judged" and sep.loc["recopy", "not trained"] == \
         "content (40% iid)"
     assert sep.loc["copy", "not trained"] == "none"

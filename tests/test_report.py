@@ -41,6 +41,9 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
     untrained = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 47.0,
                            "verdict": "not trained"})
     assert reason(untrained) == "47% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
+    estimated = pd.Series({"task": "lookup", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 88.7,
+                           "verdict": "not trained"})
+    assert reason(estimated) == "≈89% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
 
 
 def test_cells_lists_each_divergence_under_the_table():
@@ -163,6 +166,39 @@ def test_scan_side_judges_the_common_seeds_and_sets_unfitted_mechanisms_apart():
     assert side.loc["relative", "verdict"] == "not run yet" and side.loc["relative", "reason"] == ""
     empty = mla.scan_side(pd.DataFrame())
     assert (empty.verdict == "not run yet").all() and len(empty) == len(side)
+
+
+def test_with_fit_estimates_adds_an_estimated_iid_row_to_lookup_runs():
+    """Lookup / mono seed 0 (full profile: 1,000 dev examples, half held out): 2 x 55.5 - 11.4 = 99.6; seed 1 (quick
+    sizes: 300 dev examples, all held out): its dev score 70; seed 2 lacks split 7, Reverse Lookup has an iid row
+    already, Copy is not estimated: none of them gets a row."""
+    def run(task, seed, profile, dev, accuracy):
+        cells = {("train", "best_dev"): dev, **{(split, "accuracy"): v for split, v in accuracy.items()}}
+        return [{"task": task, "variant": "mono", "seed": seed, "length": length, "metric": metric, "value": v,
+                 "profile": profile, "key": f"{task}{seed}"} for (length, metric), v in cells.items()]
+    rows = (run("lookup", 0, "full", 55.5, {"7": 11.4, "11": 1.0}) + run("lookup", 1, "quick", 70.0, {"7": 5.0})
+            + run("lookup", 2, "full", 60.0, {"11": 0.0})
+            + run("reverse_lookup", 0, "full", 50.0, {"7": 0.0, "iid": 42.0})
+            + run("copy", 0, "full", 100.0, {"15": 100.0}))
+    runs = pd.DataFrame(rows)
+    out = mla.with_fit_estimates(runs)
+    assert out.iloc[: len(runs)].equals(runs)
+    added = out.iloc[len(runs):].set_index("seed")
+    assert list(added.index) == [0, 1] and set(added.task) == {"lookup"} and set(added.length) == {"iid"}
+    assert added.value.tolist() == pytest.approx([99.6, 70.0]) and set(added.metric) == {"accuracy"}
+    assert added.key.tolist() == ["lookup0", "lookup1"] and added.profile.tolist() == ["full", "quick"]
+    assert mla.with_fit_estimates(runs.iloc[:0]).empty
+
+
+def test_early_break_text_groups_the_runs_of_a_cell_in_seed_order():
+    last = pd.DataFrame({"task": ["recopy", "recopy", "copy", "recopy"], "variant": ["locattn"] * 4,
+                         "seed": [2, 0, 0, 1], "first_error": [5.0, 0.0, 12.0, 3.0],
+                         "early": [True, True, False, True]}).set_index(["task", "variant", "seed"])
+    assert report.early_break_text(last, {"recopy": 46, "copy": 10}) == (
+        "At the longest test split, 4 runs that learned their task in distribution (iid ≥ 90%) get some outputs "
+        "wrong; in 3 of them the median first error lies before the longest training target: recopy/locattn at "
+        "token 0, 3, 5 (seeds 0-2; trained up to 46).")
+    assert report.early_break_text(last[~last.early], {"copy": 10}).endswith("before the longest training target.")
 
 
 def test_task_table_and_scan_constructions():

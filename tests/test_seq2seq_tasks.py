@@ -12,7 +12,7 @@ from lengthgen.tasks import TASKS
 from lengthgen.tasks import scan as scan_mod
 from lengthgen.tasks.cfq import Cfq, preprocess_query, preprocess_question
 from lengthgen.tasks.copying import COPY_SPLITS, posretrieve, recopy
-from lengthgen.tasks.lookup import BITS, TABLES
+from lengthgen.tasks.lookup import BITS, DEV_HELD_OUT, DEV_LONGER, TABLES
 
 CFQ_FIXTURE = Path(__file__).parent / "data" / "cfq"
 COPY_FAMILY = ("copy", "reverse_copy", "recopy", "reverse_recopy", "inv_recopy", "inv_reverse_recopy", "dedupe",
@@ -107,6 +107,21 @@ def chain(task, src) -> list[str]:
         v = task.tables[TABLES.index(t)][v]
         out.append(BITS[v])
     return out
+
+
+def test_lookup_dev_layout_and_iid_estimate():
+    """The estimate rests on the dev split's layout: held-out examples of the training lengths first, then examples of
+    test split 7's length; by hand: 2 x 55.5 - 11.4 = 99.6; 2 x 66.4 - 28.95 = 103.85 and 2 x 30 - 80 = -20 are
+    clipped; with 800 dev examples the held-out share is 500/800: (60 - 0.375 x 40) / 0.625 = 72."""
+    task = TASKS["lookup"]()
+    dev, held = task.examples("dev"), set(task._held_out)
+    assert len(dev) == DEV_HELD_OUT + DEV_LONGER and task.dev_longer_split == "7"
+    assert all(e in held for e in dev[:DEV_HELD_OUT]) and {len(s) for s, _ in dev[:DEV_HELD_OUT]} == {6}
+    assert {len(s) for s, _ in dev[DEV_HELD_OUT:]} == {len(task.examples("7", 1)[0][0])} == {7}
+    assert task.iid_estimate(55.5, 11.4) == pytest.approx(99.6)
+    assert task.iid_estimate(66.4, 28.95) == 100.0 and task.iid_estimate(30.0, 80.0) == 0.0
+    assert task.iid_estimate(60.0, 40.0, 800) == pytest.approx(72.0)
+    assert task.iid_estimate(80.0, 0.0, 300) == 80.0  # only held-out examples: the dev score itself
 
 
 @pytest.mark.parametrize("name", ["lookup", "reverse_lookup"])

@@ -11,6 +11,7 @@ import pandas as pd
 from lengthgen.analysis import verdicts
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, cell_verdict, mean_verdict, verdict
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
+from lengthgen.tasks import TASKS
 
 
 def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series,
@@ -95,8 +96,8 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
 
     def off_pattern(task, cell):
-        ours = f"{cell.ours:.0f}%" + (f", {iid[task, cell.variant]:.0f}% iid" if (task, cell.variant) in iid else "")
-        return f"{cell.variant} ({ours})"
+        fit = f", {percent_iid(task, iid[task, cell.variant])} iid" if (task, cell.variant) in iid else ""
+        return f"{cell.variant} ({cell.ours:.0f}%{fit})"
 
     rows = []
     for task, cells in side.groupby("task", sort=False):
@@ -109,10 +110,17 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
         rows.append((task, at.length.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
                      ", ".join(at.variant[ours == "solved"]) or "none", same,
                      ", ".join(off_pattern(task, cell) for cell in off.itertuples()) or "none",
-                     ", ".join(f"{c.variant} ({c.iid:.0f}% iid)" for c in at[untrained].itertuples()) or "none"))
+                     ", ".join(f"{c.variant} ({percent_iid(task, c.iid)} iid)" for c in at[untrained].itertuples())
+                     or "none"))
     columns = ["task", "split", "mechanisms", "paper: solved by", "ours: solved by", "same separation",
                "off the paper's pattern (ours, ours iid)", "not trained"]
     return pd.DataFrame(rows, columns=columns).set_index("task")
+
+
+def percent_iid(task: str, value: float) -> str:
+    """An iid accuracy in a text: "97%", or "≈97%" for a task whose iid accuracy is estimated from its dev score (one
+    with an `iid_estimate`: Lookup, Reverse Lookup; see `monotonic.with_fit_estimates`)."""
+    return ("≈" if hasattr(TASKS[task], "iid_estimate") else "") + f"{value:.0f}%"
 
 
 def _one_or_each(values: pd.Series) -> str:

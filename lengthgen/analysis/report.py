@@ -6,7 +6,15 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from lengthgen.analysis.compare import divergences, failures_by, fit_and_length, for_display, ranking, seeds_disagree
+from lengthgen.analysis.compare import (
+    divergences,
+    failures_by,
+    fit_and_length,
+    for_display,
+    percent_iid,
+    ranking,
+    seeds_disagree,
+)
 from lengthgen.analysis.verdicts import ALPHA, NOT_RUN, NOT_TRAINED, TRAINED, share_verdict
 from lengthgen.seeding import seeds_text
 
@@ -57,7 +65,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Ca
     def reason(row) -> str:
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
         if row.verdict == NOT_TRAINED:
-            return f"{row.iid:.0f}% in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
+            return f"{percent_iid(row.task, row.iid)} in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
         return f"ours higher; {seeds}"
@@ -168,13 +176,16 @@ def seed_agreement(seeds: pd.DataFrame) -> list:
 
 def early_break_text(last: pd.DataFrame, trained: dict[str, int]) -> str:
     """A sentence on a `compare.early_breaks` table: how many learned runs break before the longest training
-    target, and which."""
+    target, and which (per task and mechanism, its runs' tokens in the order of their seeds)."""
     early = last[last.early]
-    which = ", ".join(f"{t}/{v} at token {k:g} (trained up to {trained[t]})"
-                      for (t, v, _), k in early.first_error.items())
+    which = []
+    for (task, variant), tokens in early.first_error.groupby(level=["task", "variant"], sort=False):
+        tokens = tokens.sort_index(level="seed")
+        which.append(f"{task}/{variant} at token {', '.join(f'{k:g}' for k in tokens)} "
+                     f"({seeds_text(tokens.index.get_level_values('seed'))}; trained up to {trained[task]})")
     return (f"At the longest test split, {len(last)} runs that learned their task in distribution "
             f"(iid ≥ {TRAINED:.0f}%) get some outputs wrong; in {len(early)} of them the median first error lies "
-            "before the longest training target" + (f": {which}" if len(early) else "") + ".")
+            "before the longest training target" + (": " + "; ".join(which) if which else "") + ".")
 
 
 def value_range(df: pd.DataFrame, column: str) -> str:

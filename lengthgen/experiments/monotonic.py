@@ -20,7 +20,8 @@ from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPO
 from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import hook_names
-from lengthgen.results.store import RunOutput
+from lengthgen.results.store import ResultStore, RunOutput
+from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
@@ -132,6 +133,33 @@ def direction_check(runs: pd.DataFrame) -> pd.DataFrame:
     error = (out.gate - forward.astype(float)).abs()
     out["reads"] = ["right way" if e < 0.1 else "wrong way" if e > 0.9 else "undecided" for e in error]
     return out
+
+
+def with_fit_estimates(runs: pd.DataFrame) -> pd.DataFrame:
+    """`runs` (collected results, one run per task, variant and seed) plus an estimated "iid" accuracy row for every
+    run of a task without an iid split whose dev split holds held-out training examples (Lookup, Reverse Lookup): the
+    task's `iid_estimate` from the run's best dev score and its accuracy on the test split of the dev's longer
+    examples, at its profile's dev size (the same in every grid of a profile). The row copies the run's other
+    columns; runs that lack either number, or already have an iid row, are left as they are."""
+    if runs.empty:
+        return runs
+    estimable = [t for t in runs.task.unique() if hasattr(TASKS[t], "iid_estimate")]
+    rows = runs[runs.task.isin(estimable)].assign(length=lambda d: d.length.astype(str))
+    dev = rows[(rows.metric == BEST_DEV) & (rows.length == "train")].set_index(RUN, drop=False)
+    measured = rows[(rows.metric == ACCURACY) & (rows.length == "iid")].set_index(RUN).index
+    tasks = {t: TASKS[t]() for t in estimable}
+    longer = {t: rows[(rows.task == t) & (rows.metric == ACCURACY) & (rows.length == task.dev_longer_split)]
+              .set_index(RUN).value for t, task in tasks.items()}
+    added = [{**row.to_dict(), "length": "iid", "metric": ACCURACY,
+              "value": tasks[run[0]].iid_estimate(row.value, longer[run[0]][run], PROFILE_SIZES[row.profile].dev_size)}
+             for run, row in dev.iterrows() if run in longer[run[0]].index and run not in measured]
+    return pd.concat([runs, pd.DataFrame(added, columns=runs.columns)], ignore_index=True) if added else runs
+
+
+def stored(experiment: Experiment, store: ResultStore) -> pd.DataFrame:
+    """The stored full-profile runs of one of the chapter's grids (its declared seeds), with `with_fit_estimates`:
+    what the chapter and the scorecard judge."""
+    return with_fit_estimates(stored_runs(experiment, "full", store))
 
 
 def seq2seq_labels(cfg: Seq2SeqRun) -> dict:

@@ -90,14 +90,15 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 2, 4, 6, 7: each cell (the paper's median beside ours and our seeds' range, `verdicts.cell_verdict`),
     the table's ranking and each task's separation at its longest split; SCAN's rows (our mean over seeds against
     the paper's mean and std, `verdicts.mean_verdict`), as the chapter shows them: each table on the seeds every one
-    of its cells has (`compare.on_common_seeds`)."""
-    main = _runs("mla-main", profile, store)
+    of its cells has (`compare.on_common_seeds`), Lookup's and Reverse Lookup's fit estimated from their dev scores
+    (`monotonic.with_fit_estimates`)."""
+    main = monotonic.with_fit_estimates(_runs("mla-main", profile, store))
     frames = []
     for name, source, table in (("mla-main", "Table 2", monotonic_paper.TABLE2),
                                 ("mla-ablations", "Table 4", monotonic_paper.TABLE4),
                                 ("mla-variants", "Table 7", monotonic_paper.TABLE7),
                                 ("mla-extra", "Table 6", monotonic_paper.TABLE6)):
-        runs = main if name == "mla-main" else _runs(name, profile, store)
+        runs = main if name == "mla-main" else monotonic.with_fit_estimates(_runs(name, profile, store))
         if name == "mla-ablations" and not main.empty:  # the unablated OneStep row comes from the Table 2 runs
             runs = pd.concat([runs, main[main.variant == "onestep"]])
         if runs.empty:

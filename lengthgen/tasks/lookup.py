@@ -24,6 +24,8 @@ TABLES = tuple(f"t{i}" for i in range(1, 9))
 COMPOSED = 6  # t1..t6 are composed; t7, t8 appear only alone in training
 HELD_OUT_COMPOSITIONS, HELD_OUT_INPUTS = 50, 2
 TEST_TABLES = {"7": 5, "9": 7, "11": 9}
+DEV_HELD_OUT, DEV_LONGER = 500, 500  # the dev split: held-out training examples first, then longer ones
+DEV_LONGER_SPLIT = "7"  # the test split whose distribution the dev split's longer examples are drawn from
 
 
 class Lookup(Seq2SeqTask):
@@ -34,8 +36,9 @@ class Lookup(Seq2SeqTask):
     """
 
     name = "lookup"
+    dev_longer_split = DEV_LONGER_SPLIT  # see `iid_estimate`
     tokens = BITS + TABLES + (".",)
-    splits = {"train": Split(3, 6, 0), "dev": Split(6, 7, 1_000),
+    splits = {"train": Split(3, 6, 0), "dev": Split(6, 7, DEV_HELD_OUT + DEV_LONGER),
               **{k: Split(int(k), int(k), 2_000) for k in TEST_TABLES}}
 
     def __init__(self, data_seed: int = 0):
@@ -81,15 +84,29 @@ class Lookup(Seq2SeqTask):
         if split == "train":
             order = torch.randperm(len(self._train), generator=generator(self.data_seed, "lookup/train")).tolist()
             return [self._train[i] for i in order[:n]]
-        dev7 = unique_draws(lambda g: self._longer(5, g), 500, generator(self.data_seed, "lookup/dev7"), "dev")
+        dev7 = unique_draws(lambda g: self._longer(TEST_TABLES[DEV_LONGER_SPLIT], g), DEV_LONGER,
+                            generator(self.data_seed, "lookup/dev7"), "dev")
         if split == "dev":
             g = generator(self.data_seed, "lookup/dev")
-            held = [self._held_out[i] for i in torch.randperm(len(self._held_out), generator=g)[:500].tolist()]
+            held = [self._held_out[i] for i in torch.randperm(len(self._held_out), generator=g).tolist()[:DEV_HELD_OUT]]
             return (held + dev7)[:n]
         excluded = set(dev7)
         test = unique_draws(lambda g: self._longer(TEST_TABLES[split], g), n + len(excluded),
                             generator(self.data_seed, f"lookup/{split}"), split)
         return [e for e in test if e not in excluded][:n]
+
+    def iid_estimate(self, dev: float, longer: float, n: int | None = None) -> float:
+        """Exact match (%) on held-out examples of the training lengths, estimated from a run's dev score `dev` (%,
+        over the dev split's first `n` examples) and its accuracy `longer` (%) on the test split DEV_LONGER_SPLIT.
+
+        The dev split's share s of held-out examples gives dev = s * iid + (1 - s) * (its longer examples' score);
+        `longer` stands in for the last (the same distribution, other examples), so the estimate always lies within
+        what the dev score alone allows, and is clipped to 0..100. With n <= DEV_HELD_OUT the dev examples are all
+        held-out ones and the estimate is the dev score itself. It leans high where the kept epoch was chosen on the
+        dev score: the epoch that maximises it also favours its longer half."""
+        n = self.count(self.dev_split, n)
+        share = min(n, DEV_HELD_OUT) / n
+        return min(max((dev - (1 - share) * longer) / share, 0.0), 100.0)
 
 
 class ReverseLookup(Lookup):
