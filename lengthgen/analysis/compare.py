@@ -64,8 +64,7 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     Args:
         paper: columns variant, task, length, paper (from `monotonic_paper.paper_table`).
         ours: columns variant, task, length, ours (our median over seeds), lo and hi (their range), seeds and iid
-            (median iid accuracy of the cell's runs, NaN for tasks without an iid split), as from
-            `median_over_seeds`.
+            (median iid accuracy of the cell's runs, NaN where they have none), as from `median_over_seeds`.
         reason: (row with paper/ours/seeds/iid/verdict) -> text explaining a divergence.
     """
     both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
@@ -90,7 +89,7 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     ours (a cell partial in the paper is not judged). "no" when a trained cell is off the pattern; "not judged" when
     none is but a cell the paper judges is "not trained" (our runs did not learn the task in distribution); else
     "yes". `side` is a `cell_side_by_side` frame; `runs` (collected results) gives the iid accuracy shown beside
-    each mechanism off the paper's pattern, for tasks with an iid split."""
+    each mechanism off the paper's pattern, where its runs have one."""
     side = side.assign(length=side.length.astype(str))
     acc = runs[runs.metric == ACCURACY]
     iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
@@ -141,8 +140,8 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
 
 def median_over_seeds(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with their range
-    (lo, hi), their count (seeds) and `iid`, the median iid accuracy of the cell's runs (NaN for a task without an
-    iid split)."""
+    (lo, hi), their count (seeds) and `iid`, the median iid accuracy of the cell's runs: their "iid" rows, measured
+    or, for Lookup and Reverse Lookup, estimated (`monotonic.with_fit_estimates`); NaN where they have none."""
     rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
     cells = (rows.groupby(["variant", "task", "length"]).value.agg(["median", "min", "max", "count"]).reset_index()
              .rename(columns={"median": "ours", "min": "lo", "max": "hi", "count": "seeds"}))
