@@ -102,8 +102,8 @@ class Lookup(Seq2SeqTask):
         The dev split's share s of held-out examples gives dev = s * iid + (1 - s) * (its longer examples' score);
         `longer` stands in for the last (the same distribution, other examples), so the estimate always lies within
         what the dev score alone allows, and is clipped to 0..100. With n <= DEV_HELD_OUT the dev examples are all
-        held-out ones and the estimate is the dev score itself. It leans high where the kept epoch was chosen on the
-        dev score: the epoch that maximises it also favours its longer half."""
+        held-out ones and the estimate is the dev score itself. It may lean high where the kept epoch was chosen on
+        the dev score: the epoch that maximises it may also favour its longer half."""
         n = self.count(self.dev_split, n)
         share = min(n, DEV_HELD_OUT) / n
         return min(max((dev - (1 - share) * longer) / share, 0.0), 100.0)
