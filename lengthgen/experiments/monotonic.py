@@ -143,22 +143,22 @@ def with_fit_estimates(runs: pd.DataFrame) -> pd.DataFrame:
     columns; runs that lack either number, or already have an iid row, are left as they are."""
     if runs.empty:
         return runs
-    estimable = [t for t in runs.task.unique() if hasattr(TASKS[t], "iid_estimate")]
-    rows = runs[runs.task.isin(estimable)].assign(length=lambda d: d.length.astype(str))
-    dev = rows[(rows.metric == BEST_DEV) & (rows.length == "train")].set_index(RUN, drop=False)
-    measured = rows[(rows.metric == ACCURACY) & (rows.length == "iid")].set_index(RUN).index
-    tasks = {t: TASKS[t]() for t in estimable}
-    longer = {t: rows[(rows.task == t) & (rows.metric == ACCURACY) & (rows.length == task.dev_longer_split)]
-              .set_index(RUN).value for t, task in tasks.items()}
-    added = [{**row.to_dict(), "length": "iid", "metric": ACCURACY,
-              "value": tasks[run[0]].iid_estimate(row.value, longer[run[0]][run], PROFILE_SIZES[row.profile].dev_size)}
-             for run, row in dev.iterrows() if run in longer[run[0]].index and run not in measured]
+    tasks = {t: TASKS[t]() for t in runs.task.unique() if hasattr(TASKS[t], "iid_estimate")}
+    rows = runs[runs.task.isin(tasks)].assign(length=lambda d: d.length.astype(str))
+    accuracy = rows[rows.metric == ACCURACY].set_index([*RUN, "length"]).value
+    added = []
+    for _, row in rows[(rows.metric == BEST_DEV) & (rows.length == "train")].iterrows():
+        task, run = tasks[row.task], (row.task, row.variant, row.seed)
+        longer = accuracy.get((*run, task.dev_longer_split))
+        if longer is not None and (*run, "iid") not in accuracy.index:
+            added.append({**row.to_dict(), "length": "iid", "metric": ACCURACY,
+                          "value": task.iid_estimate(row.value, longer, PROFILE_SIZES[row.profile].dev_size)})
     return pd.concat([runs, pd.DataFrame(added, columns=runs.columns)], ignore_index=True) if added else runs
 
 
 def stored(experiment: Experiment, store: ResultStore) -> pd.DataFrame:
     """The stored full-profile runs of one of the chapter's grids (its declared seeds), with `with_fit_estimates`:
-    what the chapter and the scorecard judge."""
+    what the chapter judges (the scorecard applies `with_fit_estimates` to the runs of whichever profile it reads)."""
     return with_fit_estimates(stored_runs(experiment, "full", store))
 
 

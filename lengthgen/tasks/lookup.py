@@ -25,7 +25,6 @@ COMPOSED = 6  # t1..t6 are composed; t7, t8 appear only alone in training
 HELD_OUT_COMPOSITIONS, HELD_OUT_INPUTS = 50, 2
 TEST_TABLES = {"7": 5, "9": 7, "11": 9}
 DEV_HELD_OUT, DEV_LONGER = 500, 500  # the dev split: held-out training examples first, then longer ones
-DEV_LONGER_SPLIT = "7"  # the test split whose distribution the dev split's longer examples are drawn from
 
 
 class Lookup(Seq2SeqTask):
@@ -36,7 +35,7 @@ class Lookup(Seq2SeqTask):
     """
 
     name = "lookup"
-    dev_longer_split = DEV_LONGER_SPLIT  # see `iid_estimate`
+    dev_longer_split = "7"  # the test split whose distribution the dev split's longer examples are drawn from
     tokens = BITS + TABLES + (".",)
     splits = {"train": Split(3, 6, 0), "dev": Split(6, 7, DEV_HELD_OUT + DEV_LONGER),
               **{k: Split(int(k), int(k), 2_000) for k in TEST_TABLES}}
@@ -84,7 +83,7 @@ class Lookup(Seq2SeqTask):
         if split == "train":
             order = torch.randperm(len(self._train), generator=generator(self.data_seed, "lookup/train")).tolist()
             return [self._train[i] for i in order[:n]]
-        dev7 = unique_draws(lambda g: self._longer(TEST_TABLES[DEV_LONGER_SPLIT], g), DEV_LONGER,
+        dev7 = unique_draws(lambda g: self._longer(TEST_TABLES[self.dev_longer_split], g), DEV_LONGER,
                             generator(self.data_seed, "lookup/dev7"), "dev")
         if split == "dev":
             g = generator(self.data_seed, "lookup/dev")
@@ -97,7 +96,7 @@ class Lookup(Seq2SeqTask):
 
     def iid_estimate(self, dev: float, longer: float, n: int | None = None) -> float:
         """Exact match (%) on held-out examples of the training lengths, estimated from a run's dev score `dev` (%,
-        over the dev split's first `n` examples) and its accuracy `longer` (%) on the test split DEV_LONGER_SPLIT.
+        over the dev split's first `n` examples) and its accuracy `longer` (%) on the test split `dev_longer_split`.
 
         The dev split's share s of held-out examples gives dev = s * iid + (1 - s) * (its longer examples' score);
         `longer` stands in for the last (the same distribution, other examples), so the estimate always lies within
