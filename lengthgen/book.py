@@ -56,16 +56,30 @@ def start_chapter() -> float:
     """What every chapter does first, in JupyterLab as under papermill: work from the repository folder (so the
     relative paths `results` and `_build/results` are the book build's), one torch thread (the models are tiny: one
     thread trains them about as fast as two and does not stall when another process holds the other core; sweep
-    workers use one each), and pandas tables shown in full. Returns the start time (`time.perf_counter()`)."""
+    workers use one each), and pandas tables shown in full, their cells' underscored names free to wrap
+    (`breakable_html`). Returns the start time (`time.perf_counter()`)."""
     import pandas as pd
     import torch
+
+    from IPython import get_ipython
 
     os.chdir(ROOT)
     torch.set_num_threads(1)
     for option, value in (("display.width", 200), ("display.max_columns", None), ("display.max_colwidth", None),
                           ("display.max_rows", None)):
         pd.set_option(option, value)
+    if (shell := get_ipython()) is not None:
+        shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, breakable_html)
     return time.perf_counter()
+
+
+def breakable_html(frame) -> str:
+    """A DataFrame's notebook HTML with a line-break opportunity (`<wbr>`) after each underscore of its cells' text:
+    names like onestep_no_sigmoid may then wrap, so a table of them fits the book's text column instead of hiding
+    its last columns behind a scroll bar. The text itself (what a reader copies) is unchanged."""
+    html = frame._repr_html_()
+    table = html.index("<table")  # pandas puts a <style> block first; leave it as it is
+    return html[:table] + re.sub(r">([^<]*_[^<]*)<", lambda m: ">" + m[1].replace("_", "_<wbr>") + "<", html[table:])
 
 
 def plotly_js() -> Path:

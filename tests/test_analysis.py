@@ -294,6 +294,15 @@ def test_paper_beside_ours_puts_our_median_under_the_paper_row():
     assert shown.loc[("mono", "ours"), ("copy", "30")] == "–" and shown.loc[("mono", "paper"), ("copy", "30")] == 2.0
 
 
+def test_in_parts_cuts_a_wide_table_by_its_first_column_level_in_order():
+    columns = pd.MultiIndex.from_tuples([(t, n) for t in ("copy", "lookup", "recopy") for n in ("7", "15")])
+    table = pd.DataFrame([range(6)], columns=columns)
+    parts = compare.in_parts(table, 2)
+    assert [list(p.columns) for p in parts] == [list(columns[:4]), list(columns[4:])]
+    assert pd.concat(parts, axis=1).equals(table)
+    assert len(compare.in_parts(table, 3)) == 1
+
+
 def test_accuracy_grid_aligns_panels_and_marks_cells_not_run():
     df = pd.DataFrame([dict(source=src, variant=v, task="copy", length=n, value=x) for src, v, n, x in [
         ("paper", "content", 15, 0.0), ("paper", "mono", 15, 100.0), ("paper", "mono", 30, 98.2),

@@ -4,7 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to
+import pandas as pd
+
+from lengthgen.book import CHAPTERS, ROOT, breakable_html, chapters_of, stderr_to
 from lengthgen.experiments import EXPERIMENTS
 
 
@@ -25,6 +27,15 @@ def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):
     assert Path(log).read_text() == "kernel noise"
     err = capfd.readouterr().err
     assert "after" in err and "kernel noise" not in err
+
+
+def test_table_cells_may_wrap_after_underscores_and_read_the_same():
+    frame = pd.DataFrame({"solved_by": ["onestep_no_sigmoid", "a < b_c"]}, index=pd.Index(["inv_recopy", "copy"],
+                                                                                              name="task_name"))
+    html = breakable_html(frame)
+    assert "<td>onestep_<wbr>no_<wbr>sigmoid</td>" in html and "<td>a &lt; b_<wbr>c</td>" in html
+    assert ">inv_<wbr>recopy<" in html and ">solved_<wbr>by<" in html and ">task_<wbr>name<" in html
+    assert html.replace("<wbr>", "") == frame._repr_html_()  # nothing else changes: style block, tags, text
 
 
 def test_lab_serves_on_loopback_offline_with_a_token():

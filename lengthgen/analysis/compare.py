@@ -250,6 +250,14 @@ def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     return table.round(decimals).astype(object).where(table.notna(), "–")
 
 
+def in_parts(table: pd.DataFrame, per_part: int) -> list[pd.DataFrame]:
+    """`table` cut, in order, into tables of `per_part` groups of its first column level each (e.g. a
+    `paper_beside_ours` table of eight tasks into two of four), so that each fits the book's text column."""
+    groups = list(dict.fromkeys(table.columns.get_level_values(0)))
+    return [table.loc[:, table.columns.get_level_values(0).isin(groups[i:i + per_part])]
+            for i in range(0, len(groups), per_part)]
+
+
 def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...],
                    paper_label: str = "paper") -> pd.DataFrame:
     """The paper's cells (source `paper_label`) and our medians (source `label`) in one frame with a `value` column,
