@@ -60,7 +60,6 @@ def start_chapter() -> float:
     (`breakable_html`). Returns the start time (`time.perf_counter()`)."""
     import pandas as pd
     import torch
-
     from IPython import get_ipython
 
     os.chdir(ROOT)
@@ -74,12 +73,11 @@ def start_chapter() -> float:
 
 
 def breakable_html(frame) -> str:
-    """A DataFrame's notebook HTML with a line-break opportunity (`<wbr>`) after each underscore of its cells' text:
-    names like onestep_no_sigmoid may then wrap, so a table of them fits the book's text column instead of hiding
-    its last columns behind a scroll bar. The text itself (what a reader copies) is unchanged."""
-    html = frame._repr_html_()
-    table = html.index("<table")  # pandas puts a <style> block first; leave it as it is
-    return html[:table] + re.sub(r">([^<]*_[^<]*)<", lambda m: ">" + m[1].replace("_", "_<wbr>") + "<", html[table:])
+    """A DataFrame's notebook HTML with a line-break opportunity (`<wbr>`) after each underscore of its cells' and
+    labels' text: names like onestep_no_sigmoid may then wrap, so a table of them fits the book's text column instead
+    of hiding its last columns behind a scroll bar. The text itself (what a reader copies) is unchanged."""
+    return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3],
+                  frame._repr_html_())
 
 
 def plotly_js() -> Path:
