@@ -1,4 +1,4 @@
-"""The book's one list of chapters, and the build's handling of the kernel's own output."""
+"""The book's one list of chapters, how it shows a table, and the build's handling of the kernel's own output."""
 
 import subprocess
 import sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lengthgen.book import CHAPTERS, ROOT, breakable_html, chapters_of, stderr_to
+from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to, table_html
 from lengthgen.experiments import EXPERIMENTS
 
 
@@ -30,12 +30,13 @@ def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):
 
 
 def test_table_cells_may_wrap_after_underscores_and_read_the_same():
-    frame = pd.DataFrame({"solved_by": ["onestep_no_sigmoid", "a < b_c"]}, index=pd.Index(["inv_recopy", "copy"],
-                                                                                              name="task_name"))
-    html = breakable_html(frame)
+    frame = pd.DataFrame({"solved_by": ["onestep_no_sigmoid", "a < b_c"], "rho": [0.5, float("nan")]},
+                         index=pd.Index(["inv_recopy", "copy"], name="task_name"))
+    html = table_html(frame)
     assert "<td>onestep_<wbr>no_<wbr>sigmoid</td>" in html and "<td>a &lt; b_<wbr>c</td>" in html
     assert ">inv_<wbr>recopy<" in html and ">solved_<wbr>by<" in html and ">task_<wbr>name<" in html
-    assert html.replace("<wbr>", "") == frame._repr_html_()  # nothing else changes: style block, tags, text
+    assert "<td>–</td>" in html and "NaN" not in html  # a missing value reads "–", as compare.for_display writes it
+    assert html.replace("<wbr>", "").replace("–", "NaN") == frame._repr_html_()  # the rest as pandas shows it
 
 
 def test_lab_serves_on_loopback_offline_with_a_token():
