@@ -29,7 +29,7 @@ def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):
     assert "after" in err and "kernel noise" not in err
 
 
-def test_table_cells_may_wrap_after_underscores_and_read_the_same():
+def test_a_table_shows_a_missing_value_as_a_dash_and_lets_names_wrap():
     frame = pd.DataFrame({"solved_by": ["onestep_no_sigmoid", "a < b_c"], "rho": [0.5, float("nan")]},
                          index=pd.Index(["inv_recopy", "copy"], name="task_name"))
     html = table_html(frame)
