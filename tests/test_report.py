@@ -72,8 +72,10 @@ def test_fit_versus_length_separates_fitted_failures_from_unfitted_runs():
                             "train_loss": [0.01, 0.02, 0.8]})
     runs = runs_frame([("copy", v, 0, "100", "accuracy", acc) for v, acc in (("a", 0.0), ("b", 100.0), ("c", 0.0))])
     text = report.fit_versus_length(history, runs)
-    assert text.startswith("2 of 3 runs end with a training loss below 0.05; 1 of them fail")
-    assert ": copy/a (seed 0)." in text and "The other 1 end at a loss of 0.80–0.80" in text
+    assert text.startswith("2 of 3 runs end with a training loss below 0.05; 1 of them fails")
+    assert ": copy/a (seed 0)." in text and "The other one ends at a loss of 0.80: it has not fitted" in text
+    two_unfit = report.fit_versus_length(history.assign(train_loss=[0.7, 0.02, 0.8]), runs)
+    assert "0 of them fail (" in two_unfit and "The other 2 end at a loss of 0.70–0.80: they have not" in two_unfit
 
 
 def test_direction_summary_names_the_runs_off_the_right_way():
@@ -83,7 +85,10 @@ def test_direction_summary_names_the_runs_off_the_right_way():
     text = report.direction_summary(table)
     assert text.startswith("1 of 2 runs read their task the right way; reverse_copy/mono (seed 0) reads the wrong "
                            "way (g = 0.95, 0% at the longest split).")
-    assert "0 of the 1 runs reading the right way, 1 of the 1 runs reading the wrong way" in text
+    assert "0 of 1 run reading the right way, 1 of 1 run reading the wrong way" in text
+    two = report.direction_outcomes(pd.concat([table, table]))
+    assert two == ("Failing (≤ 10%) at the longest split: 0 of 2 runs reading the right way, 2 of 2 runs reading the "
+                   "wrong way.")
 
 
 def test_seed_agreement_is_empty_without_multi_seed_cells():

@@ -130,12 +130,16 @@ def fit_versus_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float =
     both = fit_and_length(history, runs, fitted)
     fit, unfit = both[both.fitted], both[~both.fitted]
     gap = fit[fit.failed]
-    text = (f"{len(fit)} of {len(both)} runs end with a training loss below {fitted}; {len(gap)} of them fail "
-            "(≤ 10%) at the task's longest test split: fitted, yet not carried to longer inputs"
-            + (": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else "") + ".")
+    text = (f"{len(fit)} of {len(both)} runs end with a training loss below {fitted}; {len(gap)} of them "
+            f"{'fails' if len(gap) == 1 else 'fail'} (≤ 10%) at the task's longest test split: fitted, yet not carried "
+            "to longer inputs" + (": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else "")
+            + ".")
     if len(unfit):
-        text += (f" The other {len(unfit)} end at a loss of {unfit.train_loss.min():.2f}–"
-                 f"{unfit.train_loss.max():.2f}: they have not fitted the training set yet, so their test scores "
+        lo, hi = f"{unfit.train_loss.min():.2f}", f"{unfit.train_loss.max():.2f}"
+        text += (f" The other {len(unfit)} end at a loss of {lo}–{hi}: they have not fitted the training set yet, so "
+                 "their test scores do not separate a failure to learn from a failure to generalise."
+                 if len(unfit) > 1 else
+                 f" The other one ends at a loss of {lo}: it has not fitted the training set yet, so its test scores "
                  "do not separate a failure to learn from a failure to generalise.")
     return text
 
@@ -148,7 +152,7 @@ def direction_outcomes(table: pd.DataFrame) -> str:
     """Does the reading direction predict the outcome? Failures (<= 10% at the longest split) per direction, for a
     `monotonic.direction_table`."""
     return "Failing (≤ 10%) at the longest split: " + ", ".join(
-        f"{r.failed} of the {r.runs} runs {DIRECTION_GROUPS[reads]}"
+        f"{r.failed} of {r.runs} run{'' if r.runs == 1 else 's'} {DIRECTION_GROUPS[reads]}"
         for reads, r in failures_by(table, "reads").iterrows()) + "."
 
 
