@@ -45,7 +45,7 @@ def test_page_renders_offline_without_errors(served_book, page, min_figures):
     external, errors = [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page()
+        pg = browser.new_page(viewport={"width": 1300, "height": 900})  # wide enough for the contents sidebar
         pg.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else external.append(r.url))
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -58,11 +58,15 @@ def test_page_renders_offline_without_errors(served_book, page, min_figures):
         svgs = pg.locator(".js-plotly-plot svg.main-svg").count()
         has_plotly = pg.evaluate("typeof window.Plotly !== 'undefined'")
         search_fields = pg.locator(".search-button-field:visible").count()  # the sidebar's, not a header bar's too
+        wide = pg.evaluate("() => [...document.querySelectorAll('.bd-article table')]"
+                           ".filter(t => t.scrollWidth > t.parentElement.clientWidth + 1)"
+                           ".map(t => t.innerText.slice(0, 80))")
         browser.close()
     assert external == [], f"requests left the machine: {external}"
     assert errors == [], f"console errors: {errors}"
     assert divs >= min_figures and figures == divs and svgs >= figures
     assert search_fields == 1
+    assert wide == [], f"tables wider than the text column, their last columns behind a scroll bar: {wide}"
     if min_figures:
         assert has_plotly
         assert (html / "_static" / "plotly.min.js").exists()
