@@ -56,11 +56,13 @@ def start_chapter() -> float:
     """What every chapter does first, in JupyterLab as under papermill: work from the repository folder (so the
     relative paths `results` and `_build/results` are the book build's), one torch thread (the models are tiny: one
     thread trains them about as fast as two and does not stall when another process holds the other core; sweep
-    workers use one each), and pandas tables shown in full, as `table_html` writes them. Returns the start time
-    (`time.perf_counter()`)."""
+    workers use one each), and pandas tables shown in full, as `compare.table_html` writes them. Returns the start
+    time (`time.perf_counter()`)."""
     import pandas as pd
     import torch
     from IPython import get_ipython
+
+    from lengthgen.analysis.compare import table_html
 
     os.chdir(ROOT)
     torch.set_num_threads(1)
@@ -70,20 +72,6 @@ def start_chapter() -> float:
     if (shell := get_ipython()) is not None:
         shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, table_html)
     return time.perf_counter()
-
-
-def wrappable(text: str) -> str:
-    """`text` with a line-break opportunity (`<wbr>`) after every underscore inside a word, for HTML: a long name
-    such as onestep_no_sigmoid may then wrap there, so a table of them fits the book's text column instead of hiding
-    its last columns behind a scroll bar. It reads (and copies) the same."""
-    return re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", text)
-
-
-def table_html(frame) -> str:
-    """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `compare.for_display`
-    writes it) and the text of its cells and labels `wrappable`."""
-    return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
-                  frame.to_html(notebook=True, na_rep="–"))
 
 
 def plotly_js() -> Path:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to, table_html
+from lengthgen.analysis.compare import table_html
+from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to
 from lengthgen.experiments import EXPERIMENTS
 
 

@@ -4,7 +4,11 @@ of published number:
 - `paired_side_by_side`: a paired difference with its p-value (vanishing variance), judged by `verdict`;
 - `cell_side_by_side`: an accuracy (%), judged by `cell_verdict` against our seeds' range (probing tables);
 - `mean_side_by_side`: a mean +- std over seeds, judged by `mean_verdict` (SCAN).
+
+And how the book shows such tables: `for_display`, `in_parts`, `table_html`.
 """
+
+import re
 
 import pandas as pd
 
@@ -248,6 +252,20 @@ def paper_beside_ours(paper: pd.DataFrame, runs: pd.DataFrame, label: str, metri
 def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
     """`table` rounded, with "–" where a cell has no value (a split the task does not have, a run not made)."""
     return table.round(decimals).astype(object).where(table.notna(), "–")
+
+
+def wrappable(text: str) -> str:
+    """`text` with a line-break opportunity (`<wbr>`) after every underscore inside a word, for HTML: a long name
+    such as onestep_no_sigmoid may then wrap there, so a table of them fits the book's text column instead of hiding
+    its last columns behind a scroll bar. It reads (and copies) the same."""
+    return re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", text)
+
+
+def table_html(frame) -> str:
+    """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `for_display`
+    writes it) and the text of its cells and labels `wrappable`."""
+    return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
+                  frame.to_html(notebook=True, na_rep="–"))
 
 
 def in_parts(table: pd.DataFrame, per_part: int) -> list[pd.DataFrame]:

@@ -32,7 +32,6 @@ from lengthgen.analysis.verdicts import (
     former_mean_verdict,
     verdict_class,
 )
-from lengthgen.book import wrappable
 from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
@@ -339,11 +338,11 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def breakable(page_text: str) -> str:
-    """A Markdown page for the browser: its table rows `wrappable` outside code spans and link targets. Other lines
-    are left as they are."""
+    """A Markdown page for the browser: its table rows `compare.wrappable` outside code spans and link targets. Other
+    lines are left as they are."""
     def row(line: str) -> str:
         parts = re.split(r"(`[^`]*`|\]\([^)]*\))", line)  # the odd parts: code spans and link targets
-        return "".join(p if i % 2 else wrappable(p) for i, p in enumerate(parts))
+        return "".join(p if i % 2 else compare.wrappable(p) for i, p in enumerate(parts))
 
     return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
 
