@@ -261,7 +261,7 @@ def wrappable(text: str) -> str:
     return re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", text)
 
 
-def table_html(frame) -> str:
+def table_html(frame: pd.DataFrame) -> str:
     """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `for_display`
     writes it) and the text of its cells and labels `wrappable`."""
     return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
