@@ -79,6 +79,9 @@ def test_verdict_rules(pd_, pp, od, op, expected):
     (100.0, 100.0, 100.0, 89.9, "not trained"), (0.0, 0.0, 0.0, 90.0, "reproduced"),
     (100.0, 0.0, 0.0, 95.0, "not reproduced (ours lower)"),
     (100.0, 100.0, 100.0, float("nan"), "reproduced"),  # no iid split: not judged on it
+    (100.0, 0.0, 100.0, 99.0, "reproduced (seeds split)"),  # seeds 0 / 100 / 0: the paper's 100 within their range
+    (95.0, 10.0, 90.0, None, "reproduced (seeds split)"), (95.0, 10.1, 95.0, None, "reproduced"),  # band edges
+    (50.0, 5.0, 89.9, None, "reproduced"), (100.0, 0.0, 80.0, None, "not reproduced (ours lower)"),
 ])
 def test_cell_verdict_uses_our_seeds_range_and_sets_untrained_cells_apart(paper, lo, hi, iid, expected):
     assert verdicts.cell_verdict(paper, lo, hi, iid) == expected
@@ -154,6 +157,7 @@ def test_divergences_groups_the_splits_of_a_cell_that_share_a_reason():
         {"variant": "mono", "task": "copy", "reason": "higher", "splits": "30", "verdicts": "partly"},
         {"variant": "content", "task": "lookup", "reason": "lower", "splits": "9, 11", "verdicts": "partly"}]
     assert compare.divergences(side.assign(verdict="reproduced")).empty
+    assert compare.divergences(side.assign(verdict=verdicts.SEEDS_SPLIT)).empty  # reproduced, seeds apart
 
 
 def test_paired_side_by_side_joins_on_shared_lengths_with_a_verdict_per_length():

@@ -57,12 +57,13 @@ def abc_root(tmp_path):
     return tmp_path
 
 
-def _set_vanilla_successor(root, length: int, value: float) -> int:
-    """Overwrite the stored exact match of every vanilla Successor run at `length`; returns how many runs."""
+def _set_vanilla_successor(root, length: int, value: float, runs: int = 3) -> int:
+    """Overwrite the stored exact match of the first `runs` vanilla Successor runs (in the store's key order) at
+    `length`; returns how many runs."""
     changed = 0
-    for entry in (root / "results" / "abc-table1").iterdir():
+    for entry in sorted((root / "results" / "abc-table1").iterdir()):
         config = json.loads((entry / "config.json").read_text())
-        if config["task"] == "successor" and config["model"]["positional"] == "sinusoidal":
+        if config["task"] == "successor" and config["model"]["positional"] == "sinusoidal" and changed < runs:
             metrics = pd.read_csv(entry / "metrics.csv")
             at = (metrics.stage == "trained") & (metrics.length == length)
             metrics.loc[at, "value"] = value
@@ -78,6 +79,22 @@ def test_the_page_follows_the_stored_results(abc_root):
     assert _set_vanilla_successor(abc_root, 10, 100.0) == 3
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
     assert row + "100.0 (100-100) | 3 | not reproduced (ours higher) |" in page  # a changed result changes its row
+
+
+def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
+    def split_sentence(page: str) -> str:
+        return next((line for line in page.split("\n") if "read *reproduced (seeds split)*" in line), "")
+
+    card = scorecard.scorecard(ResultStore(abc_root / "results"))
+    before = (card.verdict == verdicts.SEEDS_SPLIT).sum()
+    assert _set_vanilla_successor(abc_root, 10, 100.0, runs=1) == 1  # seeds 100 / 0 / 0; the paper's 0 within them
+    page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
+    assert "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | 33.3 (0-100) | 3 | " \
+           "reproduced (seeds split) |" in page
+    card = scorecard.scorecard(ResultStore(abc_root / "results"))
+    assert (card.verdict == verdicts.SEEDS_SPLIT).sum() == before + 1
+    reproduced = (card["class"] == "reproduced").sum()
+    assert split_sentence(page).startswith(f"{before + 1} of the {reproduced} reproduced rows read")
 
 
 @pytest.mark.parametrize("paper,ours,expected", [

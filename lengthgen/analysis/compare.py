@@ -13,7 +13,16 @@ import re
 import pandas as pd
 
 from lengthgen.analysis import verdicts
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band, cell_verdict, mean_verdict, verdict
+from lengthgen.analysis.verdicts import (
+    NOT_RUN,
+    NOT_TRAINED,
+    TRAINED,
+    band,
+    cell_verdict,
+    mean_verdict,
+    verdict,
+    verdict_class,
+)
 from lengthgen.metrics import ACCURACY, FIRST_ERROR
 from lengthgen.tasks import TASKS
 
@@ -74,7 +83,7 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
     both["verdict"] = [cell_verdict(p, lo, hi, i)
                        for p, lo, hi, i in zip(both.paper, both.lo, both.hi, both.iid, strict=True)]
-    both["reason"] = [reason(r) if r.verdict != "reproduced" else "" for r in both.itertuples()]
+    both["reason"] = [reason(r) if verdict_class(r.verdict) != "reproduced" else "" for r in both.itertuples()]
     return both
 
 
@@ -135,7 +144,7 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
     its splits (in `split_order`, joined by ", ") and verdicts (the verdict if they share one, else one per split
     in the same order). Rows in the order the (variant, task) cells first appear."""
     cells = pd.MultiIndex.from_frame(side[["variant", "task"]].drop_duplicates())  # in order of appearance
-    off = side[side.verdict != "reproduced"]
+    off = side[side.verdict.map(verdict_class) != "reproduced"]
     off = off.assign(cell=cells.get_indexer(pd.MultiIndex.from_frame(off[["variant", "task"]])),
                      order=off.length.map(split_order)).sort_values(["cell", "order"], kind="stable")
     return off.groupby(["variant", "task", "reason"], sort=False).agg(

@@ -37,20 +37,22 @@ def band(accuracy: float) -> str:
 
 TRAINED = 90.0  # % exact match on the iid split: below it a run has not learned its own training distribution
 NOT_TRAINED = "not trained"
+SEEDS_SPLIT = "reproduced (seeds split)"
 TOLERANCE = 5.0  # points: how far the paper's value may lie outside our seeds' range (from our value, with one seed)
 
 
 def cell_verdict(paper: float, lo: float, hi: float, iid: float | None = None) -> str:
     """An accuracy cell (%): "reproduced" when the paper's value lies within our seeds' range [lo, hi] widened by
     TOLERANCE on each side (with one seed, lo = hi: within TOLERANCE of it), else "not reproduced (ours lower)" or
-    "(ours higher)". "not trained", whatever the numbers, when our runs have not learned their training
-    distribution (median iid accuracy `iid` below TRAINED): a model that does not fit its training lengths says
-    nothing about longer ones. iid None or NaN (a cell at the training length, or a task without an iid split): not
-    judged on it."""
+    "(ours higher)". SEEDS_SPLIT ("reproduced (seeds split)") when, besides, our seeds land both solved and failed
+    (`band` of lo failed, of hi solved): the paper's value is within their range, but our median may sit in the other
+    band. "not trained", whatever the numbers, when our runs have not learned their training distribution (median
+    iid accuracy `iid` below TRAINED): a model that does not fit its training lengths says nothing about longer
+    ones. iid None or NaN (a cell at the training length, or a task without an iid split): not judged on it."""
     if iid is not None and iid == iid and iid < TRAINED:  # iid == iid: not NaN
         return NOT_TRAINED
     if lo - TOLERANCE <= paper <= hi + TOLERANCE:
-        return "reproduced"
+        return SEEDS_SPLIT if band(lo) == "failed" and band(hi) == "solved" else "reproduced"
     return f"not reproduced (ours {'lower' if hi < paper else 'higher'})"
 
 

@@ -27,6 +27,7 @@ from lengthgen.analysis.verdicts import (
     CLASSES,
     NOT_RUN,
     NOT_TRAINED,
+    SEEDS_SPLIT,
     claim_class,
     former_cell_verdict,
     former_mean_verdict,
@@ -347,6 +348,16 @@ def breakable(page_text: str) -> str:
     return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
 
 
+def _split_lines(card: pd.DataFrame) -> list[str]:
+    """The page's sentence on the reproduced rows whose seeds split (`verdicts.cell_verdict`): none when none do."""
+    split = card[card.verdict == SEEDS_SPLIT]
+    if split.empty:
+        return []
+    return [f"{len(split)} of the {int((card['class'] == 'reproduced').sum())} reproduced rows read *{SEEDS_SPLIT}*: "
+            "the paper's value lies within our seeds' range, but some of those seeds solve the cell (>= 90%) and "
+            "others fail it (<= 10%), so our median may sit in the other band.", ""]
+
+
 def _changes_section(card: pd.DataFrame) -> list[str]:
     """The page's lines on `rule_changes`: none when no row had a former verdict."""
     counts, changed = rule_changes(card)
@@ -391,7 +402,7 @@ def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = Non
              "every cell of a table has; `seeds` counts them.", "", "## Totals", ""]
     if card.empty:
         return "\n".join([*parts, "No stored or live results yet."]) + "\n"
-    parts += [markdown_table(totals(card).reset_index()), ""]
+    parts += [markdown_table(totals(card).reset_index()), "", *_split_lines(card)]
     parts += _grids_section(grid_table) + _changes_section(card)
     for paper, rows in card.groupby("paper", sort=False):
         parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class", "former verdict"])), ""]
