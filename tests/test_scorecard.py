@@ -253,3 +253,17 @@ def test_variance_rows_test_only_the_compared_seeds(tmp_path, monkeypatch):
     assert set(first.seeds) == {1} and len(first) == len(both)
     seed0 = [f"{d:+.2f} (p {p})" for d, p in zip(alone["ours b-a"], alone["ours p"], strict=True)]
     assert first.ours.iloc[:len(alone)].tolist() == seed0
+
+
+def test_a_papers_table_leaves_out_the_seeds_and_reason_columns_none_of_its_rows_has():
+    row = {"runs": "stored cpu", "source": "Fig. 1", "cell": "c", "paper value": "1", "ours": "2", "verdict": "partly",
+           "former verdict": None, "class": "partly"}
+    card = pd.DataFrame([{**row, "paper": "A", "reason": ""}, {**row, "paper": "B", "reason": ""},
+                         {**row, "paper": "B", "reason": "ours lower"}],
+                        columns=["paper", "runs", *scorecard.ROW, "class"])
+    card["seeds"] = pd.Series([None, 3, None], dtype=object)
+    page = scorecard.page(card, "hand-made rows")
+    a, b = page.split("## A")[1].split("## B")
+    assert "| runs | source | cell | paper value | ours | verdict |" in a and "| 2 | partly |" in a
+    assert "| runs | source | cell | paper value | ours | seeds | verdict | reason |" in b
+    assert "| 2 | 3 | partly |  |" in b and "| 2 |  | partly | ours lower |" in b

@@ -391,7 +391,8 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
 
 def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = None) -> str:
     """The scorecard as a Markdown page: what it is built from (`sources`), the totals, how far each stored grid is
-    (`grids`, when given), what the strict rules changed, then one table per paper."""
+    (`grids`, when given), what the strict rules changed, then one table per paper (without its seeds or reason
+    column where no row of the paper has one)."""
     parts = ["# Reproduction scorecard", "",
              "Every number and claim of the four papers that the book sets beside our runs, one row each, generated "
              f"from {sources} and the papers' numbers as data at every build of the book (`lengthgen scorecard` "
@@ -405,5 +406,7 @@ def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = Non
     parts += [markdown_table(totals(card).reset_index()), "", *_split_lines(card)]
     parts += _grids_section(grid_table) + _changes_section(card)
     for paper, rows in card.groupby("paper", sort=False):
-        parts += [f"## {paper}", "", markdown_table(rows.drop(columns=["paper", "class", "former verdict"])), ""]
+        shown = rows.drop(columns=["paper", "class", "former verdict"])
+        empty = [c for c in ("seeds", "reason") if shown[c].map(lambda v: v is None or v != v or v == "").all()]
+        parts += [f"## {paper}", "", markdown_table(shown.drop(columns=empty)), ""]
     return "\n".join(parts)
