@@ -76,6 +76,10 @@ def test_fit_versus_length_separates_fitted_failures_from_unfitted_runs():
     assert ": copy/a (seed 0)." in text and "The other one ends at a loss of 0.80: it has not fitted" in text
     two_unfit = report.fit_versus_length(history.assign(train_loss=[0.7, 0.02, 0.8]), runs)
     assert "0 of them fail (" in two_unfit and "The other 2 end at a loss of 0.70–0.80: they have not" in two_unfit
+    for some_unfit in (text, two_unfit):
+        assert some_unfit.endswith("test scores do not separate a failure to learn from a failure to generalise.")
+    all_fit = report.fit_versus_length(history.assign(train_loss=0.01), runs)
+    assert all_fit.endswith("not carried to longer inputs: copy/a (seed 0), copy/c (seed 0).")  # no "other" runs
 
 
 def test_direction_summary_names_the_runs_off_the_right_way():

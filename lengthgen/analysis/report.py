@@ -134,14 +134,13 @@ def fit_versus_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float =
             f"{'fails' if len(gap) == 1 else 'fail'} (≤ 10%) at the task's longest test split: fitted, yet not carried "
             "to longer inputs" + (": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else "")
             + ".")
-    if len(unfit):
-        lo, hi = f"{unfit.train_loss.min():.2f}", f"{unfit.train_loss.max():.2f}"
-        text += (f" The other {len(unfit)} end at a loss of {lo}–{hi}: they have not fitted the training set yet, so "
-                 "their test scores do not separate a failure to learn from a failure to generalise."
-                 if len(unfit) > 1 else
-                 f" The other one ends at a loss of {lo}: it has not fitted the training set yet, so its test scores "
-                 "do not separate a failure to learn from a failure to generalise.")
-    return text
+    if len(unfit) == 1:
+        text += (f" The other one ends at a loss of {unfit.train_loss.iloc[0]:.2f}: it has not fitted the training set "
+                 "yet, so its test scores")
+    elif len(unfit):
+        text += (f" The other {len(unfit)} end at a loss of {value_range(unfit, 'train_loss')}: they have not fitted "
+                 "the training set yet, so their test scores")
+    return text + (" do not separate a failure to learn from a failure to generalise." if len(unfit) else "")
 
 
 DIRECTION_GROUPS = {"right way": "reading the right way", "wrong way": "reading the wrong way",
