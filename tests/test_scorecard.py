@@ -83,7 +83,7 @@ def test_the_page_follows_the_stored_results(abc_root):
 
 def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
     def split_sentence(page: str) -> str:
-        return next((line for line in page.split("\n") if "read *reproduced (seeds split)*" in line), "")
+        return next((line for line in page.split("\n") if line.startswith("*reproduced (seeds split)*: ")), "")
 
     card = scorecard.scorecard(ResultStore(abc_root / "results"))
     before = (card.verdict == verdicts.SEEDS_SPLIT).sum()
@@ -94,7 +94,12 @@ def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
     card = scorecard.scorecard(ResultStore(abc_root / "results"))
     assert (card.verdict == verdicts.SEEDS_SPLIT).sum() == before + 1
     reproduced = (card["class"] == "reproduced").sum()
-    assert split_sentence(page).startswith(f"{before + 1} of the {reproduced} reproduced rows read")
+    assert split_sentence(page).startswith(f"*reproduced (seeds split)*: {before + 1} of the {reproduced} reproduced "
+                                           "stored rows. The paper's value")
+    live = scorecard.scorecard(ResultStore(abc_root / "nothing"), ResultStore(abc_root / "results"), live_profile="cpu")
+    both = split_sentence(scorecard.page(pd.concat([card, live]), "stored and live rows"))
+    assert both.startswith(f"*reproduced (seeds split)*: {before + 1} of the {reproduced} reproduced stored rows, "
+                           f"{before + 1} of the {reproduced} reproduced live rows. ")  # the same runs read as live
 
 
 @pytest.mark.parametrize("paper,ours,expected", [

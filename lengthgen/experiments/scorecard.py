@@ -349,13 +349,15 @@ def breakable(page_text: str) -> str:
 
 
 def _split_lines(card: pd.DataFrame) -> list[str]:
-    """The page's sentence on the reproduced rows whose seeds split (`verdicts.cell_verdict`): none when none do."""
-    split = card[card.verdict == SEEDS_SPLIT]
-    if split.empty:
+    """The page's sentence on the reproduced rows whose seeds split (`verdicts.cell_verdict`), per kind of runs
+    (stored, live): none when no row's seeds split."""
+    if not (card.verdict == SEEDS_SPLIT).any():
         return []
-    return [f"{len(split)} of the {int((card['class'] == 'reproduced').sum())} reproduced rows read *{SEEDS_SPLIT}*: "
-            "the paper's value lies within our seeds' range, but some of those seeds solve the cell (>= 90%) and "
-            "others fail it (<= 10%), so our median may sit in the other band.", ""]
+    kinds = card.assign(kind=card.runs.str.split().str[0]).groupby("kind", sort=False)
+    counts = [f"{(rows.verdict == SEEDS_SPLIT).sum()} of the {(rows['class'] == 'reproduced').sum()} reproduced "
+              f"{kind} rows" for kind, rows in kinds]
+    return [f"*{SEEDS_SPLIT}*: {', '.join(counts)}. The paper's value lies within our seeds' range, but some of those "
+            "seeds solve the cell (>= 90%) and others fail it (<= 10%), so our median may sit in the other band.", ""]
 
 
 def _changes_section(card: pd.DataFrame) -> list[str]:
