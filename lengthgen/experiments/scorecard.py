@@ -255,10 +255,15 @@ def scorecard(stored: ResultStore, live: ResultStore | None = None, live_profile
     return card[COLUMNS]
 
 
+def _kind(card: pd.DataFrame) -> pd.Series:
+    """Each row's kind of runs: "stored" or "live" (the first word of its `runs`, e.g. "stored full")."""
+    return card.runs.str.split().str[0]
+
+
 def totals(card: pd.DataFrame) -> pd.DataFrame:
     """Rows per paper and runs (stored, live) by verdict class, with a total per row and an "all papers" row for
     each kind of runs."""
-    counts = card.assign(kind=card.runs.str.split().str[0]).pivot_table(
+    counts = card.assign(kind=_kind(card)).pivot_table(
         index=["kind", "paper"], columns="class", values="cell", aggfunc="count", fill_value=0)
     counts = counts.reindex(columns=[c for c in CLASSES if c in counts.columns])
     every = counts.groupby(level="kind").sum().assign(paper="all papers").set_index("paper", append=True)
@@ -353,7 +358,7 @@ def _split_lines(card: pd.DataFrame) -> list[str]:
     (stored, live): none when no row's seeds split."""
     if not (card.verdict == SEEDS_SPLIT).any():
         return []
-    kinds = card.assign(kind=card.runs.str.split().str[0]).groupby("kind", sort=False)
+    kinds = card.assign(kind=_kind(card)).groupby("kind", sort=False)
     counts = [f"{(rows.verdict == SEEDS_SPLIT).sum()} of the {(rows['class'] == 'reproduced').sum()} reproduced "
               f"{kind} rows" for kind, rows in kinds]
     return [f"*{SEEDS_SPLIT}*: {', '.join(counts)}. The paper's value lies within our seeds' range, but some of those "
@@ -392,9 +397,9 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
 
 
 def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = None) -> str:
-    """The scorecard as a Markdown page: what it is built from (`sources`), the totals, how far each stored grid is
-    (`grids`, when given), what the strict rules changed, then one table per paper (without its seeds or reason
-    column where no row of the paper has one)."""
+    """The scorecard as a Markdown page: what it is built from (`sources`), the totals (and how many reproduced rows'
+    seeds split), how far each stored grid is (`grids`, when given), what the strict rules changed, then one table
+    per paper (without its seeds or reason column where no row of the paper has one)."""
     parts = ["# Reproduction scorecard", "",
              "Every number and claim of the four papers that the book sets beside our runs, one row each, generated "
              f"from {sources} and the papers' numbers as data at every build of the book (`lengthgen scorecard` "
