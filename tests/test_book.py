@@ -40,6 +40,15 @@ def test_a_table_shows_a_missing_value_as_a_dash_and_lets_names_wrap():
     assert html.replace("<wbr>", "").replace("–", "NaN") == frame._repr_html_()  # the rest as pandas shows it
 
 
+def test_a_table_leaves_out_pandas_row_numbers_but_keeps_a_real_index():
+    frame = pd.DataFrame({"task": ["copy", "lookup"], "accuracy": [99.5, 12.0]})
+    html = table_html(frame)
+    assert "<th>" not in html.split("<tbody>")[1] and "<td>copy</td>" in html  # no row-number cells, data intact
+    assert html.count("<th>") == 2  # the header holds the two columns only
+    for index in (pd.RangeIndex(2, name="seed"), pd.Index([1, 0]), pd.RangeIndex(1, 3)):  # named, shuffled, from 1
+        assert "<th>1</th>" in table_html(frame.set_axis(index)).split("<tbody>")[1]
+
+
 def test_lab_serves_on_loopback_offline_with_a_token():
     from lengthgen.lab import OFFLINE, lab_command, url
 

@@ -272,9 +272,11 @@ def wrappable(text: str) -> str:
 
 def table_html(frame: pd.DataFrame) -> str:
     """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `for_display`
-    writes it) and the text of its cells and labels `wrappable`."""
+    writes it), the text of its cells and labels `wrappable`, and no index column where the index is only pandas'
+    row numbers (an unnamed 0, 1, 2, ...: it tells the reader nothing)."""
+    numbers = frame.index.equals(pd.RangeIndex(len(frame))) and frame.index.name is None
     return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
-                  frame.to_html(notebook=True, na_rep="–"))
+                  frame.to_html(notebook=True, na_rep="–", index=not numbers))
 
 
 def in_parts(table: pd.DataFrame, per_part: int) -> list[pd.DataFrame]:
