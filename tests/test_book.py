@@ -45,8 +45,11 @@ def test_a_table_leaves_out_pandas_row_numbers_but_keeps_a_real_index():
     html = table_html(frame)
     assert "<th>" not in html.split("<tbody>")[1] and "<td>copy</td>" in html  # no row-number cells, data intact
     assert html.count("<th>") == 2  # the header holds the two columns only
-    for index in (pd.RangeIndex(2, name="seed"), pd.Index([1, 0]), pd.RangeIndex(1, 3)):  # named, shuffled, from 1
-        assert "<th>1</th>" in table_html(frame.set_axis(index)).split("<tbody>")[1]
+    assert "<th>" not in table_html(frame.set_axis([24, 25])).split("<tbody>")[1]  # rows 24-25 of a longer table
+    data = ((pd.RangeIndex(2, name="seed"), 0), (pd.Index([1, 0]), 1), (pd.Index([16, 32]), 16),  # named, shuffled,
+            (pd.MultiIndex.from_tuples([(1, 2), (3, 4)]), 1), (pd.Index(["1", "2"]), "1"))  # gaps, two levels, text
+    for index, first in data:
+        assert f"<th>{first}</th>" in table_html(frame.set_axis(index)).split("<tbody>")[1]
 
 
 def test_lab_serves_on_loopback_offline_with_a_token():

@@ -273,10 +273,19 @@ def wrappable(text: str) -> str:
 def table_html(frame: pd.DataFrame) -> str:
     """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `for_display`
     writes it), the text of its cells and labels `wrappable`, and no index column where the index is only pandas'
-    row numbers (an unnamed 0, 1, 2, ...: it tells the reader nothing)."""
-    numbers = frame.index.equals(pd.RangeIndex(len(frame))) and frame.index.name is None
+    row numbers (`row_numbers`: they tell the reader nothing)."""
     return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
-                  frame.to_html(notebook=True, na_rep="–", index=not numbers))
+                  frame.to_html(notebook=True, na_rep="–", index=not row_numbers(frame.index)))
+
+
+def row_numbers(index: pd.Index) -> bool:
+    """Whether `index` is pandas' own row numbering: unnamed, consecutive integers (0, 1, 2, ... or a contiguous
+    slice of them, such as rows 24-35 of a longer table). A named index, or integers with gaps (lengths 16, 32,
+    ...), is data."""
+    if index.name is not None or not pd.api.types.is_integer_dtype(index):
+        return False
+    start = int(index[0]) if len(index) else 0
+    return index.equals(pd.RangeIndex(start, start + len(index)))
 
 
 def in_parts(table: pd.DataFrame, per_part: int) -> list[pd.DataFrame]:
