@@ -1,4 +1,4 @@
-"""Imports point down only: cli -> book/bench -> experiments -> analysis -> train/results -> models/tasks ->
+"""Imports point down only: cli -> lab -> book/bench -> experiments -> analysis -> train/results -> models/tasks ->
 data/seeding/config/errors. Function-level imports count too, so no cycle hides inside a function."""
 
 import ast
