@@ -18,7 +18,7 @@ from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
-from lengthgen.seeding import parse_seeds, seeds_text
+from lengthgen.seeding import fixed_generator, parse_seeds, seeds_text
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.seq2seq import Seq2SeqTask
@@ -79,13 +79,11 @@ def write_lines(lines: list[str], args, what: str) -> None:
 
 def lm_examples(task: LMTask, args) -> list[str]:
     """`--n` (default 10) examples of a decoder-only task at the length `--split`, as prompt TAB answer [TAB ids]."""
-    import torch
-
     if args.format == "scan" or not args.split.isdigit():
         raise LengthgenError(f"{task.name} takes --split LENGTH (a number of {task.unit}) and --format txt or jsonl")
     length = int(args.split)
     task.check(length)
-    gen = torch.Generator().manual_seed(args.data_seed)
+    gen = fixed_generator(args.data_seed)
     lines = []
     for s in (task.sequence(length, gen) for _ in range(args.n or 10)):
         prompt, answer = " ".join(s.tokens[: s.prompt]), " ".join(s.tokens[s.prompt:])

@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 
 from lengthgen.errors import LengthgenError
+from lengthgen.seeding import fixed_generator
 
 OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense")
 STRATEGIES = ("random tokens, no positions", "random tokens", "text")
@@ -110,7 +111,7 @@ def std_by_length(model, tokenizer, lengths, n_sequences: int = 100, seed: int =
     Returns:
         DataFrame strategy, length, component, std.
     """
-    gen = torch.Generator().manual_seed(seed)
+    gen = fixed_generator(seed)
     vocab = model.config.vocab_size
     corpus = text_ids(tokenizer) if "text" in strategies else None
     rows = []

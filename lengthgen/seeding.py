@@ -17,6 +17,13 @@ def generator(seed: int, stream: str) -> torch.Generator:
     return torch.Generator().manual_seed(int.from_bytes(digest[:8], "little"))
 
 
+def fixed_generator(seed: int) -> torch.Generator:
+    """A CPU generator seeded with the number itself, for draws pinned to a number rather than to a run's streams (a
+    length, an example index, a data seed typed on the command line). Readings stored from such draws stay
+    reproducible because this seeding never changes; a run's own randomness takes a named stream from `generator`."""
+    return torch.Generator().manual_seed(seed)
+
+
 def init_model(builder, *args, seed: int):
     """Build a module with its parameters initialised from the seed's "init" stream, not global RNG state."""
     g = generator(seed, "init")

@@ -2,6 +2,7 @@
 shows their code only (no kernel there)."""
 
 from lengthgen.analysis import arithmetic, attention, figures, sparsity, variance
+from lengthgen.seeding import fixed_generator
 
 
 def attention_explorer(models: dict[tuple[str, str], tuple], splits: list[str], examples: int = 50):
@@ -39,11 +40,10 @@ def parity_explorer(models: dict[str, tuple], max_k: int, lengths: list[int], ex
     """Pick a trained sparse-parity model, a test sparsity k, a length and an example: where its answer position
     attends (every layer and head), and its answer, computed live."""
     import ipywidgets as widgets
-    import torch
 
     def draw(model_name, k, length, example):
         model, task = models[model_name]
-        batch = task.with_k(k).sample(example + 1, length, torch.Generator().manual_seed(1000 * length + k))
+        batch = task.with_k(k).sample(example + 1, length, fixed_generator(1000 * length + k))
         answer = task.vocab.tokens[int(model.predict(batch.slice(example, example + 1)).tokens[0, 0])]
         truth = task.vocab.tokens[int(batch.answer[example, 0])]
         verdict = "right" if answer == truth else "wrong"

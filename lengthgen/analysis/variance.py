@@ -6,7 +6,7 @@ import torch
 
 from lengthgen.analysis.attention import probe_internals
 from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
-from lengthgen.seeding import generator
+from lengthgen.seeding import fixed_generator, generator
 
 
 def loglog_slope(lengths, values) -> float:
@@ -122,7 +122,7 @@ def readings(model, task, lengths, sets: int) -> pd.DataFrame:
     metric, value)."""
     rows = []
     for n in lengths:
-        parts = probe_internals(model, task.sample(sets, n, torch.Generator().manual_seed(n)))
+        parts = probe_internals(model, task.sample(sets, n, fixed_generator(n)))
         stats = global_stats(parts["normed"])
         rows += [{"length": n, "metric": GLOBAL_MEAN, "value": stats["global_mean"]},
                  {"length": n, "metric": GLOBAL_VAR, "value": stats["global_var"]},

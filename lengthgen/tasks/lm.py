@@ -7,6 +7,7 @@ from typing import NamedTuple
 import torch
 
 from lengthgen.data import LMBatch, Vocab
+from lengthgen.seeding import fixed_generator
 
 
 class Sequence(NamedTuple):
@@ -46,5 +47,5 @@ class LMTask:
     def max_id(self, length: int) -> int:
         """The largest position id of an example of `length` (before any training offset): every example of a length
         has the same layout, so one drawn example tells."""
-        s = self.sequence(length, torch.Generator().manual_seed(0))
+        s = self.sequence(length, fixed_generator(0))
         return max(s.ids) if s.ids is not None else len(s.tokens) - 1
