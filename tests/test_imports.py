@@ -1,5 +1,6 @@
-"""Imports point down only: cli -> lab -> book/bench -> experiments -> analysis -> train/results -> models/tasks ->
-data/seeding/config/errors. Function-level imports count too, so no cycle hides inside a function."""
+"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> experiments -> analysis ->
+train/results -> models/tasks -> data/seeding/config/errors; function-level imports count too, so no cycle hides
+inside a function. Random generators are made and seeded in `lengthgen.seeding` only."""
 
 import ast
 from pathlib import Path
@@ -19,6 +20,7 @@ LAYERS = [
     ("cli",),
 ]
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
+SEEDING_CALLS = {"Generator", "manual_seed", "seed", "set_rng_state"}
 
 
 def unit(module: str) -> str:
@@ -58,3 +60,21 @@ def test_the_rule_catches_an_upward_import(tmp_path):
     (tmp_path / "m.py").write_text("def f():\n    from lengthgen.experiments import EXPERIMENTS\n")
     assert imports(tmp_path / "m.py") == {"lengthgen.experiments"}
     assert RANK[unit("lengthgen.experiments")] > RANK[unit("lengthgen.results.sweep")]
+
+
+def seeding_calls(path: Path) -> list[int]:
+    """Lines of the file that make or seed a torch random generator (`torch.Generator()`, `.manual_seed(...)`, ...)."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SEEDING_CALLS]
+
+
+def test_generators_are_made_in_seeding_only():
+    outside = [f"{p.relative_to(PACKAGE)}:{line}" for p in PACKAGE.rglob("*.py") if p.name != "seeding.py"
+               for line in seeding_calls(p)]
+    assert not outside, "random generators made outside lengthgen.seeding:\n" + "\n".join(outside)
+    assert seeding_calls(PACKAGE / "seeding.py"), "the rule must see seeding.py's own generators"
+
+
+def test_the_rule_catches_a_generator(tmp_path):
+    (tmp_path / "m.py").write_text("import torch\n\ndef f(n):\n    return torch.Generator().manual_seed(n)\n")
+    assert seeding_calls(tmp_path / "m.py") == [4, 4]
