@@ -272,3 +272,12 @@ def test_a_papers_table_leaves_out_the_seeds_and_reason_columns_none_of_its_rows
     assert "| runs | source | cell | paper value | ours | verdict |" in a and "| 2 | partly |" in a
     assert "| runs | source | cell | paper value | ours | seeds | verdict | reason |" in b
     assert "| 2 | 3 | partly |  |" in b and "| 2 |  | partly | ours lower |" in b
+
+
+def test_a_paired_divergence_says_how_many_declared_pairs_it_rests_on():
+    side = pd.DataFrame({"N": [16, 32], "paper b-a": [0.1, 0.2], "paper p": [0.01, 0.02], "ours b-a": [0.5, 0.3],
+                         "ours p": [0.3, 0.001], "seeds": [2, 2],
+                         "verdict": ["inconclusive (ours not significant)", "reproduced"]})
+    rows = scorecard._paired("Table 3", side, "full profile: 100,000 training steps", declared=20)
+    assert rows.reason.tolist() == ["full profile: 100,000 training steps; 2 of 20 declared pairs stored", ""]
+    assert rows.ours.tolist() == ["+0.50 (p 0.3)", "+0.30 (p 0.001)"] and rows.seeds.tolist() == [2, 2]

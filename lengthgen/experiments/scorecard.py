@@ -38,7 +38,7 @@ from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
 from lengthgen.experiments.sparsity_language import language_reading
-from lengthgen.experiments.vanishing_variance import compared_runs
+from lengthgen.experiments.vanishing_variance import RETRIEVAL_PROFILES, compared_runs
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds, stored_runs
@@ -164,12 +164,14 @@ def sparsity_rows(store: ResultStore, profile: str) -> pd.DataFrame:
 # Vanishing variance
 
 
-def _paired(source: str, side: pd.DataFrame, reason: str) -> pd.DataFrame:
+def _paired(source: str, side: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
+    """A `versus` table's rows; the reason of a divergence also says how many of the `declared` pairs it rests on."""
     return _rows(source, [f"N = {n}" for n in side.N],
                  [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
                  [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],
                  side.seeds.tolist(), side.verdict.tolist(),
-                 [reason if not v.startswith("reproduced") else "" for v in side.verdict])
+                 [f"{reason}; {n} of {declared} declared pairs stored" if not v.startswith("reproduced") else ""
+                  for n, v in zip(side.seeds, side.verdict, strict=True)])
 
 
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
@@ -193,7 +195,8 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
             pairs = runs[(runs.task == task) & runs.variant.isin([a, b])]
             if pairs.variant.nunique() == 2:
                 reason = f"{profile} profile: {steps[task]:,} training steps"
-                frames.append(_paired(title, variance_paper.versus(pairs, *args), reason))
+                frames.append(_paired(title, variance_paper.versus(pairs, *args), reason,
+                                      RETRIEVAL_PROFILES[profile].compared))
     internals = _runs("vv-internals", profile, store)
     lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself
     pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()
