@@ -230,6 +230,34 @@ def test_paired_tables_and_versus_join_ours_with_the_paper():
     assert side["ours b-a"].tolist() == [2.0, 2.0]
 
 
+def test_compare_pairs_one_comparisons_runs_and_waits_for_both_variants():
+    rows = [(task, v, s, n, "accuracy", 90.0 + (1.0 if v == "ln" else 0.0) + s + (5.0 if task == "dictionary" else 0.0))
+            for task in ("argmax", "dictionary") for v in ("baseline", "ln", "std") for s in range(3) for n in (16, 32)]
+    df = runs_frame(rows)
+    table3 = vv_paper.comparison("Table 3, argmax")
+    pairs, side = vv_paper.compare(df, table3)
+    assert set(pairs.task) == {"argmax"} and set(pairs.variant) == {"std", "ln"} and len(pairs) == 12
+    assert side["N"].tolist() == [16, 32] and side["ours b-a"].tolist() == [1.0, 1.0] and (side.seeds == 3).all()
+    assert side["paper b-a"].tolist() == [0.06, 0.11]  # Table 3's deltas: +LN minus +std
+    only_ln = df[~((df.task == "argmax") & (df.variant == "std"))]
+    pairs, side = vv_paper.compare(only_ln, table3)
+    assert set(pairs.variant) == {"ln"} and side.empty and {"N", "seeds", "verdict"} <= set(side.columns)
+    with pytest.raises(KeyError, match="valid: Table 1, argmax, "):
+        vv_paper.comparison("Table 3, dictionary")
+
+
+def test_budget_claim_row_names_the_stored_pairs_and_judges_cells_beyond_training():
+    side = pd.DataFrame({"N": [16, 32, 64], "seeds": [4, 4, 3],
+                         "verdict": ["not reproduced (opposite sign)", "inconclusive", "inconclusive"]})
+    claim, verdict, counts = vv_paper.budget_claim_row("Table 3, argmax", "100,000 steps", side, 20)
+    assert claim == "Table 3: +LN beats +std, argmax, at the paper's 100,000 steps (4 of 20 declared pairs stored)"
+    assert (verdict, counts) == ("inconclusive", "2 cells inconclusive")
+    empty = vv_paper.compare(runs_frame([]), vv_paper.comparison("Table 6, dictionary"))[1]
+    assert vv_paper.budget_claim_row("Table 6, dictionary", "10,000 steps", empty, 20)[:2] == (
+        "Table 6: +LN close to +std, dictionary, at the paper's 10,000 steps (0 of 20 declared pairs stored)",
+        "no stored results")
+
+
 def test_claim_rows_judge_each_comparison_by_its_cells_beyond_training():
     assert set(vv_paper.CLAIMS) == {title.split(":")[0] for title in vv_paper.COMPARISONS}
     cells = pd.DataFrame([("Table 1, argmax", 16, "not reproduced (opposite sign)"),  # at training N: not judged

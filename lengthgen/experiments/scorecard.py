@@ -191,12 +191,10 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         runs = compared_runs(runs.assign(variant=runs.variant.str.removesuffix("+curriculum")), profile)
         steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
         for _, title, args in (c for c in comparisons if c[0] == name):
-            task, _, a, b = args[:4]
-            pairs = runs[(runs.task == task) & runs.variant.isin([a, b])]
-            if pairs.variant.nunique() == 2:
-                reason = f"{profile} profile: {steps[task]:,} training steps"
-                frames.append(_paired(title, variance_paper.versus(pairs, *args), reason,
-                                      RETRIEVAL_PROFILES[profile].compared))
+            side = variance_paper.compare(runs, args)[1]
+            if not side.empty:
+                reason = f"{profile} profile: {steps[args[0]]:,} training steps"
+                frames.append(_paired(title, side, reason, RETRIEVAL_PROFILES[profile].compared))
     internals = _runs("vv-internals", profile, store)
     lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself
     pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()

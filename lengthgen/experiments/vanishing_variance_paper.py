@@ -98,12 +98,40 @@ CLAIMS = {
 TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
 
 
+def comparison(name: str) -> tuple:
+    """The `versus` arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its colon) names."""
+    by_name = {title.split(":")[0]: args for title, args in COMPARISONS.items()}
+    if name not in by_name:
+        raise KeyError(f"unknown comparison {name!r}; valid: {', '.join(by_name)}")
+    return by_name[name]
+
+
+def compare(runs: pd.DataFrame, args: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs that one comparison reads (its task, its two variants) and its `versus` table; `args` are `versus`'
+    arguments after `stored` (a COMPARISONS value). The table is empty (columns N, seeds, verdict) until both
+    variants have runs."""
+    task, _, a, b = args[:4]
+    pairs = runs[(runs.task == task) & runs.variant.isin([a, b])]
+    if pairs.variant.nunique() < 2:
+        return pairs, pd.DataFrame(columns=["N", "seeds", "verdict"])
+    return pairs, versus(pairs, *args)
+
+
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
     """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `versus` tables'
     cells (columns comparison, N, verdict) beyond the training lengths."""
     judged = cells[cells.N > TRAIN_MAX]
     return [(f"{claim}, {runs}", *majority_verdict(judged[judged.comparison == name].verdict))
             for name, claim in CLAIMS.items()]
+
+
+def budget_claim_row(name: str, budget: str, table: pd.DataFrame, declared: int) -> tuple[str, str, str]:
+    """The summary row of CLAIMS' `name` judged on a `compare` table at the paper's `budget` (e.g. "100,000 steps"):
+    the claim with how many of the `declared` seed pairs the table rests on, the verdict of the majority of its cells
+    beyond the training lengths, the counts."""
+    stored = int(table.seeds.max()) if len(table) else 0
+    return (f"{CLAIMS[name]}, at the paper's {budget} ({stored} of {declared} declared pairs stored)",
+            *majority_verdict(table[table.N > TRAIN_MAX].verdict))
 
 
 # The figures' claims that `analysis.variance.pair_table` reads on each (baseline, +LN) seed pair: its column ->
