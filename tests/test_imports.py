@@ -1,13 +1,16 @@
 """Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> experiments -> analysis ->
 train/results -> models/tasks -> data/seeding/config/errors; function-level imports count too, so no cycle hides
-inside a function. Random generators are made and seeded in `lengthgen.seeding` only."""
+inside a function. Random generators are made and seeded in `lengthgen.seeding` only, in the package and in the
+chapters' code cells."""
 
 import ast
+import json
 from pathlib import Path
 
 import lengthgen
 
 PACKAGE = Path(lengthgen.__file__).parent
+NOTEBOOKS = PACKAGE.parent / "notebooks"
 LAYERS = [
     ("__init__", "errors"),
     ("config", "registry", "seeding", "data", "device", "metrics"),
@@ -62,19 +65,29 @@ def test_the_rule_catches_an_upward_import(tmp_path):
     assert RANK[unit("lengthgen.experiments")] > RANK[unit("lengthgen.results.sweep")]
 
 
-def seeding_calls(path: Path) -> list[int]:
-    """Lines of the file that make or seed a torch random generator (`torch.Generator()`, `.manual_seed(...)`, ...)."""
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SEEDING_CALLS]
+def seeding_calls(source: str) -> list[int]:
+    """Lines of the code that make or seed a torch random generator (`torch.Generator()`, `.manual_seed(...)`, ...)."""
+    return sorted({node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Attribute) and node.func.attr in SEEDING_CALLS})
+
+
+def code_cells(notebook: Path) -> list[str]:
+    """The source of each code cell of a notebook."""
+    return ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
 
 
 def test_generators_are_made_in_seeding_only():
     outside = [f"{p.relative_to(PACKAGE)}:{line}" for p in PACKAGE.rglob("*.py") if p.name != "seeding.py"
-               for line in seeding_calls(p)]
+               for line in seeding_calls(p.read_text())]
+    outside += [f"{nb.name}, code cell {i}, line {line}" for nb in sorted(NOTEBOOKS.glob("*.ipynb"))
+                for i, cell in enumerate(code_cells(nb)) for line in seeding_calls(cell)]
     assert not outside, "random generators made outside lengthgen.seeding:\n" + "\n".join(outside)
-    assert seeding_calls(PACKAGE / "seeding.py"), "the rule must see seeding.py's own generators"
+    assert seeding_calls((PACKAGE / "seeding.py").read_text()), "the rule must see seeding.py's own generators"
+    assert len(list(NOTEBOOKS.glob("*.ipynb"))) >= 4, "the rule must see the chapters"
 
 
 def test_the_rule_catches_a_generator(tmp_path):
-    (tmp_path / "m.py").write_text("import torch\n\ndef f(n):\n    return torch.Generator().manual_seed(n)\n")
-    assert seeding_calls(tmp_path / "m.py") == [4, 4]
+    assert seeding_calls("import torch\n\ndef f(n):\n    return torch.Generator().manual_seed(n)\n") == [4]
+    cell = {"cell_type": "code", "source": ["gen = torch.Generator().manual_seed(0)\n", "x = 1"]}
+    (tmp_path / "c.ipynb").write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": []}, cell]}))
+    assert [seeding_calls(c) for c in code_cells(tmp_path / "c.ipynb")] == [[1]]
