@@ -179,10 +179,8 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     retrieval runs, Tables 4 and 5 from the curriculum runs, each on the profile's compared seeds
     (`compared_runs`); Figs. 2-4 from the seed pairs of `vv-internals` (`variance.pair_table`); the reason of a
     divergence names the training budget."""
-    curriculum = (("argmax", "4"), ("dictionary", "5"))
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
-        ("vv-curriculum", f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)",
-         (task, table, "baseline", "ln", "baseline", "ln", "p ln vs baseline")) for task, table in curriculum]
+        ("vv-curriculum", title, args) for title, args in variance_paper.CURRICULUM_COMPARISONS.items()]
     frames = []
     for name in ("vv-retrieval", "vv-curriculum"):
         runs = _runs(name, profile, store)

@@ -86,6 +86,12 @@ COMPARISONS = {
         "dictionary", "6", "std", "ln", "delta std", "delta ln", "p ln vs std"),
 }
 
+# Appendix B.2's comparisons, on models trained with the length curriculum to 256 items (`vv-curriculum`).
+CURRICULUM_COMPARISONS = {
+    f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)": (task, table, "baseline", "ln", "baseline", "ln",
+                                                                    "p ln vs baseline")
+    for task, table in (("argmax", "4"), ("dictionary", "5"))}
+
 # The claim each comparison tests (COMPARISONS' title up to its colon -> the claim), for the chapter's summary.
 CLAIMS = {
     "Table 1, argmax": "Table 1: +LN beats baseline at OOD N, argmax",
