@@ -58,6 +58,20 @@ def test_paired_comparison_pairs_by_seed_not_by_order():
     assert row["diff"] == pytest.approx(1.0) and row["p_value"] == pytest.approx(0.0, abs=1e-12)
 
 
+def test_paired_comparison_relative_to_a_baseline_gives_each_variants_gain_on_the_pairs_seeds():
+    values = {("base", 0): 10.0, ("base", 1): 20.0, ("base", 2): 99.0,  # seed 2 has no x, y pair: left out
+              ("x", 0): 13.0, ("x", 1): 21.0, ("y", 0): 15.0, ("y", 1): 24.0, ("y", 2): 0.0}
+    df = pd.DataFrame([{"task": "t", "length": 16, "metric": "accuracy", "variant": v, "seed": s, "value": x}
+                       for (v, s), x in values.items()])
+    row = stats.paired_comparison(df, "x", "y", relative_to="base").iloc[0]
+    assert (row.mean_a, row.mean_b) == (2.0, 4.5)  # x gains 3 and 1, y gains 5 and 4
+    plain = stats.paired_comparison(df, "x", "y").iloc[0]
+    assert (row["diff"], row.p_value, row.n) == (plain["diff"], plain.p_value, 2) and plain.mean_a == 17.0
+    without_base_1 = stats.paired_comparison(df[~((df.variant == "base") & (df.seed == 1))], "x", "y",
+                                             relative_to="base").iloc[0]
+    assert np.isnan(without_base_1.mean_a) and np.isnan(without_base_1.mean_b)  # never a gain over other seeds
+
+
 @pytest.mark.parametrize("pd_,pp,od,op,expected", [
     (2.0, 0.01, 1.0, 0.01, "reproduced"),
     (2.0, 0.01, -1.0, 0.01, "not reproduced (opposite sign)"),

@@ -236,12 +236,15 @@ def test_compare_pairs_one_comparisons_runs_and_waits_for_both_variants():
     df = runs_frame(rows)
     table3 = vv_paper.comparison("Table 3, argmax")
     pairs, side = vv_paper.compare(df, table3)
-    assert set(pairs.task) == {"argmax"} and set(pairs.variant) == {"std", "ln"} and len(pairs) == 12
+    assert set(pairs.task) == {"argmax"} and set(pairs.variant) == {"std", "ln", "baseline"} and len(pairs) == 18
     assert side["N"].tolist() == [16, 32] and side["ours b-a"].tolist() == [1.0, 1.0] and (side.seeds == 3).all()
     assert side["paper b-a"].tolist() == [0.06, 0.11]  # Table 3's deltas: +LN minus +std
+    # Table 3 prints +std and +LN as gains over the baseline; ours are the same gains: std = baseline, ln = +1
+    assert side["ours a"].tolist() == [0.0, 0.0] and side["ours b"].tolist() == [1.0, 1.0]
+    assert vv_paper.compare(df, vv_paper.comparison("Table 1, argmax"))[1]["ours a"].tolist() == [91.0, 91.0]
     only_ln = df[~((df.task == "argmax") & (df.variant == "std"))]
     pairs, side = vv_paper.compare(only_ln, table3)
-    assert set(pairs.variant) == {"ln"} and side.empty and {"N", "seeds", "verdict"} <= set(side.columns)
+    assert set(pairs.variant) == {"ln", "baseline"} and side.empty and {"N", "seeds", "verdict"} <= set(side.columns)
     with pytest.raises(KeyError, match="valid: Table 1, argmax, "):
         vv_paper.comparison("Table 3, dictionary")
 

@@ -254,7 +254,7 @@ def test_variance_rows_test_only_the_compared_seeds(tmp_path, monkeypatch):
     profiles["smoke"] = replace(profiles["smoke"], compared=1)  # seed 1 stored, but not declared for the tests
     monkeypatch.setattr(vanishing_variance, "RETRIEVAL_PROFILES", profiles)
     first = scorecard.variance_rows(ResultStore(tmp_path), "smoke")
-    alone = variance_paper.versus(runs[runs.seed == 0], *variance_paper.COMPARISONS[first.source.iloc[0]])
+    alone = variance_paper.versus(runs[runs.seed == 0], **variance_paper.COMPARISONS[first.source.iloc[0]])
     assert set(first.seeds) == {1} and len(first) == len(both)
     seed0 = [f"{d:+.2f} (p {p})" for d, p in zip(alone["ours b-a"], alone["ours p"], strict=True)]
     assert first.ours.iloc[:len(alone)].tolist() == seed0

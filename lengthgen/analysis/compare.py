@@ -27,10 +27,11 @@ from lengthgen.metrics import ACCURACY, FIRST_ERROR
 from lengthgen.tasks import TASKS
 
 
-def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series,
-                        paper_p: pd.Series) -> pd.DataFrame:
+def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Series, paper_p: pd.Series,
+                        digits: int = 1) -> pd.DataFrame:
     """Join our paired comparison (columns length, mean_a, mean_b, diff, p_value, n) with the paper's rows
-    (Series indexed by length) on the lengths both have; add a verdict per length. The p-values are shown to two
+    (Series indexed by length) on the lengths both have; add a verdict per length. Our means are rounded to `digits`
+    decimals (the paper's accuracies have 1, its deltas 2), the differences to 2. The p-values are shown to two
     significant digits, as text ("0.8", "4e-05": a float column would print both as 0.800000, 0.000040)."""
     rows = []
     for r in ours.itertuples():
@@ -38,7 +39,7 @@ def paired_side_by_side(ours: pd.DataFrame, paper_a: pd.Series, paper_b: pd.Seri
             continue
         pa, pb, pp = paper_a[r.length], paper_b[r.length], paper_p[r.length]
         rows.append({"N": r.length, "paper a": pa, "paper b": pb, "paper b-a": round(pb - pa, 2),
-                     "paper p": f"{pp:.2g}", "ours a": round(r.mean_a, 1), "ours b": round(r.mean_b, 1),
+                     "paper p": f"{pp:.2g}", "ours a": round(r.mean_a, digits), "ours b": round(r.mean_b, digits),
                      "ours b-a": round(r.diff, 2), "ours p": f"{r.p_value:.2g}", "seeds": r.n,
                      "verdict": verdict(pb - pa, pp, r.diff, r.p_value)})
     return pd.DataFrame(rows)

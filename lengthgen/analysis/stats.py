@@ -7,23 +7,33 @@ from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
 
 def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = ACCURACY, metric_b: str | None = None,
-                      by: tuple[str, ...] = ("task", "length")) -> pd.DataFrame:
+                      by: tuple[str, ...] = ("task", "length"), relative_to: str | None = None) -> pd.DataFrame:
     """Compare variant `b` against variant `a` seed by seed.
 
     Args:
         df: tidy results with columns variant, seed, metric, value and the `by` columns.
         a, b: the variants compared (b - a).
         metric_a, metric_b: the metrics compared (metric_b defaults to metric_a).
+        relative_to: optional third variant: mean_a and mean_b are then the mean gains a - it and b - it (each in
+            its own metric) over the seeds of the a, b pairs, NaN where it lacks one of them; the way a paper prints
+            two variants as deltas against a baseline. diff, p_value and n stay those of b against a.
 
     Returns:
         One row per `by` group: mean_a, mean_b, diff (b - a), p_value (two-sided paired t-test), n (pairs).
     """
     metric_b = metric_b or metric_a
-    left = df[(df.variant == a) & (df.metric == metric_a)].set_index([*by, "seed"]).value.rename("a")
-    right = df[(df.variant == b) & (df.metric == metric_b)].set_index([*by, "seed"]).value.rename("b")
-    paired = pd.concat([left, right], axis=1, join="inner").reset_index()
+
+    def values(variant: str, metric: str) -> pd.Series:
+        return df[(df.variant == variant) & (df.metric == metric)].set_index([*by, "seed"]).value
+
+    paired = pd.concat([values(a, metric_a).rename("a"), values(b, metric_b).rename("b")], axis=1, join="inner")
+    if relative_to is None:
+        paired["base_a"] = paired["base_b"] = 0.0
+    else:
+        paired["base_a"] = values(relative_to, metric_a).reindex(paired.index)
+        paired["base_b"] = values(relative_to, metric_b).reindex(paired.index)
     rows = []
-    for key, g in paired.groupby(list(by)):
+    for key, g in paired.reset_index().groupby(list(by)):
         d = g.b - g.a
         if len(g) < 2:
             p = float("nan")
@@ -31,8 +41,9 @@ def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = ACCURACY
             p = 1.0 if d.iloc[0] == 0 else 0.0
         else:
             p = float(stats.ttest_rel(g.b, g.a).pvalue)
-        rows.append({**dict(zip(by, key, strict=True)), "mean_a": g.a.mean(), "mean_b": g.b.mean(),
-                     "diff": g.b.mean() - g.a.mean(), "p_value": p, "n": len(g)})
+        rows.append({**dict(zip(by, key, strict=True)), "mean_a": (g.a - g.base_a).mean(skipna=False),
+                     "mean_b": (g.b - g.base_b).mean(skipna=False), "diff": g.b.mean() - g.a.mean(),
+                     "p_value": p, "n": len(g)})
     return pd.DataFrame(rows)
 
 

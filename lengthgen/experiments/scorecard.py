@@ -191,7 +191,7 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         for _, title, args in (c for c in comparisons if c[0] == name):
             side = variance_paper.compare(runs, args)[1]
             if not side.empty:
-                reason = f"{profile} profile: {steps[args[0]]:,} training steps"
+                reason = f"{profile} profile: {steps[args['task']]:,} training steps"
                 frames.append(_paired(title, side, reason, RETRIEVAL_PROFILES[profile].compared))
     internals = _runs("vv-internals", profile, store)
     lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself

@@ -58,39 +58,46 @@ def paper_long() -> pd.DataFrame:
 
 
 def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a: str, paper_b: str, paper_p: str,
-           metric: str = ACCURACY) -> pd.DataFrame:
+           metric: str = ACCURACY, relative_to: str | None = None) -> pd.DataFrame:
     """Paper vs ours for one comparison: our paired comparison of variant b against a on `task` (`metric`) beside the
     paper's rows `paper_a`, `paper_b` and `paper_p` of `table`, with a verdict per N
-    (`compare.paired_side_by_side`)."""
-    ours = paired_comparison(stored, a, b, metric_a=metric)
+    (`compare.paired_side_by_side`). Where the paper prints a and b as deltas against a third variant, name it as
+    `relative_to`: our a and b are then the same deltas, on the seeds of our a, b pairs, to 2 decimals."""
+    ours = paired_comparison(stored, a, b, metric_a=metric, relative_to=relative_to)
     ours = ours[ours.task == task] if not ours.empty else ours
     t = paper_table(table)
-    return paired_side_by_side(ours, t.loc[paper_a], t.loc[paper_b], t.loc[paper_p])
+    return paired_side_by_side(ours, t.loc[paper_a], t.loc[paper_b], t.loc[paper_p], digits=2 if relative_to else 1)
 
 
-# The paper's comparisons that the chapter reproduces: title -> versus(...) arguments after `stored`.
+def _against_baseline(task: str, table: str, adaptive: bool = False) -> dict:
+    """`versus` arguments of a "+LN (b) vs baseline (a)" comparison; `adaptive`: with the adaptive softmax."""
+    rows = ("baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive") if adaptive else (
+        "baseline", "ln", "p ln vs baseline")
+    return dict(task=task, table=table, a="baseline", b="ln", paper_a=rows[0], paper_b=rows[1], paper_p=rows[2],
+                metric=ACCURACY_ADAPTIVE if adaptive else ACCURACY)
+
+
+def _against_std(task: str, table: str) -> dict:
+    """`versus` arguments of a "+LN (b) vs +std (a)" comparison, which the paper prints as deltas vs the baseline."""
+    return dict(task=task, table=table, a="std", b="ln", paper_a="delta std", paper_b="delta ln", paper_p="p ln vs std",
+                relative_to="baseline")
+
+
+# The paper's comparisons that the chapter reproduces: title -> versus(...) keyword arguments after `stored`.
 COMPARISONS = {
-    "Table 1, argmax: +LN (b) vs baseline (a)": ("argmax", "1", "baseline", "ln", "baseline", "ln",
-                                                 "p ln vs baseline"),
-    "Table 1, argmax, adaptive θ: +LN (b) vs baseline (a)": (
-        "argmax", "1", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
-        ACCURACY_ADAPTIVE),
-    "Table 2, dictionary: +LN (b) vs baseline (a)": ("dictionary", "2", "baseline", "ln", "baseline", "ln",
-                                                     "p ln vs baseline"),
-    "Table 2, dictionary, adaptive θ: +LN (b) vs baseline (a)": (
-        "dictionary", "2", "baseline", "ln", "baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive",
-        ACCURACY_ADAPTIVE),
-    "Table 3, argmax: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
-        "argmax", "3", "std", "ln", "delta std", "delta ln", "p ln vs std"),
-    "Table 6, dictionary: +LN (b) vs +std (a); paper a, b are deltas vs baseline": (
-        "dictionary", "6", "std", "ln", "delta std", "delta ln", "p ln vs std"),
+    "Table 1, argmax: +LN (b) vs baseline (a)": _against_baseline("argmax", "1"),
+    "Table 1, argmax, adaptive θ: +LN (b) vs baseline (a)": _against_baseline("argmax", "1", adaptive=True),
+    "Table 2, dictionary: +LN (b) vs baseline (a)": _against_baseline("dictionary", "2"),
+    "Table 2, dictionary, adaptive θ: +LN (b) vs baseline (a)": _against_baseline("dictionary", "2", adaptive=True),
+    "Table 3, argmax: +LN (b) vs +std (a); a, b are gains over the baseline, the paper's and ours":
+        _against_std("argmax", "3"),
+    "Table 6, dictionary: +LN (b) vs +std (a); a, b are gains over the baseline, the paper's and ours":
+        _against_std("dictionary", "6"),
 }
 
 # Appendix B.2's comparisons, on models trained with the length curriculum to 256 items (`vv-curriculum`).
-CURRICULUM_COMPARISONS = {
-    f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)": (task, table, "baseline", "ln", "baseline", "ln",
-                                                                    "p ln vs baseline")
-    for task, table in (("argmax", "4"), ("dictionary", "5"))}
+CURRICULUM_COMPARISONS = {f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)": _against_baseline(task, table)
+                          for task, table in (("argmax", "4"), ("dictionary", "5"))}
 
 # The claim each comparison tests (COMPARISONS' title up to its colon -> the claim), for the chapter's summary.
 CLAIMS = {
@@ -104,23 +111,24 @@ CLAIMS = {
 TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
 
 
-def comparison(name: str) -> tuple:
-    """The `versus` arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its colon) names."""
+def comparison(name: str) -> dict:
+    """The `versus` keyword arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its
+    colon) names."""
     by_name = {title.split(":")[0]: args for title, args in COMPARISONS.items()}
     if name not in by_name:
         raise KeyError(f"unknown comparison {name!r}; valid: {', '.join(by_name)}")
     return by_name[name]
 
 
-def compare(runs: pd.DataFrame, args: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The runs that one comparison reads (its task, its two variants) and its `versus` table; `args` are `versus`'
-    arguments after `stored` (a COMPARISONS value). The table is empty (columns N, seeds, verdict) until both
-    variants have runs."""
-    task, _, a, b = args[:4]
-    pairs = runs[(runs.task == task) & runs.variant.isin([a, b])]
-    if pairs.variant.nunique() < 2:
-        return pairs, pd.DataFrame(columns=["N", "seeds", "verdict"])
-    return pairs, versus(pairs, *args)
+def compare(runs: pd.DataFrame, args: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs that one comparison reads (its task; its two variants and the one its deltas are taken against, if
+    any) and its `versus` table; `args` are `versus`' keyword arguments after `stored` (a COMPARISONS value). The table
+    is empty (columns N, seeds, verdict) until both compared variants have runs."""
+    compared = [args["a"], args["b"]]
+    read = runs[(runs.task == args["task"]) & runs.variant.isin([*compared, args.get("relative_to")])]
+    if read[read.variant.isin(compared)].variant.nunique() < 2:
+        return read, pd.DataFrame(columns=["N", "seeds", "verdict"])
+    return read, versus(read, **args)
 
 
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
