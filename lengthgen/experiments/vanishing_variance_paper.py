@@ -71,9 +71,9 @@ def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a:
 
 def _against_baseline(task: str, table: str, adaptive: bool = False) -> dict:
     """`versus` arguments of a "+LN (b) vs baseline (a)" comparison; `adaptive`: with the adaptive softmax."""
-    rows = ("baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive") if adaptive else (
+    paper_a, paper_b, paper_p = ("baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive") if adaptive else (
         "baseline", "ln", "p ln vs baseline")
-    return dict(task=task, table=table, a="baseline", b="ln", paper_a=rows[0], paper_b=rows[1], paper_p=rows[2],
+    return dict(task=task, table=table, a="baseline", b="ln", paper_a=paper_a, paper_b=paper_b, paper_p=paper_p,
                 metric=ACCURACY_ADAPTIVE if adaptive else ACCURACY)
 
 
@@ -125,7 +125,8 @@ def compare(runs: pd.DataFrame, args: dict) -> tuple[pd.DataFrame, pd.DataFrame]
     any) and its `versus` table; `args` are `versus`' keyword arguments after `stored` (a COMPARISONS value). The table
     is empty (columns N, seeds, verdict) until both compared variants have runs."""
     compared = [args["a"], args["b"]]
-    read = runs[(runs.task == args["task"]) & runs.variant.isin([*compared, args.get("relative_to")])]
+    read_variants = [*compared, args["relative_to"]] if args.get("relative_to") else compared
+    read = runs[(runs.task == args["task"]) & runs.variant.isin(read_variants)]
     if read[read.variant.isin(compared)].variant.nunique() < 2:
         return read, pd.DataFrame(columns=["N", "seeds", "verdict"])
     return read, versus(read, **args)
