@@ -72,6 +72,27 @@ def test_paired_comparison_relative_to_a_baseline_gives_each_variants_gain_on_th
     assert np.isnan(without_base_1.mean_a) and np.isnan(without_base_1.mean_b)  # never a gain over other seeds
 
 
+def test_paired_comparison_gives_the_95_percent_interval_of_the_mean_difference():
+    df = pd.DataFrame({"task": "t", "length": 16, "metric": "accuracy", "seed": [0, 1, 2] * 2,
+                       "variant": ["x"] * 3 + ["y"] * 3, "value": [5.0, 5.0, 5.0, 6.0, 7.0, 8.0]})
+    row = stats.paired_comparison(df, "x", "y").iloc[0]
+    # differences 1, 2, 3: mean 2, std 1; t(0.975, 2) = 4.3027
+    assert row["diff"] == 2.0 and row.ci95 == pytest.approx(4.3027 / 3**0.5, rel=1e-4)
+    alike = stats.paired_comparison(df.assign(value=[5.0, 5.0, 5.0, 7.0, 7.0, 7.0]), "x", "y").iloc[0]
+    assert alike.ci95 == 0.0 and np.isnan(stats.paired_comparison(df[df.seed == 0], "x", "y").iloc[0].ci95)
+
+
+@pytest.mark.parametrize("paper,ours,ci95,expected", [
+    (1.0, 2.0, 1.5, "reproduced"),
+    (0.5, 2.0, 1.5, "reproduced"),  # on the interval's edge
+    (0.0, 2.0, 1.5, "not reproduced (ours higher)"),
+    (4.0, 2.0, 1.5, "not reproduced (ours lower)"),
+    (2.0, 2.0, float("nan"), "inconclusive (one seed pair)"),
+])
+def test_gain_verdict_reads_the_papers_number_against_our_interval(paper, ours, ci95, expected):
+    assert verdicts.gain_verdict(paper, ours, ci95) == expected
+
+
 @pytest.mark.parametrize("pd_,pp,od,op,expected", [
     (2.0, 0.01, 1.0, 0.01, "reproduced"),
     (2.0, 0.01, -1.0, 0.01, "not reproduced (opposite sign)"),

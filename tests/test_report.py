@@ -249,6 +249,24 @@ def test_compare_pairs_one_comparisons_runs_and_waits_for_both_variants():
         vv_paper.comparison("Table 3, dictionary")
 
 
+def test_gains_judge_each_variants_gain_over_the_baseline_on_the_seeds_all_three_share():
+    gains = {"std": [1.0, 2.0, 3.0], "ln": [0.5, 0.5, None]}  # over the baseline at N = 16; seed 2 has no +LN run
+    rows = [("dictionary", "baseline", s, 16, "accuracy", 90.0 + s) for s in range(3)]
+    rows += [("dictionary", v, s, 16, "accuracy", 90.0 + s + g) for v, gs in gains.items()
+             for s, g in enumerate(gs) if g is not None]
+    args = vv_paper.comparison("Table 6, dictionary")
+    read, side = vv_paper.compare(runs_frame(rows), args)
+    table = vv_paper.gains(read, args).set_index("variant")
+    assert (table.seeds == 2).all() and table.paper.tolist() == [0.09, 0.09]  # Table 6's gains at N = 16
+    # seeds 0, 1: +std gains 1 and 2, mean 1.5 +- t(0.975, 1) * std / sqrt(2) = 12.706 * 0.7071 / 1.4142 = 6.35
+    assert table.loc["+std", "ours"] == 1.5 and table.loc["+std", "ci95"] == 6.35
+    assert table.loc["+std", "verdict"] == "reproduced"
+    assert table.loc["+LN", "ours"] == 0.5 and table.loc["+LN", "ci95"] == 0.0  # no spread: only 0.5 itself
+    assert table.loc["+LN", "verdict"] == "not reproduced (ours higher)"
+    assert side["ours a"].tolist() == [1.5] and side["ours b"].tolist() == [0.5]  # the versus table's a, b columns
+    assert vv_paper.gains(read[read.variant != "std"], args).empty
+
+
 def test_budget_claim_row_names_the_stored_pairs_and_judges_cells_beyond_training():
     side = pd.DataFrame({"N": [16, 32, 64], "seeds": [4, 4, 3],
                          "verdict": ["not reproduced (opposite sign)", "inconclusive", "inconclusive"]})

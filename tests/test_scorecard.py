@@ -281,3 +281,13 @@ def test_a_paired_divergence_says_how_many_declared_pairs_it_rests_on():
     rows = scorecard._paired("Table 3", side, "full profile: 100,000 training steps", declared=20)
     assert rows.reason.tolist() == ["full profile: 100,000 training steps; 2 of 20 declared pairs stored", ""]
     assert rows.ours.tolist() == ["+0.50 (p 0.3)", "+0.30 (p 0.001)"] and rows.seeds.tolist() == [2, 2]
+
+
+def test_a_gain_row_shows_our_interval_where_we_have_one():
+    gains = pd.DataFrame({"variant": ["+std", "+LN"], "N": [16, 16], "paper": [0.09, 0.09], "ours": [0.48, 0.4],
+                          "ci95": [0.41, float("nan")], "seeds": [20, 1],
+                          "verdict": ["reproduced", "inconclusive (one seed pair)"]})
+    rows = scorecard._gains("Table 6", gains, "full profile: 10,000 training steps", declared=20)
+    assert rows.cell.tolist() == ["+std gain, N = 16", "+LN gain, N = 16"]
+    assert rows["paper value"].tolist() == ["+0.09", "+0.09"] and rows.ours.tolist() == ["+0.48 ± 0.41", "+0.40"]
+    assert rows.reason.tolist() == ["", "full profile: 10,000 training steps; 1 of 20 declared pairs stored"]

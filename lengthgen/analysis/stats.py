@@ -19,7 +19,8 @@ def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = ACCURACY
             two variants as deltas against a baseline. diff, p_value and n stay those of b against a.
 
     Returns:
-        One row per `by` group: mean_a, mean_b, diff (b - a), p_value (two-sided paired t-test), n (pairs).
+        One row per `by` group: mean_a, mean_b, diff (b - a), p_value (two-sided paired t-test), ci95 (half-width
+        of the t-interval of diff at 95%: diff +- ci95; NaN with one pair, 0 when every pair differs alike), n (pairs).
     """
     metric_b = metric_b or metric_a
 
@@ -36,14 +37,15 @@ def paired_comparison(df: pd.DataFrame, a: str, b: str, metric_a: str = ACCURACY
     for key, g in paired.reset_index().groupby(list(by)):
         d = g.b - g.a
         if len(g) < 2:
-            p = float("nan")
+            p = ci95 = float("nan")
         elif d.nunique() == 1:  # no spread: the t statistic is 0/0 or ±inf
-            p = 1.0 if d.iloc[0] == 0 else 0.0
+            p, ci95 = (1.0 if d.iloc[0] == 0 else 0.0), 0.0
         else:
             p = float(stats.ttest_rel(g.b, g.a).pvalue)
+            ci95 = float(stats.t.ppf(0.975, len(g) - 1) * d.std() / len(g) ** 0.5)
         rows.append({**dict(zip(by, key, strict=True)), "mean_a": (g.a - g.base_a).mean(skipna=False),
-                     "mean_b": (g.b - g.base_b).mean(skipna=False), "diff": g.b.mean() - g.a.mean(),
-                     "p_value": p, "n": len(g)})
+                     "mean_b": (g.b - g.base_b).mean(skipna=False), "diff": d.mean(),
+                     "p_value": p, "ci95": ci95, "n": len(g)})
     return pd.DataFrame(rows)
 
 

@@ -2,6 +2,8 @@
 hand-made cases; the tables of `compare.py` apply them cell by cell.
 
 - `verdict`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
+- `gain_verdict`: a mean difference printed without a test (vanishing variance's gains over the baseline), against
+  the confidence interval of ours;
 - `cell_verdict`: an accuracy (%) against our seeds' range, with a stated tolerance, unless our runs have not learned
   their training distribution (probing tables, arithmetic tables);
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
@@ -28,6 +30,19 @@ def verdict(paper_diff: float, paper_p: float, ours_diff: float, ours_p: float) 
     if not ours_sig:
         return "inconclusive (ours not significant)"
     return "reproduced" if (paper_diff > 0) == (ours_diff > 0) else "not reproduced (opposite sign)"
+
+
+def gain_verdict(paper: float, ours: float, ci95: float) -> str:
+    """A mean paired difference that the paper prints without a test (e.g. a variant's gain over the baseline, in
+    points): "reproduced" when it lies within the 95% t-interval of ours, ours +- ci95 (`stats.paired_comparison`),
+    else "not reproduced (ours higher)" or "(ours lower)"; "inconclusive (one seed pair)" without an interval (ci95
+    NaN). Strict: the interval holds our seeds' uncertainty only; the paper's mean, over its own seeds, is read as
+    exact."""
+    if ci95 != ci95:  # NaN
+        return "inconclusive (one seed pair)"
+    if abs(paper - ours) <= ci95:
+        return "reproduced"
+    return f"not reproduced (ours {'higher' if ours > paper else 'lower'})"
 
 
 def band(accuracy: float) -> str:

@@ -7,7 +7,9 @@ The rows come from the same comparisons the chapters show, one function per pape
   ranking (`verdicts.ranking_verdict`), each task's separation at its longest split (`compare.separation`) and SCAN
   (`monotonic.scan_side`);
 - sparsity: each figure's claim, read from its table (`sparsity_paper.READINGS`), one row per claim;
-- vanishing variance: the paired comparisons of Tables 1-6 (`vanishing_variance_paper.versus`), one row per N;
+- vanishing variance: the paired comparisons of Tables 1-6 (`vanishing_variance_paper.versus`), one row per N, and
+  the gains over the baseline that Tables 3 and 6 print without a test (`vanishing_variance_paper.gains`), one row per
+  variant and N;
 - attention bias calibration: the cells of Tables 1 and 3 (`analysis.arithmetic.cells`).
 
 Stored rows come from each chapter's stored profiles; live rows (`LIVE`, the book's quick runs) from the build's
@@ -164,21 +166,36 @@ def sparsity_rows(store: ResultStore, profile: str) -> pd.DataFrame:
 # Vanishing variance
 
 
+def _reasons(table: pd.DataFrame, reason: str, declared: int) -> list[str]:
+    """The reason of each row of a table with columns seeds and verdict: `reason` and how many of the `declared` pairs
+    the row rests on where it does not reproduce the paper, else empty."""
+    return [f"{reason}; {n} of {declared} declared pairs stored" if not v.startswith("reproduced") else ""
+            for n, v in zip(table.seeds, table.verdict, strict=True)]
+
+
 def _paired(source: str, side: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
-    """A `versus` table's rows; the reason of a divergence also says how many of the `declared` pairs it rests on."""
+    """A `versus` table's rows, with `_reasons`."""
     return _rows(source, [f"N = {n}" for n in side.N],
                  [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
                  [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],
                  side.seeds.tolist(), side.verdict.tolist(),
-                 [f"{reason}; {n} of {declared} declared pairs stored" if not v.startswith("reproduced") else ""
-                  for n, v in zip(side.seeds, side.verdict, strict=True)])
+                 _reasons(side, reason, declared))
+
+
+def _gains(source: str, gains: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
+    """A `gains` table's rows: each variant's gain over the baseline per N, ours with its 95% interval."""
+    return _rows(source, [f"{r.variant} gain, N = {r.N}" for r in gains.itertuples()],
+                 [f"{p:+.2f}" for p in gains.paper],
+                 [f"{o:+.2f}" + (f" ± {c:.2f}" if c == c else "") for o, c in zip(gains.ours, gains.ci95, strict=True)],
+                 gains.seeds.tolist(), gains.verdict.tolist(),
+                 _reasons(gains, reason, declared))
 
 
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
-    """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours): Tables 1-3 and 6 from the
-    retrieval runs, Tables 4 and 5 from the curriculum runs, each on the profile's compared seeds
-    (`compared_runs`); Figs. 2-4 from the seed pairs of `vv-internals` (`variance.pair_table`); the reason of a
-    divergence names the training budget."""
+    """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours; for Tables 3 and 6 also each
+    variant's gain over the baseline): Tables 1-3 and 6 from the retrieval runs, Tables 4 and 5 from the curriculum
+    runs, each on the profile's compared seeds (`compared_runs`); Figs. 2-4 from the seed pairs of `vv-internals`
+    (`variance.pair_table`); the reason of a divergence names the training budget."""
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
         ("vv-curriculum", title, args) for title, args in variance_paper.CURRICULUM_COMPARISONS.items()]
     frames = []
@@ -189,10 +206,15 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         runs = compared_runs(runs.assign(variant=runs.variant.str.removesuffix("+curriculum")), profile)
         steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
         for _, title, args in (c for c in comparisons if c[0] == name):
-            side = variance_paper.compare(runs, args)[1]
+            read, side = variance_paper.compare(runs, args)
+            reason = f"{profile} profile: {steps[args['task']]:,} training steps"
+            declared = RETRIEVAL_PROFILES[profile].compared
             if not side.empty:
-                reason = f"{profile} profile: {steps[args['task']]:,} training steps"
-                frames.append(_paired(title, side, reason, RETRIEVAL_PROFILES[profile].compared))
+                frames.append(_paired(title, side, reason, declared))
+            gains = variance_paper.gains(read, args) if args.get("relative_to") else pd.DataFrame()
+            if len(gains):
+                source = f"{title.split(':')[0]}: gains over the {args['relative_to']} (the paper gives no test)"
+                frames.append(_gains(source, gains, reason, declared))
     internals = _runs("vv-internals", profile, store)
     lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself
     pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()

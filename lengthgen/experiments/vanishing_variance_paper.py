@@ -6,7 +6,7 @@ import pandas as pd
 from lengthgen.analysis.compare import paired_side_by_side
 from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.stats import paired_comparison
-from lengthgen.analysis.verdicts import share_verdict
+from lengthgen.analysis.verdicts import gain_verdict, share_verdict
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 
 LENGTHS = [2**k for k in range(4, 15)]
@@ -108,6 +108,9 @@ CLAIMS = {
     "Table 3, argmax": "Table 3: +LN beats +std, argmax",
     "Table 6, dictionary": "Table 6: +LN close to +std, dictionary",
 }
+# The gains over the baseline that Tables 3 and 6 print without a test (`gains`), as claims for the chapter's summary.
+GAIN_CLAIMS = {"Table 3, argmax, gains": "Table 3: +std's and +LN's gains over the baseline, argmax",
+               "Table 6, dictionary, gains": "Table 6: +std's and +LN's gains over the baseline, dictionary"}
 TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
 
 
@@ -132,6 +135,31 @@ def compare(runs: pd.DataFrame, args: dict) -> tuple[pd.DataFrame, pd.DataFrame]
     return read, versus(read, **args)
 
 
+GAIN_NAMES = {"std": "+std", "ln": "+LN"}  # how the gain tables name the variants
+GAINS_TITLE = ("**Each gain over the baseline, judged on its own**: the paper's (printed without a test) beside ours, "
+               "± ci95, the half-width of its 95% interval (Methods, *Verdict rules*)")
+
+
+def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
+    """The paper's rows a and b of a comparison that prints them as gains over a third variant (`args` a COMPARISONS
+    value with `relative_to`, e.g. Table 3's "delta std" and "delta ln"), each beside our mean paired gain and its 95%
+    interval, judged on its own (`verdicts.gain_verdict`), on the seeds where all three variants have runs (those of
+    the `versus` table's columns a, b). One row per variant and N: variant, N, paper, ours, ci95, seeds, verdict;
+    empty when a variant has no runs. `read`: the runs `compare` returns."""
+    base = args["relative_to"]
+    variants = {args["a"]: args["paper_a"], args["b"]: args["paper_b"]}
+    seeds = [set(read.seed[read.variant == v]) for v in (base, *variants)]
+    common = read[(read.task == args["task"]) & read.seed.isin(set.intersection(*seeds))]
+    paper = paper_table(args["table"])
+    rows = [{"variant": GAIN_NAMES.get(variant, variant), "N": r.length, "paper": paper.loc[row, r.length],
+             "ours": round(r.diff, 2), "ci95": round(r.ci95, 2), "seeds": r.n,
+             "verdict": gain_verdict(paper.loc[row, r.length], r.diff, r.ci95)}
+            for variant, row in variants.items() if not common[common.variant == variant].empty
+            for r in paired_comparison(common, base, variant, metric_a=args.get("metric", ACCURACY)).itertuples()
+            if r.length in paper.columns]
+    return pd.DataFrame(rows, columns=["variant", "N", "paper", "ours", "ci95", "seeds", "verdict"])
+
+
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
     """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `versus` tables'
     cells (columns comparison, N, verdict) beyond the training lengths."""
@@ -141,11 +169,11 @@ def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
 
 
 def budget_claim_row(name: str, budget: str, table: pd.DataFrame, declared: int) -> tuple[str, str, str]:
-    """The summary row of CLAIMS' `name` judged on a `compare` table at the paper's `budget` (e.g. "100,000 steps"):
-    the claim with how many of the `declared` seed pairs the table rests on, the verdict of the majority of its cells
-    beyond the training lengths, the counts."""
+    """The summary row of CLAIMS' or GAIN_CLAIMS' `name` judged on a `compare` (or `gains`) table at the paper's
+    `budget` (e.g. "100,000 steps"): the claim with how many of the `declared` seed pairs the table rests on, the
+    verdict of the majority of its cells beyond the training lengths, the counts."""
     stored = int(table.seeds.max()) if len(table) else 0
-    return (f"{CLAIMS[name]}, at the paper's {budget} ({stored} of {declared} declared pairs stored)",
+    return (f"{(CLAIMS | GAIN_CLAIMS)[name]}, at the paper's {budget} ({stored} of {declared} declared pairs stored)",
             *majority_verdict(table[table.N > TRAIN_MAX].verdict))
 
 
