@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | data | run | results | scorecard | book | lab | bench`."""
+"""Command line: `lengthgen list | data | run | results | merge | scorecard | book | lab | bench`."""
 
 import argparse
 import dataclasses
@@ -250,6 +250,30 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
+def cmd_merge(args) -> None:
+    """Copy the complete runs of another results folder that this one lacks (`ResultStore.merge`), per experiment."""
+    source = _stored(args.source)
+    if Path(args.results).resolve() == source.root.resolve():
+        raise LengthgenError(f"the source {args.source!r} is the results folder itself: nothing to merge")
+    found = sorted(p.name for p in source.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    names = args.experiment.split(",") if args.experiment else found
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        raise LengthgenError(f"unknown experiment {', '.join(map(repr, unknown))} (in {args.source!r}); nothing "
+                             f"merged; valid: {', '.join(EXPERIMENTS)}")
+    store = ResultStore(args.results)
+    for name in names:
+        outcome = store.merge(source, name)
+        print(f"{name}: " + ", ".join(f"{len(keys)} {what}" for what, keys in outcome.items()))
+        for key in outcome["copied"]:
+            meta = json.loads((store.root / name / key / "meta.json").read_text())
+            seed = json.loads((store.root / name / key / "config.json").read_text()).get("seed")
+            print(f"  {key}  seed {seed}  {meta.get('wall_seconds', float('nan')):,.0f} s  "
+                  f"commit {str(meta.get('git_commit'))[:7]}")
+        for key in outcome["corrupt in the source"]:
+            print(f"  not copied, corrupt in the source: {source.root / name / key}")
+
+
 def cmd_scorecard(args) -> None:
     from lengthgen.experiments import scorecard
 
@@ -341,6 +365,13 @@ def parser() -> argparse.ArgumentParser:
                                 "(--address; the [dist] extra; the results folder on a filesystem they share)")
             s.add_argument("--address", help="with --executor dask: the scheduler, e.g. tcp://10.0.0.5:8786")
         s.set_defaults(fn=fn)
+
+    s = sub.add_parser("merge", help="copy the finished runs of another results folder (e.g. from another "
+                                     "machine) that this one lacks")
+    s.add_argument("source", help="the results folder to copy from")
+    s.add_argument("--experiment", help="only these experiments, comma-separated (default: every one in source)")
+    s.add_argument("--results", default="results", help="the results folder to copy into (default: results)")
+    s.set_defaults(fn=cmd_merge)
 
     s = sub.add_parser("scorecard", help="every paper number the book reproduces: paper, ours, verdict (Markdown)")
     s.add_argument("--results", default="results", help="stored results folder (default: results)")

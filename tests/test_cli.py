@@ -45,6 +45,25 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
 
 
+def test_merge_brings_the_runs_of_another_results_folder_and_refuses_bad_sources(tmp_path, capsys):
+    there, here = tmp_path / "there", tmp_path / "here"
+    assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(there))[0] == 0
+    code, out, _ = run(capsys, "merge", str(there), "--results", str(here))
+    assert code == 0 and out.startswith("vv-retrieval: 4 copied, 0 already stored, 0 corrupt in the source\n")
+    assert out.count(" seed 0 ") == 4
+    code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(here))
+    assert code == 0 and "4 of 4 smoke runs stored" in out
+    assert run(capsys, "merge", str(there), "--results", str(here))[1].startswith("vv-retrieval: 0 copied, 4 already")
+    (there / "nope").mkdir()
+    before = sorted(p.name for p in (here / "vv-retrieval").iterdir())
+    for argv, message in ((["merge", str(there), "--results", str(tmp_path / "new")], "unknown experiment 'nope'"),
+                          (["merge", str(there), "--results", str(there)], "is the results folder itself"),
+                          (["merge", str(tmp_path / "missing")], "no results folder at")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and message in err and err.count("\n") == 1 and out == ""
+    assert not (tmp_path / "new").exists() and sorted(p.name for p in (here / "vv-retrieval").iterdir()) == before
+
+
 def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grids(tmp_path, capsys):
     store, out1 = tmp_path / "store", tmp_path / "seed0.csv"
     assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),

@@ -77,6 +77,31 @@ def test_entries_lists_every_complete_entry_with_its_stored_config(tmp_path):
     assert list(store.entries("never-run")) == []
 
 
+def test_merge_copies_only_the_complete_entries_the_store_lacks_and_keeps_its_own(tmp_path):
+    here, there = ResultStore(tmp_path / "here"), ResultStore(tmp_path / "there")
+    seed = {s: ProbeRun(task="argmax", seed=s) for s in range(4)}
+    here.save("exp", seed[0], METRICS, {"made": "here"})
+    broken_here = here.save("exp", seed[3], METRICS, {"made": "here"})
+    (broken_here / "metrics.csv").unlink()
+    for s in range(4):
+        there.save("exp", seed[s], METRICS.assign(value=[1.0, float(s)]), {"made": "there"},
+                   checkpoint={"w": torch.zeros(1)}, history=pd.DataFrame({"epoch": [0]}))
+    (there.path("exp", seed[2]) / "meta.json").write_text('{"key": ')  # corrupt in the source
+    (there.root / "exp" / f".{there.path('exp', seed[1]).name}.running").write_text("{}")  # a marker, not an entry
+    outcome = here.merge(there, "exp")
+    key = {s: there.path("exp", seed[s]).name for s in range(4)}
+    assert outcome == {"copied": [key[1], key[3]] if key[1] < key[3] else [key[3], key[1]],
+                       "already stored": [key[0]], "corrupt in the source": [key[2]]}
+    assert here.load("exp", seed[0])[1]["made"] == "here"  # its own run kept, though the source's differs
+    for s in (1, 3):  # copied: metrics, meta and history, not the checkpoint
+        metrics, meta = here.load("exp", seed[s])
+        assert meta["made"] == "there" and metrics.value.tolist() == [1.0, float(s)]
+        assert here.load_history("exp", seed[s]) is not None and not (here.path("exp", seed[s]) / "model.pt").exists()
+    assert here.status("exp", seed[2]) == "missing"
+    assert len(list((here.root / "exp").glob(f"{key[3]}.corrupt-*"))) == 1  # the broken entry it replaced, aside
+    assert here.merge(there, "exp")["copied"] == []  # a second merge finds nothing new
+
+
 def test_sweep_computes_only_missing_and_collects_tidy_rows(tmp_path):
     exp = EXPERIMENTS["vv-retrieval"]
     configs = exp.configs_for("smoke", (0,))

@@ -9,6 +9,8 @@ moves it aside to `<key>.corrupt-<time>` before writing, so nothing is silently 
 While a config is being computed, a marker `.<key>.running` beside its entry says by which process, on which host,
 since when (`running`; gitignored), so `lengthgen results` can show a sweep's runs in flight; a marker whose process
 on this host is gone belongs to an interrupted run.
+
+`merge` copies into a store the complete entries of another (a folder filled on another machine) that it lacks.
 """
 
 import json
@@ -70,11 +72,7 @@ class ResultStore:
         path = self.path(experiment, cfg)
         if not path.exists():
             return "missing"
-        try:
-            self._read(path)
-        except CorruptEntry:
-            return "corrupt"
-        return "complete"
+        return "complete" if _complete(path) else "corrupt"
 
     def load(self, experiment: str, cfg) -> tuple[pd.DataFrame, dict]:
         """(metrics, meta) of a complete entry; raises CorruptEntry (or LengthgenError if missing)."""
@@ -87,10 +85,8 @@ class ResultStore:
              history: pd.DataFrame | None = None) -> Path:
         """Atomically write an entry (plus `model.pt` / `history.csv` if given), moving a corrupt one aside first."""
         path = self.path(experiment, cfg)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
-        tmp.mkdir()
-        try:
+
+        def write(tmp: Path) -> None:
             (tmp / "config.json").write_text(json.dumps(config_dict(cfg), indent=1, sort_keys=True))
             metrics.to_csv(tmp / "metrics.csv", index=False)
             if checkpoint is not None:
@@ -98,13 +94,53 @@ class ResultStore:
             if history is not None:
                 history.to_csv(tmp / HISTORY, index=False)
             (tmp / "meta.json").write_text(json.dumps({**meta, "key": path.name}, indent=1, sort_keys=True))
+
+        return self._publish(path, write)
+
+    def merge(self, source: "ResultStore", experiment: str) -> dict[str, list[str]]:
+        """Copy into this store the complete entries of `experiment` in `source` (e.g. a results folder filled on
+        another machine) that it lacks, each published as `save` publishes one; their checkpoints stay behind.
+        Entries this store already holds complete are kept as they are, even where the source's differ (a run made
+        elsewhere is another sample, not a correction), and corrupt source entries are not copied. Returns the keys
+        by outcome: "copied", "already stored", "corrupt in the source"."""
+        outcome = {"copied": [], "already stored": [], "corrupt in the source": []}
+        for path in _entry_folders(source.root / experiment):
+            try:
+                source._read(path)
+            except CorruptEntry:
+                outcome["corrupt in the source"].append(path.name)
+                continue
+            target = self.root / experiment / path.name
+            if target.exists() and _complete(target):
+                outcome["already stored"].append(path.name)
+                continue
+
+            def copy(tmp: Path, path=path) -> None:
+                for name in (*FILES, HISTORY):
+                    if (path / name).is_file():
+                        shutil.copy2(path / name, tmp / name)
+
+            self._publish(target, copy)
+            outcome["copied"].append(path.name)
+        return outcome
+
+    @staticmethod
+    def _publish(path: Path, write) -> Path:
+        """Fill a temporary sibling of `path` with `write(tmp)`, make it durable and rename it into place; an entry
+        already complete at `path` (another worker finished the same config first) is kept, a corrupt one moved
+        aside to `<key>.corrupt-<time>`."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
+        tmp.mkdir()
+        try:
+            write(tmp)
             for f in os.listdir(tmp):  # make the contents durable before the rename publishes them
                 with open(tmp / f, "rb") as fh:
                     os.fsync(fh.fileno())
             if path.exists():
-                if self.status(experiment, cfg) == "complete":
+                if _complete(path):
                     shutil.rmtree(tmp)
-                    return path  # another worker finished the same config first
+                    return path
                 path.rename(path.parent / f"{path.name}.corrupt-{int(time.time())}")
             tmp.rename(path)
         except BaseException:
@@ -162,9 +198,7 @@ class ResultStore:
     def entries(self, experiment: str) -> Iterator[tuple[dict, pd.DataFrame, dict]]:
         """(config as stored, metrics, meta) of every complete entry of an experiment, including entries whose
         config the current code no longer produces (written under an earlier protocol); corrupt ones are skipped."""
-        for path in sorted((self.root / experiment).glob("*")):
-            if not path.is_dir() or path.name.startswith(".") or ".corrupt-" in path.name:
-                continue
+        for path in _entry_folders(self.root / experiment):
             try:
                 metrics, meta = self._read(path)
             except CorruptEntry:
@@ -182,6 +216,21 @@ class ResultStore:
         if meta.get("key") != path.name or not {"length", "metric", "value"} <= set(metrics.columns):
             raise CorruptEntry(f"corrupt results entry {path}: key or columns do not match; re-run to recompute")
         return metrics, meta
+
+
+def _entry_folders(folder: Path) -> list[Path]:
+    """The entry folders of an experiment's folder: not its temporary, moved-aside or marker files."""
+    return [p for p in sorted(folder.glob("*"))
+            if p.is_dir() and not p.name.startswith(".") and ".corrupt-" not in p.name]
+
+
+def _complete(path: Path) -> bool:
+    """Whether the entry folder at `path` passes validation."""
+    try:
+        ResultStore._read(path)
+    except CorruptEntry:
+        return False
+    return True
 
 
 def _alive(pid: int) -> bool:
