@@ -265,6 +265,10 @@ def test_gains_judge_each_variants_gain_over_the_baseline_on_the_seeds_all_three
     assert table.loc["+LN", "verdict"] == "not reproduced (ours higher)"
     assert side["ours a"].tolist() == [1.5] and side["ours b"].tolist() == [0.5]  # the versus table's a, b columns
     assert vv_paper.gains(read[read.variant != "std"], args).empty
+    std_runs, same_side, same_gains = vv_paper.against_std(runs_frame(rows), "Table 6, dictionary")
+    assert set(std_runs.variant) == {"std"} and len(std_runs) == 3
+    pd.testing.assert_frame_equal(same_side, side)
+    pd.testing.assert_frame_equal(same_gains, vv_paper.gains(read, args))
 
 
 def test_budget_claim_row_names_the_stored_pairs_and_judges_cells_beyond_training():

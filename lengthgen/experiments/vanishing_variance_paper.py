@@ -160,6 +160,15 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["variant", "N", "paper", "ours", "ci95", "seeds", "verdict"])
 
 
+def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(the +std runs, the `versus` table, the `gains` table) of the "+LN vs +std" comparison that CLAIMS' `name`
+    names (Table 3 or 6) on `runs`: the +std runs are the ones only this comparison reads (the chapter counts the
+    +LN and baseline runs with Tables 1 and 2)."""
+    args = comparison(name)
+    read, table = compare(runs, args)
+    return read[read.variant == args["a"]], table, gains(read, args)
+
+
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
     """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `versus` tables'
     cells (columns comparison, N, verdict) beyond the training lengths."""
