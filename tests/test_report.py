@@ -371,3 +371,15 @@ def test_trajectory_evidence_gives_each_number_of_steps_its_counts():
     assert report.trajectory_evidence(table) == (
         "1,000 steps: Fig. 2 in 4, Fig. 3 in 5, Fig. 4 in 0 of 5 pairs, +LN more accurate in 1; "
         "100,000 steps: Fig. 2 in 3, Fig. 3 in 0, Fig. 4 in 2 of 3 pairs, +LN more accurate in 3")
+
+
+@pytest.mark.parametrize("module", ["sparsity_paper", "abc_paper"])
+def test_a_claims_table_lists_each_claim_with_an_experiment_that_tests_it(module):
+    import importlib
+
+    from lengthgen.experiments import EXPERIMENTS
+
+    claims = importlib.import_module(f"lengthgen.experiments.{module}").CLAIMS
+    table = report.claims_table(claims)
+    assert list(table.columns) == ["where", "the paper states", "our experiment"] and len(table) == len(claims)
+    assert set(table["our experiment"]) <= set(EXPERIMENTS)  # each claim names a runnable experiment

@@ -19,6 +19,12 @@ from lengthgen.analysis.verdicts import ALPHA, NOT_RUN, NOT_TRAINED, TRAINED, sh
 from lengthgen.seeding import seeds_text
 
 
+def claims_table(claims: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """A paper's claims that a chapter tests, as (where in the paper, what it states, which experiment of ours)
+    triples (a `*_paper.CLAIMS`), as a table for the chapter's opening."""
+    return pd.DataFrame(claims, columns=["where", "the paper states", "our experiment"])
+
+
 def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) -> str:
     """One paragraph: how many of the `total` runs of experiment `name` are stored, their seeds, commits, dates and
     CPU hours per machine; with nothing stored, the command that makes them."""

@@ -67,10 +67,6 @@ def paper_table(rows: list[tuple]) -> pd.DataFrame:
                         columns=["task", "model", "length", "paper"])
 
 
-def claims_table() -> pd.DataFrame:
-    return pd.DataFrame(CLAIMS, columns=["where", "the paper states", "our experiment"])
-
-
 UNITS = {"parity": "bits", **{task: "items" for task in LISTOPS_TASKS}}  # what a length counts (default: digits)
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 from lengthgen.analysis.report import claims_versus
 from lengthgen.analysis.verdicts import NOT_TRAINED
 
-CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
+CLAIMS = [  # (where: the figure, what the paper states, which experiment of ours tests it)
     ("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and out "
                    "of distribution (T1)", "sparsity-parity"),
     ("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
@@ -22,10 +22,6 @@ CLAIMS = [  # (figure, what the paper states, which experiment of ours tests it)
 # Table 1: perplexity of 1.3B OLMo models on C4, by training context (rows) and evaluation length (columns).
 TABLE_1 = pd.DataFrame({"eval length 64": [17.59, 17.62], "eval length 128": [14.74, 14.49]},
                        index=pd.Index(["trained at 64 (PoSE)", "trained at 128"], name="model"))
-
-
-def claims_table() -> pd.DataFrame:
-    return pd.DataFrame(CLAIMS, columns=["figure", "the paper states", "our experiment"])
 
 
 def _t1(t1: pd.DataFrame) -> str:
