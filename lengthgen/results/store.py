@@ -105,9 +105,7 @@ class ResultStore:
         by outcome: "copied", "already stored", "corrupt in the source"."""
         outcome = {"copied": [], "already stored": [], "corrupt in the source": []}
         for path in _entry_folders(source.root / experiment):
-            try:
-                source._read(path)
-            except CorruptEntry:
+            if not _complete(path):
                 outcome["corrupt in the source"].append(path.name)
                 continue
             target = self.root / experiment / path.name
