@@ -383,3 +383,25 @@ def test_a_claims_table_lists_each_claim_with_an_experiment_that_tests_it(module
     table = report.claims_table(claims)
     assert list(table.columns) == ["where", "the paper states", "our experiment"] and len(table) == len(claims)
     assert set(table["our experiment"]) <= set(EXPERIMENTS)  # each claim names a runnable experiment
+
+
+def test_table4_borrows_onestep_from_table2_and_judges_the_common_seeds():
+    """Hand-made Copy runs: OneStep w/o Step 2 at seeds 0-2 (100 / 50 / 0 at length 15); Table 2's OneStep at seeds
+    0-3 (seed 3 is not common: left out) and its Content (not a Table 4 row). Medians over seeds 0-2: 50 and 100."""
+    def run(variant, seed, value):
+        return [(task, variant, seed, length, "accuracy", v) for task, length, v in
+                (("copy", "iid", 100.0), ("copy", "15", value))]
+    ablations = runs_frame(sum((run("onestep_no_step2", s, v) for s, v in ((0, 100.0), (1, 50.0), (2, 0.0))), []))
+    main = runs_frame(sum((run("onestep", s, 100.0) for s in range(4)), []) + run("content", 0, 100.0))
+    runs = mla.with_unablated("mla-ablations", ablations, main)
+    assert set(runs.variant) == {"onestep_no_step2", "onestep"} and len(runs) == len(ablations) + 8
+    assert mla.with_unablated("mla-variants", ablations, main) is ablations
+    assert mla.with_unablated("mla-ablations", ablations, main.iloc[:0]) is ablations
+    side, balanced, seeds = mla.against_paper("mla-ablations", runs, "full protocol")
+    assert seeds == [0, 1, 2] and set(balanced.seed) == {0, 1, 2}
+    cell = side.set_index(["variant", "task", "length"])
+    assert cell.loc[("onestep_no_step2", "copy", "15"), "ours"] == 50.0
+    assert cell.loc[("onestep_no_step2", "copy", "15"), "verdict"] == "reproduced (seeds split)"  # paper 100
+    assert cell.loc[("onestep", "copy", "15"), "ours"] == 100.0
+    assert "content" not in set(side.variant)
+    assert mla.against_paper("mla-ablations", runs.iloc[:0], "full protocol")[0].empty

@@ -10,12 +10,12 @@ import pandas as pd
 import torch
 
 from lengthgen import metrics
-from lengthgen.analysis import compare
+from lengthgen.analysis import compare, report
 from lengthgen.analysis.compare import RUN, longest_accuracy
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band
 from lengthgen.config import ignored
 from lengthgen.experiments.base import Experiment
-from lengthgen.experiments.monotonic_paper import SCAN, SCAN_RUNS
+from lengthgen.experiments.monotonic_paper import SCAN, SCAN_RUNS, TABLE2, TABLE4, TABLE6, TABLE7, paper_table
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPOCHS, FIRST_ERROR
 from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
@@ -256,6 +256,31 @@ def gate_by_construction(runs: pd.DataFrame) -> pd.DataFrame:
 def direction_table(runs: pd.DataFrame) -> pd.DataFrame:
     """`direction_check` of every run that recorded a gate, with its accuracy at its task's longest split."""
     return direction_check(runs).join(longest_accuracy(runs), on=RUN)
+
+
+# The paper's table of each probing-task grid
+PAPER_TABLES = {"mla-main": TABLE2, "mla-ablations": TABLE4, "mla-variants": TABLE7, "mla-extra": TABLE6}
+
+
+def with_unablated(name: str, runs: pd.DataFrame, main: pd.DataFrame) -> pd.DataFrame:
+    """The runs of grid `name` with, for Table 4 (mla-ablations), its unablated OneStep row: the OneStep runs of
+    Table 2 (`main`), which the ablation grid does not repeat."""
+    if name != "mla-ablations" or main.empty:
+        return runs
+    return pd.concat([runs, main[main.variant == "onestep"]], ignore_index=True)
+
+
+def against_paper(name: str, runs: pd.DataFrame, budget: str) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """Grid `name`'s runs (with `with_fit_estimates` and `with_unablated`) beside the paper's table, as the chapter and
+    the scorecard judge them: the medians over the seeds every cell has (`compare.on_common_seeds`) in a
+    `compare.cell_side_by_side` frame, with `report.divergence_reason` at `budget` (e.g. "full protocol"); also the
+    runs of those seeds and the seeds. No runs: an empty frame."""
+    balanced, seeds = compare.on_common_seeds(runs)
+    if balanced.empty:
+        return pd.DataFrame(), balanced, seeds
+    reason = report.divergence_reason(budget, direction_table(balanced))
+    side = compare.cell_side_by_side(paper_table(PAPER_TABLES[name]), compare.median_over_seeds(balanced), reason)
+    return side, balanced, seeds
 
 
 def trained_longest(task_name: str, train_size: int | None) -> int:

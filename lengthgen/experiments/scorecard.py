@@ -24,7 +24,7 @@ import re
 
 import pandas as pd
 
-from lengthgen.analysis import compare, report, variance
+from lengthgen.analysis import compare, variance
 from lengthgen.analysis.verdicts import (
     CLASSES,
     NOT_RUN,
@@ -35,7 +35,7 @@ from lengthgen.analysis.verdicts import (
     former_mean_verdict,
     verdict_class,
 )
-from lengthgen.experiments import EXPERIMENTS, monotonic, monotonic_paper, sparsity_paper
+from lengthgen.experiments import EXPERIMENTS, monotonic, sparsity_paper
 from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
@@ -71,9 +71,9 @@ def _rows(source: str, cell: list, paper, ours: list, seeds: list, verdict: list
 SEPARATION = {"yes": "reproduced", "no": "not reproduced", "not judged": NOT_TRAINED}  # compare.separation's answers
 
 
-def _table(source: str, table: dict, runs: pd.DataFrame, reason) -> pd.DataFrame:
-    """A table's cells, its ranking over the cells whose runs learned their task, and each task's separation."""
-    side = compare.cell_side_by_side(monotonic_paper.paper_table(table), compare.median_over_seeds(runs), reason)
+def _table(source: str, side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """A table's cells (a `monotonic.against_paper` frame, whose medians are of `runs`), its ranking over the cells
+    whose runs learned their task, and each task's separation."""
     cells = _rows(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
                   [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
                   side.verdict.tolist(), side.reason.tolist(),
@@ -97,18 +97,15 @@ def monotonic_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     (`monotonic.with_fit_estimates`)."""
     main = monotonic.with_fit_estimates(_runs("mla-main", profile, store))
     frames = []
-    for name, source, table in (("mla-main", "Table 2", monotonic_paper.TABLE2),
-                                ("mla-ablations", "Table 4", monotonic_paper.TABLE4),
-                                ("mla-variants", "Table 7", monotonic_paper.TABLE7),
-                                ("mla-extra", "Table 6", monotonic_paper.TABLE6)):
+    for name, source in (("mla-main", "Table 2"), ("mla-ablations", "Table 4"), ("mla-variants", "Table 7"),
+                         ("mla-extra", "Table 6")):
         runs = main if name == "mla-main" else monotonic.with_fit_estimates(_runs(name, profile, store))
-        if name == "mla-ablations" and not main.empty:  # the unablated OneStep row comes from the Table 2 runs
-            runs = pd.concat([runs, main[main.variant == "onestep"]])
+        runs = monotonic.with_unablated(name, runs, main)
         if runs.empty:
             continue
-        runs = compare.on_common_seeds(runs)[0]
         budget = "full protocol" if profile == "full" else monotonic.budget(EXPERIMENTS[name].configs_for(profile)[0])
-        frames.append(_table(source, table, runs, report.divergence_reason(budget, monotonic.direction_table(runs))))
+        side, balanced, _ = monotonic.against_paper(name, runs, budget)
+        frames.append(_table(source, side, balanced))
     scan = _runs("mla-scan", profile, store)
     if not scan.empty:
         side = monotonic.scan_side(scan)
