@@ -265,6 +265,9 @@ def test_gains_judge_each_variants_gain_over_the_baseline_on_the_seeds_all_three
     assert table.loc["+LN", "verdict"] == "not reproduced (ours higher)"
     assert side["ours a"].tolist() == [1.5] and side["ours b"].tolist() == [0.5]  # the versus table's a, b columns
     assert vv_paper.gains(read[read.variant != "std"], args).empty
+    plain = vv_paper.comparison("Table 2, dictionary")  # +LN against the baseline: no third variant to gain over
+    none = vv_paper.gains(vv_paper.compare(runs_frame(rows), plain)[0], plain)
+    assert none.empty and none.columns.equals(table.reset_index().columns)
     std_runs, same_side, same_gains = vv_paper.against_std(runs_frame(rows), "Table 6, dictionary")
     assert set(std_runs.variant) == {"std"} and len(std_runs) == 3
     pd.testing.assert_frame_equal(same_side, side)

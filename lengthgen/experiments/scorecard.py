@@ -208,8 +208,8 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
             declared = RETRIEVAL_PROFILES[profile].compared
             if not side.empty:
                 frames.append(_paired(title, side, reason, declared))
-            gains = variance_paper.gains(read, args) if args.get("relative_to") else pd.DataFrame()
-            if len(gains):
+            gains = variance_paper.gains(read, args)
+            if not gains.empty:
                 source = f"{title.split(':')[0]}: gains over the {args['relative_to']} (the paper gives no test)"
                 frames.append(_gains(source, gains, reason, declared))
     internals = _runs("vv-internals", profile, store)

@@ -145,19 +145,27 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
     value with `relative_to`, e.g. Table 3's "delta std" and "delta ln"), each beside our mean paired gain and its 95%
     interval, judged on its own (`verdicts.gain_verdict`), on the seeds where all three variants have runs (those of
     the `versus` table's columns a, b). One row per variant and N: variant, N, paper, ours, ci95, seeds, verdict;
-    empty when a variant has no runs. `read`: the runs `compare` returns."""
+    none for a variant without runs, and none at all for a comparison without `relative_to`. `read`: the runs
+    `compare` returns."""
+    columns = ["variant", "N", "paper", "ours", "ci95", "seeds", "verdict"]
+    if "relative_to" not in args:
+        return pd.DataFrame(columns=columns)
     base = args["relative_to"]
     variants = {args["a"]: args["paper_a"], args["b"]: args["paper_b"]}
     seeds = [set(read.seed[read.variant == v]) for v in (base, *variants)]
     common = read[(read.task == args["task"]) & read.seed.isin(set.intersection(*seeds))]
     paper = paper_table(args["table"])
-    rows = [{"variant": GAIN_NAMES.get(variant, variant), "N": r.length, "paper": paper.loc[row, r.length],
-             "ours": round(r.diff, 2), "ci95": round(r.ci95, 2), "seeds": r.n,
-             "verdict": gain_verdict(paper.loc[row, r.length], r.diff, r.ci95)}
-            for variant, row in variants.items() if not common[common.variant == variant].empty
-            for r in paired_comparison(common, base, variant, metric_a=args.get("metric", ACCURACY)).itertuples()
-            if r.length in paper.columns]
-    return pd.DataFrame(rows, columns=["variant", "N", "paper", "ours", "ci95", "seeds", "verdict"])
+    rows = []
+    for variant, row in variants.items():
+        if common[common.variant == variant].empty:
+            continue
+        pairs = paired_comparison(common, base, variant, metric_a=args.get("metric", ACCURACY))
+        for r in pairs[pairs.length.isin(paper.columns)].itertuples():
+            value = paper.loc[row, r.length]
+            rows.append({"variant": GAIN_NAMES.get(variant, variant), "N": r.length, "paper": value,
+                         "ours": round(r.diff, 2), "ci95": round(r.ci95, 2), "seeds": r.n,
+                         "verdict": gain_verdict(value, r.diff, r.ci95)})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
