@@ -292,6 +292,17 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
     assert compare.separation(side.iloc[:0], runs).empty  # no cell in common with the paper: an empty table
 
 
+def test_an_iid_cell_is_judged_on_its_number_and_vouches_for_no_length_cell():
+    """Table 6's PosRetrieve / OneStep, seed 0: iid 73.6 (paper 70.6), 0 at 15 (paper 0). The iid cell is within
+    5 points: reproduced; the length cell of the same runs, 74% in distribution, is not trained."""
+    paper = pd.DataFrame({"variant": "onestep", "task": "posretrieve", "length": ["iid", "15"], "paper": [70.6, 0.0]})
+    ours = compare.median_over_seeds(_runs([("posretrieve", "onestep", 0, "iid", 73.6),
+                                             ("posretrieve", "onestep", 0, "15", 0.0)]))
+    side = compare.cell_side_by_side(paper, ours, lambda row: "why").set_index("length")
+    assert side.verdict.tolist() == ["reproduced", verdicts.NOT_TRAINED]
+    assert side.reason.tolist() == ["", "why"] and side.iid.tolist() == [73.6, 73.6]
+
+
 def test_median_over_seeds_carries_the_cells_iid_accuracy():
     runs = _runs([("copy", "mono", 0, "iid", 80.0), ("copy", "mono", 1, "iid", 100.0),
                   ("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 50.0),
