@@ -5,6 +5,9 @@ import dataclasses
 import json
 import os
 import sys
+import tarfile
+import tempfile
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -250,28 +253,49 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
+@contextmanager
+def _unpacked(source: str):
+    """A results folder as a path: `source` itself, or, for a tar archive (e.g. `tar czf runs.tgz results`), a
+    temporary folder it is unpacked into (members that would land outside it are refused), removed afterwards. The
+    archive holds the experiment folders, at its top or inside its one top-level folder."""
+    if not Path(source).is_file():
+        yield source
+        return
+    if not tarfile.is_tarfile(source):
+        raise LengthgenError(f"{source!r} is neither a results folder nor a tar archive of one; nothing merged")
+    with tempfile.TemporaryDirectory(prefix="lengthgen-merge-") as tmp, tarfile.open(source) as archive:
+        try:
+            archive.extractall(tmp, filter="data")
+        except tarfile.TarError as exc:
+            raise LengthgenError(f"cannot unpack {source!r}: {exc}; nothing merged") from exc
+        top = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        yield str(top[0] if len(top) == 1 and top[0].name not in EXPERIMENTS else tmp)
+
+
 def cmd_merge(args) -> None:
-    """Copy the complete runs of another results folder that this one lacks (`ResultStore.merge`), per experiment."""
-    source = _stored(args.source)
-    if Path(args.results).resolve() == source.root.resolve():
-        raise LengthgenError(f"the source {args.source!r} is the results folder itself: nothing to merge")
-    found = sorted(p.name for p in source.root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    names = args.experiment.split(",") if args.experiment else found
-    unknown = [n for n in names if n not in EXPERIMENTS]
-    if unknown:
-        raise LengthgenError(f"unknown experiment {', '.join(map(repr, unknown))} (in {args.source!r}); nothing "
-                             f"merged; valid: {', '.join(EXPERIMENTS)}")
-    store = ResultStore(args.results)
-    for name in names:
-        outcome = store.merge(source, name)
-        print(f"{name}: " + ", ".join(f"{len(keys)} {what}" for what, keys in outcome.items()))
-        for key in outcome["copied"]:
-            meta = json.loads((store.root / name / key / "meta.json").read_text())
-            seed = json.loads((store.root / name / key / "config.json").read_text()).get("seed")
-            print(f"  {key}  seed {seed}  {meta.get('wall_seconds', float('nan')):,.0f} s  "
-                  f"commit {str(meta.get('git_commit'))[:7]}")
-        for key in outcome["corrupt in the source"]:
-            print(f"  not copied, corrupt in the source: {source.root / name / key}")
+    """Copy the complete runs of another results folder (or a tar archive of one) that this one lacks
+    (`ResultStore.merge`), per experiment."""
+    with _unpacked(args.source) as folder:
+        source = _stored(folder)
+        if Path(args.results).resolve() == source.root.resolve():
+            raise LengthgenError(f"the source {args.source!r} is the results folder itself: nothing to merge")
+        found = sorted(p.name for p in source.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        names = args.experiment.split(",") if args.experiment else found
+        unknown = [n for n in names if n not in EXPERIMENTS]
+        if unknown:
+            raise LengthgenError(f"unknown experiment {', '.join(map(repr, unknown))} (in {args.source!r}); nothing "
+                                 f"merged; valid: {', '.join(EXPERIMENTS)}")
+        store = ResultStore(args.results)
+        for name in names:
+            outcome = store.merge(source, name)
+            print(f"{name}: " + ", ".join(f"{len(keys)} {what}" for what, keys in outcome.items()))
+            for key in outcome["copied"]:
+                meta = json.loads((store.root / name / key / "meta.json").read_text())
+                seed = json.loads((store.root / name / key / "config.json").read_text()).get("seed")
+                wall = f"{meta['wall_seconds']:,.0f} s" if "wall_seconds" in meta else "wall time not recorded"
+                print(f"  {key}  seed {seed}  {wall}  commit {str(meta.get('git_commit'))[:7]}")
+            for key in outcome["corrupt in the source"]:
+                print(f"  not copied, corrupt in the source: {name}/{key}")
 
 
 def cmd_scorecard(args) -> None:
@@ -368,7 +392,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("merge", help="copy the finished runs of another results folder (e.g. from another "
                                      "machine) that this one lacks")
-    s.add_argument("source", help="the results folder to copy from")
+    s.add_argument("source", help="the results folder to copy from, or a tar archive of one (.tar, .tgz, ...)")
     s.add_argument("--experiment", help="only these experiments, comma-separated (default: every one in source)")
     s.add_argument("--results", default="results", help="the results folder to copy into (default: results)")
     s.set_defaults(fn=cmd_merge)

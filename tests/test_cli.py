@@ -64,6 +64,31 @@ def test_merge_brings_the_runs_of_another_results_folder_and_refuses_bad_sources
     assert not (tmp_path / "new").exists() and sorted(p.name for p in (here / "vv-retrieval").iterdir()) == before
 
 
+def test_merge_takes_a_tar_archive_of_a_results_folder_and_refuses_other_files(tmp_path, capsys):
+    import tarfile
+
+    there = tmp_path / "there"
+    assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--task", "argmax",
+               "--results", str(there))[0] == 0
+    nested, flat = tmp_path / "runs.tgz", tmp_path / "flat.tar"  # the folder inside, or its experiments at the top
+    with tarfile.open(nested, "w:gz") as archive:
+        archive.add(there, arcname="results")
+    with tarfile.open(flat, "w") as archive:
+        archive.add(there / "vv-retrieval", arcname="vv-retrieval")
+    for source in (nested, flat):
+        code, out, _ = run(capsys, "merge", str(source), "--results", str(tmp_path / source.stem))
+        assert code == 0 and out.startswith("vv-retrieval: 2 copied, 0 already stored, 0 corrupt in the source\n")
+        assert sorted(p.name for p in (tmp_path / source.stem / "vv-retrieval").iterdir()) == \
+            sorted(p.name for p in (there / "vv-retrieval").iterdir())
+    escaping = tmp_path / "escaping.tar"
+    with tarfile.open(escaping, "w") as archive:
+        archive.add(there / "vv-retrieval", arcname="../vv-retrieval")
+    (tmp_path / "notes.txt").write_text("not an archive")
+    for source, message in ((escaping, "outside the destination"), (tmp_path / "notes.txt", "nor a tar archive")):
+        code, out, err = run(capsys, "merge", str(source), "--results", str(tmp_path / "new"))
+        assert code == 2 and message in err and out == "" and not (tmp_path / "new").exists()
+
+
 def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grids(tmp_path, capsys):
     store, out1 = tmp_path / "store", tmp_path / "seed0.csv"
     assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),
