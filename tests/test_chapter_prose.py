@@ -6,7 +6,10 @@ from pathlib import Path
 
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments import monotonic as mla
+from lengthgen.experiments import vanishing_variance_paper as vv_paper
+from lengthgen.experiments.vanishing_variance import compared_runs
 from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import seeds_text
 
 ROOT = Path(__file__).parent.parent
@@ -45,3 +48,57 @@ def test_the_scan_paragraph_quotes_the_stored_scan_runs():
     assert side.ours.idxmax() == "relative" and side.ours.idxmin() == "bi_relative"
     assert (near < 0.1).all() and (side.loc[near.index, "ours"] < side.loc[near.index, "paper mean"]).all()
     assert max(abs(side.ours[name] - side.ours["mix_" + name]) for name in MIXED) <= 2  # "no ... more than 2 points"
+
+
+def _signed(x: float, digits: int = 1) -> str:
+    """A number as the chapters print a difference: "+2.6", "−1.03" (the typographic minus)."""
+    return f"{x:+.{digits}f}".replace("-", "−")
+
+
+def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
+    """Vanishing variance at the paper's budgets (Tables 1, 2, 3, 6): the first 20 declared seed pairs, all stored."""
+    runs = compared_runs(stored_runs(EXPERIMENTS["vv-retrieval"], "full", ResultStore(ROOT / "results")), "full")
+    table1 = vv_paper.compare(runs, vv_paper.comparison("Table 1, argmax"))[1].set_index("N")
+    table2 = vv_paper.compare(runs, vv_paper.comparison("Table 2, dictionary"))[1].set_index("N")
+    _, table6, gains6 = vv_paper.against_std(runs, "Table 6, dictionary")
+    _, table3, gains3 = vv_paper.against_std(runs, "Table 3, argmax")
+    table6, table3 = table6.set_index("N"), table3.set_index("N")
+    for table in (table1, table2, table6, table3):
+        table["ours p"] = table["ours p"].astype(float)  # printed with 2 significant digits
+    gains6, gains3 = gains6.set_index(["variant", "N"]), gains3.set_index(["variant", "N"])
+    beyond1, beyond2, beyond3 = table1.loc[32:], table2.loc[32:], table3.loc[128:]
+    diff, p = "ours b-a", "ours p"
+    quotes = {
+        "**What the 100,000-step runs say**": [
+            "(all 20 declared seed pairs, committed)",
+            f"p from {beyond1[p].min():.4f} to {beyond1[p].max():.3f}",
+            *(f"{_signed(table1.loc[n, diff])}{at}" for n, at in ((256, " points at N = 256"), (2048, " at 2,048"),
+                                                                  (16384, " at 16,384"))),
+            f"({table1.loc[2048, 'ours a']:.1f}% at N = 2,048 against its {table1.loc[2048, 'paper a']:.1f}%)"],
+        "Dictionary lookup at the paper's 10,000": [
+            f"({_signed(beyond2[diff].min())} to {_signed(beyond2[diff].max())} points, paired p "
+            f"{beyond2[p].min():.5f} to {beyond2[p].max():.3f}): "
+            f"{(table2.loc[17:].verdict == 'reproduced').sum()} cells"],
+        "Table 6 at the same budget": [
+            f"(+LN − +std from {_signed(table6[diff].min(), 2)} to {_signed(table6[diff].max(), 2)} points, paired p "
+            f"{table6[p].min():.2f} to {table6[p].max():.2f}): all {len(table6)} cells reproduced",
+            f"{(gains6.verdict == 'reproduced').sum()} of the {len(gains6)} are",
+            *(f"+std {gains6.loc[('+std', n), 'ours']:.2f} ± {gains6.loc[('+std', n), 'ci95']:.2f} and +LN "
+              f"{gains6.loc[('+LN', n), 'ours']:.2f} ± {gains6.loc[('+LN', n), 'ci95']:.2f}" for n in (2048, 128))],
+        "Table 3 is the same comparison": [
+            f"({_signed(beyond3[diff].min())} to {_signed(beyond3[diff].max())} points, paired p "
+            f"{beyond3[p].min():.3f} to {beyond3[p].max():.3f}): {(table3.loc[17:].verdict == 'reproduced').sum()} "
+            f"of the {len(table3.loc[17:])} cells beyond training",
+            f"({_signed(table3.loc[32, diff])} and {_signed(table3.loc[64, diff])} points, p {table3.loc[32, p]:.3f} "
+            f"and {table3.loc[64, p]:.3f})",
+            f"+std gains {table3.loc[2048, 'ours a']:.2f} points and +LN {table3.loc[2048, 'ours b']:.2f}",
+            f"recovers {table3.loc[2048, 'ours a'] / table3.loc[2048, 'ours b']:.0%} of LN's gain",
+            f"+std's gains are reproduced at {(gains3.loc['+std'].verdict == 'reproduced').sum()} of the 11 N (not at "
+            f"N = 1,024: {gains3.loc[('+std', 1024), 'ours']:.2f} ± {gains3.loc[('+std', 1024), 'ci95']:.2f}",
+            f"+LN's at {(gains3.loc['+LN'].verdict == 'reproduced').sum()} (N = 16, 256, 4,096 and 16,384)",
+            f"up to {gains3.loc[('+LN', 2048), 'ours']:.2f} ± {gains3.loc[('+LN', 2048), 'ci95']:.2f} against"]}
+    missing = {start: [q for q in qs if q not in markdown_cell("vanishing-variance", start)]
+               for start, qs in quotes.items()}
+    assert missing == {start: [] for start in quotes}
+    assert (beyond1[diff] > 0).all() and (beyond1[p] < 0.05).all()  # "significantly in every cell"
+    assert list(gains3.index[(gains3.verdict == "reproduced")].get_level_values("N")[-4:]) == [16, 256, 4096, 16384]
