@@ -266,7 +266,7 @@ def _unpacked(source: str):
     with tempfile.TemporaryDirectory(prefix="lengthgen-merge-") as tmp, tarfile.open(source) as archive:
         try:
             archive.extractall(tmp, filter="data")
-        except tarfile.TarError as exc:
+        except (tarfile.TarError, EOFError, OSError) as exc:  # a member outside the folder, a truncated archive
             raise LengthgenError(f"cannot unpack {source!r}: {exc}; nothing merged") from exc
         top = [p for p in Path(tmp).iterdir() if p.is_dir()]
         yield str(top[0] if len(top) == 1 and top[0].name not in EXPERIMENTS else tmp)

@@ -84,7 +84,9 @@ def test_merge_takes_a_tar_archive_of_a_results_folder_and_refuses_other_files(t
     with tarfile.open(escaping, "w") as archive:
         archive.add(there / "vv-retrieval", arcname="../vv-retrieval")
     (tmp_path / "notes.txt").write_text("not an archive")
-    for source, message in ((escaping, "outside the destination"), (tmp_path / "notes.txt", "nor a tar archive")):
+    (tmp_path / "cut.tgz").write_bytes(nested.read_bytes()[:600])  # a transfer that broke off
+    for source, message in ((escaping, "outside the destination"), (tmp_path / "notes.txt", "nor a tar archive"),
+                            (tmp_path / "cut.tgz", "cannot unpack")):
         code, out, err = run(capsys, "merge", str(source), "--results", str(tmp_path / "new"))
         assert code == 2 and message in err and out == "" and not (tmp_path / "new").exists()
 
