@@ -44,6 +44,11 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
     estimated = pd.Series({"task": "lookup", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 88.7,
                            "verdict": "not trained"})
     assert reason(estimated) == "≈89% in distribution (< 90%); 2000 examples x 5 epochs, 1 seed"
+    fits = {("content", "copy"): 70.6, ("mono", "copy"): 99.0}  # the paper's own iid accuracies (Table 6 has them)
+    with_paper = report.divergence_reason("full protocol", paper_fit=fits)
+    assert with_paper(untrained) == ("47% in distribution (< 90%); the paper's runs: 70.6%, below the bar too; "
+                                     "full protocol, 1 seed")
+    assert with_paper(untrained.replace("content", "mono")) == "47% in distribution (< 90%); full protocol, 1 seed"
 
 
 def test_cells_lists_each_divergence_under_the_table():

@@ -53,10 +53,13 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
             "seed where a table lists seeds).")
 
 
-def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Callable:
+def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
+                      paper_fit: dict[tuple[str, str], float] | None = None) -> Callable:
     """The reason given for a cell of a `compare.cell_side_by_side` table that is not reproduced: not trained (its runs'
-    iid accuracy, the budget), ours lower (with the training budget, the number of seeds and, where `directions` (a
-    `monotonic.direction_table`) shows it, the seeds that read the task the wrong way) or ours higher."""
+    iid accuracy, the budget, and, where `paper_fit` ((variant, task) -> the paper's own iid accuracy, for a table
+    that reports one) has it below the bar too, the paper's), ours lower (with the training budget, the number of
+    seeds and, where `directions` (a `monotonic.direction_table`) shows it, the seeds that read the task the wrong
+    way) or ours higher."""
 
     def wrong_way(row) -> str:
         if directions is None:
@@ -71,7 +74,9 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None) -> Ca
     def reason(row) -> str:
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
         if row.verdict == NOT_TRAINED:
-            return f"{percent_iid(row.task, row.iid)} in distribution (< {TRAINED:.0f}%); {budget}, {seeds}"
+            fit = (paper_fit or {}).get((row.variant, row.task), TRAINED)
+            theirs = f"; the paper's runs: {fit:.1f}%, below the bar too" if fit < TRAINED else ""
+            return f"{percent_iid(row.task, row.iid)} in distribution (< {TRAINED:.0f}%){theirs}; {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
         return f"ours higher; {seeds}"

@@ -273,13 +273,15 @@ def with_unablated(name: str, runs: pd.DataFrame, main: pd.DataFrame) -> pd.Data
 def against_paper(name: str, runs: pd.DataFrame, budget: str) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """Grid `name`'s runs (with `with_fit_estimates` and `with_unablated`) beside the paper's table, as the chapter and
     the scorecard judge them: the medians over the seeds every cell has (`compare.on_common_seeds`) in a
-    `compare.cell_side_by_side` frame, with `report.divergence_reason` at `budget` (e.g. "full protocol"); also the
-    runs of those seeds and the seeds. No runs: an empty frame."""
+    `compare.cell_side_by_side` frame, with `report.divergence_reason` at `budget` (e.g. "full protocol"; a table with
+    an iid column gives the paper's own fit); also the runs of those seeds and the seeds. No runs: an empty frame."""
     balanced, seeds = compare.on_common_seeds(runs)
     if balanced.empty:
         return pd.DataFrame(), balanced, seeds
-    reason = report.divergence_reason(budget, direction_table(balanced))
-    side = compare.cell_side_by_side(paper_table(PAPER_TABLES[name]), compare.median_over_seeds(balanced), reason)
+    paper = paper_table(PAPER_TABLES[name])
+    paper_fit = {(r.variant, r.task): r.paper for r in paper[paper.length == "iid"].itertuples()}  # Table 6's
+    reason = report.divergence_reason(budget, direction_table(balanced), paper_fit)
+    side = compare.cell_side_by_side(paper, compare.median_over_seeds(balanced), reason)
     return side, balanced, seeds
 
 
