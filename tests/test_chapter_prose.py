@@ -2,8 +2,8 @@
 commit of new runs that moves a quoted number fails here until the paragraph is rewritten with it."""
 
 import json
-from pathlib import Path
 
+from lengthgen.book import ROOT
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments import monotonic as mla
 from lengthgen.experiments import vanishing_variance_paper as vv_paper
@@ -12,7 +12,6 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import seeds_text
 
-ROOT = Path(__file__).parent.parent
 # SCAN's unmixed mechanisms and their names in the chapter's prose; each has a direction-mixing "mix_" variant.
 MIXED = {"onestep": "OneStep", "mono": "Mono", "rmono": "RMono", "locattn": "LocAttn", "locattn_s": "LocAttn-S"}
 

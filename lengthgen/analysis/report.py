@@ -74,8 +74,8 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
     def reason(row) -> str:
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
         if row.verdict == NOT_TRAINED:
-            fit = (paper_fit or {}).get((row.variant, row.task), TRAINED)
-            theirs = f"; the paper's runs: {fit:.1f}%, below the bar too" if fit < TRAINED else ""
+            fit = (paper_fit or {}).get((row.variant, row.task))
+            theirs = f"; the paper's runs: {fit:.1f}%, below the bar too" if fit is not None and fit < TRAINED else ""
             return f"{percent_iid(row.task, row.iid)} in distribution (< {TRAINED:.0f}%){theirs}; {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"

@@ -279,7 +279,7 @@ def against_paper(name: str, runs: pd.DataFrame, budget: str) -> tuple[pd.DataFr
     if balanced.empty:
         return pd.DataFrame(), balanced, seeds
     paper = paper_table(PAPER_TABLES[name])
-    paper_fit = {(r.variant, r.task): r.paper for r in paper[paper.length == "iid"].itertuples()}  # Table 6's
+    paper_fit = {(r.variant, r.task): r.paper for r in paper[paper.length == "iid"].itertuples()}  # only Table 6 has
     reason = report.divergence_reason(budget, direction_table(balanced), paper_fit)
     side = compare.cell_side_by_side(paper, compare.median_over_seeds(balanced), reason)
     return side, balanced, seeds
