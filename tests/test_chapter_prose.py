@@ -7,7 +7,7 @@ from lengthgen.book import ROOT
 from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments import monotonic as mla
 from lengthgen.experiments import vanishing_variance_paper as vv_paper
-from lengthgen.experiments.vanishing_variance import compared_runs
+from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import seeds_text
@@ -54,36 +54,66 @@ def _signed(x: float, digits: int = 1) -> str:
     return f"{x:+.{digits}f}".replace("-", "−")
 
 
+def _table(runs, name: str):
+    """A `versus` table of vanishing variance indexed by N, its p-values as floats (printed with 2 digits)."""
+    table = vv_paper.compare(runs, vv_paper.comparison(name))[1].set_index("N")
+    return table.assign(**{"ours p": table["ours p"].astype(float)})
+
+
 def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
-    """Vanishing variance at the paper's budgets (Tables 1, 2, 3, 6): the first 20 declared seed pairs, all stored."""
-    runs = compared_runs(stored_runs(EXPERIMENTS["vv-retrieval"], "full", ResultStore(ROOT / "results")), "full")
-    table1 = vv_paper.compare(runs, vv_paper.comparison("Table 1, argmax"))[1].set_index("N")
-    table2 = vv_paper.compare(runs, vv_paper.comparison("Table 2, dictionary"))[1].set_index("N")
+    """Vanishing variance at the paper's budgets (Tables 1, 2, 3, 6): argmax on its first 20 declared seed pairs,
+    dictionary on all 100 (its grid complete), and what the 80 added pairs changed."""
+    stored = stored_runs(EXPERIMENTS["vv-retrieval"], "full", ResultStore(ROOT / "results"))
+    runs = compared_runs(stored, "full")
+    assert [len(compared_seeds(stored, "full", task)) for task in ("argmax", "dictionary")] == [20, 100]
+    table1, adaptive1 = _table(runs, "Table 1, argmax"), _table(runs, "Table 1, argmax, adaptive θ")
+    table2, adaptive2 = _table(runs, "Table 2, dictionary"), _table(runs, "Table 2, dictionary, adaptive θ")
     _, table6, gains6 = vv_paper.against_std(runs, "Table 6, dictionary")
     _, table3, gains3 = vv_paper.against_std(runs, "Table 3, argmax")
     table6, table3 = table6.set_index("N"), table3.set_index("N")
-    for table in (table1, table2, table6, table3):
-        table["ours p"] = table["ours p"].astype(float)  # printed with 2 significant digits
+    for table in (table6, table3):
+        table["ours p"] = table["ours p"].astype(float)
     gains6, gains3 = gains6.set_index(["variant", "N"]), gains3.set_index(["variant", "N"])
     beyond1, beyond2, beyond3 = table1.loc[32:], table2.loc[32:], table3.loc[128:]
     diff, p = "ours b-a", "ours p"
+    dictionary = runs[runs.task == "dictionary"]
+    widened = vv_paper.widening(dictionary, tuple(range(20)), "dictionary").set_index(["comparison", "N"])
+    changed = widened[widened.changed]
+    args6 = vv_paper.comparison("Table 6, dictionary")
+    first = vv_paper.gains(vv_paper.compare(dictionary[dictionary.seed < 20], args6)[0], args6)
+    narrower = first.ci95.to_numpy() / gains6.ci95.to_numpy()
     quotes = {
         "**What the 100,000-step runs say**": [
             "(all 20 declared seed pairs, committed)",
             f"p from {beyond1[p].min():.4f} to {beyond1[p].max():.3f}",
             *(f"{_signed(table1.loc[n, diff])}{at}" for n, at in ((256, " points at N = 256"), (2048, " at 2,048"),
                                                                   (16384, " at 16,384"))),
-            f"({table1.loc[2048, 'ours a']:.1f}% at N = 2,048 against its {table1.loc[2048, 'paper a']:.1f}%)"],
+            f"({table1.loc[2048, 'ours a']:.1f}% at N = 2,048 against its {table1.loc[2048, 'paper a']:.1f}%)",
+            f"({_signed(adaptive1.loc[256, diff], 2)} points at N = 256, {_signed(adaptive1.loc[2048, diff], 2)} at "
+            f"2,048; p at most {adaptive1.loc[32:, p].max():.4f} beyond training)"],
         "Dictionary lookup at the paper's 10,000": [
-            f"({_signed(beyond2[diff].min())} to {_signed(beyond2[diff].max())} points, paired p "
-            f"{beyond2[p].min():.5f} to {beyond2[p].max():.3f}): "
-            f"{(table2.loc[17:].verdict == 'reproduced').sum()} cells"],
+            "all 100 declared seed pairs stored",
+            f"({_signed(table2[diff].min(), 2)} to {_signed(table2[diff].max(), 2)} points, paired p "
+            f"{table2.loc[16, p]:.2g} at N = 16 and at most {beyond2[p].max():.0e} from N = 32 on): "
+            f"{(table2.loc[17:].verdict == 'reproduced').sum()} cells reproduced",
+            f"({_signed(table2.loc[16, diff], 2)} and {_signed(table2.loc[64, diff], 2)} points)",
+            f"({_signed(adaptive2.loc[16384, diff], 2)} points at N = 16,384): "
+            f"{(adaptive2.verdict == 'reproduced').sum()} cells reproduced",
+            f"({table2.loc[16384, 'ours a']:.1f}% against {table2.loc[16384, 'paper a']:.1f}% at N = 16,384)"],
         "Table 6 at the same budget": [
+            "(all 100 declared pairs stored)",
             f"(+LN − +std from {_signed(table6[diff].min(), 2)} to {_signed(table6[diff].max(), 2)} points, paired p "
-            f"{table6[p].min():.2f} to {table6[p].max():.2f}): all {len(table6)} cells reproduced",
+            f"{table6[p].min():.3f} to {table6[p].max():.2f}): all {len(table6)} cells reproduced",
             f"{(gains6.verdict == 'reproduced').sum()} of the {len(gains6)} are",
             *(f"+std {gains6.loc[('+std', n), 'ours']:.2f} ± {gains6.loc[('+std', n), 'ci95']:.2f} and +LN "
-              f"{gains6.loc[('+LN', n), 'ours']:.2f} ± {gains6.loc[('+LN', n), 'ci95']:.2f}" for n in (2048, 128))],
+              f"{gains6.loc[('+LN', n), 'ours']:.2f} ± {gains6.loc[('+LN', n), 'ci95']:.2f}" for n in (2048, 128)),
+            f"({gains6.loc[('+LN', 1024), 'ours']:.2f} ± {gains6.loc[('+LN', 1024), 'ci95']:.2f} against "
+            f"{gains6.loc[('+LN', 1024), 'paper']:.2f})"],
+        "**What the 80 added pairs changed**": [
+            f"({len(changed)} of the {len(widened)} dictionary cells)",
+            f"intervals {narrower.min():.1f} to {narrower.max():.1f} times narrower",
+            f"+LN's {_signed(table2.loc[16, diff], 2)} points (p {table2.loc[16, p]:.2g}; the adaptive row's p "
+            f"{adaptive2.loc[16, p]:.2g})"],
         "Table 3 is the same comparison": [
             f"({_signed(beyond3[diff].min())} to {_signed(beyond3[diff].max())} points, paired p "
             f"{beyond3[p].min():.3f} to {beyond3[p].max():.3f}): {(table3.loc[17:].verdict == 'reproduced').sum()} "
@@ -99,5 +129,16 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
     missing = {start: [q for q in qs if q not in markdown_cell("vanishing-variance", start)]
                for start, qs in quotes.items()}
     assert missing == {start: [] for start in quotes}
+    assert (adaptive1.loc[17:].verdict == "reproduced").all()  # "every cell is reproduced"
+    assert (table2[p] < 0.05).all() and (table2[diff] > 0).all()  # "significantly at every N"
+    assert list(table2.index[table2.verdict != "reproduced"]) == [16, 64]
+    assert list(adaptive2.index[adaptive2.verdict != "reproduced"]) == [16, 32]
+    assert set(changed.index) == {("Table 2, dictionary", 16), ("Table 2, dictionary, adaptive θ", 16),
+                                  *((f"Table 6, dictionary, {v}'s gain", n) for v, n in
+                                    (("+std", 16), ("+std", 32), ("+std", 512), ("+LN", 32), ("+LN", 1024)))}
+    for name in ("Table 2, dictionary", "Table 2, dictionary, adaptive θ", "Table 6, dictionary"):
+        before, after = _table(dictionary[dictionary.seed < 20], name), _table(dictionary, name)
+        kept = before[p] < 0.05  # "No significant difference changed sign or lost its significance"
+        assert (after[p][kept] < 0.05).all() and ((after[diff] * before[diff])[kept] > 0).all()
     assert (beyond1[diff] > 0).all() and (beyond1[p] < 0.05).all()  # "significantly in every cell"
     assert list(gains3.index[(gains3.verdict == "reproduced")].get_level_values("N")[-4:]) == [16, 256, 4096, 16384]

@@ -40,7 +40,7 @@ from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
 from lengthgen.experiments.sparsity_language import language_reading
-from lengthgen.experiments.vanishing_variance import RETRIEVAL_PROFILES, compared_runs
+from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds, stored_runs
@@ -191,7 +191,7 @@ def _gains(source: str, gains: pd.DataFrame, reason: str, declared: int) -> pd.D
 def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1-6 (b - a in points and its paired p per N, the paper's beside ours; for Tables 3 and 6 also each
     variant's gain over the baseline): Tables 1-3 and 6 from the retrieval runs, Tables 4 and 5 from the curriculum
-    runs, each on the profile's compared seeds (`compared_runs`); Figs. 2-4 from the seed pairs of `vv-internals`
+    runs, each task on the profile's compared seeds (`compared_seeds`); Figs. 2-4 from the seed pairs of `vv-internals`
     (`variance.pair_table`); the reason of a divergence names the training budget."""
     comparisons = [("vv-retrieval", title, args) for title, args in variance_paper.COMPARISONS.items()] + [
         ("vv-curriculum", title, args) for title, args in variance_paper.CURRICULUM_COMPARISONS.items()]
@@ -200,12 +200,13 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         runs = _runs(name, profile, store)
         if runs.empty:
             continue
-        runs = compared_runs(runs.assign(variant=runs.variant.str.removesuffix("+curriculum")), profile)
+        stored = runs.assign(variant=runs.variant.str.removesuffix("+curriculum"))
+        runs = compared_runs(stored, profile)
         steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
         for _, title, args in (c for c in comparisons if c[0] == name):
             read, side = variance_paper.compare(runs, args)
             reason = f"{profile} profile: {steps[args['task']]:,} training steps"
-            declared = RETRIEVAL_PROFILES[profile].compared
+            declared = len(compared_seeds(stored, profile, args["task"]))
             if not side.empty:
                 frames.append(_paired(title, side, reason, declared))
             gains = variance_paper.gains(read, args)

@@ -86,8 +86,8 @@ class RetrievalSizes:
     seeds: tuple[int, ...]  # the profile's seeds (what `--seeds` defaults to; paired across variants)
     norms: tuple[str, ...]  # variants compared (keys of NORMS)
     width: int  # D
-    compared: int  # the paired tests use the first `compared` seeds, declared before the runs; the rest of `seeds`
-    # are stored toward the paper's grid and enter the tests when this is widened to them (in a commit of its own)
+    compared: int  # until a task's grid is complete, its paired tests use the first `compared` seeds, declared
+    # before the runs; the rest of `seeds` are stored toward the paper's grid (`compared_seeds`)
 
     def steps(self, task: str) -> int:
         return self.argmax_steps if task == "argmax" else self.dictionary_steps
@@ -109,10 +109,22 @@ RETRIEVAL_PROFILES = {
 }
 
 
-def compared_runs(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
-    """The rows of `runs` (retrieval or curriculum runs of `profile`) that its paired tests use: its compared seeds."""
+def compared_seeds(runs: pd.DataFrame, profile: str, task: str) -> tuple[int, ...]:
+    """The seeds that the paired tests of `profile` use on `task`, given its stored `runs` (retrieval or curriculum
+    runs of the profile): every declared seed once each of the profile's variants has them all on the task (its grid
+    complete: the paper's 100 seeds in `full`), else the first `compared`, declared before the runs. The rule reads
+    which seeds are stored, never their results."""
     p = RETRIEVAL_PROFILES[profile]
-    return runs[runs.seed.isin(p.seeds[:p.compared])]
+    rows = runs[runs.task == task]
+    complete = all(set(p.seeds) <= set(rows.seed[rows.variant == v]) for v in p.norms)
+    return p.seeds if complete else p.seeds[:p.compared]
+
+
+def compared_runs(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The rows of `runs` (retrieval or curriculum runs of `profile`) that its paired tests use: on each task, its
+    `compared_seeds`."""
+    keep = {task: compared_seeds(runs, profile, task) for task in runs.task.unique()}
+    return runs[[seed in keep[task] for task, seed in zip(runs.task, runs.seed, strict=True)]]
 
 
 def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: bool = False) -> list[ProbeRun]:

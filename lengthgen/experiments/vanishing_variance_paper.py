@@ -8,6 +8,7 @@ from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.stats import paired_comparison
 from lengthgen.analysis.verdicts import gain_verdict, share_verdict
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
+from lengthgen.seeding import seeds_text
 
 LENGTHS = [2**k for k in range(4, 15)]
 
@@ -135,6 +136,7 @@ def compare(runs: pd.DataFrame, args: dict) -> tuple[pd.DataFrame, pd.DataFrame]
     return read, versus(read, **args)
 
 
+ADAPTIVE_TITLE = "**With the adaptive-θ softmax** (the paper's adaptive rows): +LN (b) vs baseline (a)"
 GAIN_NAMES = {"std": "+std", "ln": "+LN"}  # how the gain tables name the variants
 GAINS_TITLE = ("**Each gain over the baseline, judged on its own**: the paper's (printed without a test) beside ours, "
                "± ci95, the half-width of its 95% interval (Methods, *Verdict rules*)")
@@ -175,6 +177,35 @@ def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFra
     args = comparison(name)
     read, table = compare(runs, args)
     return read[read.variant == args["a"]], table, gains(read, args)
+
+
+def _cells(runs: pd.DataFrame, title: str, args: dict) -> pd.DataFrame:
+    """One comparison's cells on `runs` (columns comparison, N, ours, verdict): its `versus` table's (ours: b - a
+    and its p) and, where it prints gains, its `gains` table's (ours: the gain ± ci95, per variant)."""
+    name = title.split(":")[0]
+    read, side = compare(runs, args)
+    table = gains(read, args)
+    return pd.concat([
+        pd.DataFrame({"comparison": name, "N": side.N, "verdict": side.verdict,
+                      "ours": [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)]}),
+        pd.DataFrame({"comparison": [f"{name}, {v}'s gain" for v in table.variant], "N": table.N,
+                      "verdict": table.verdict,
+                      "ours": [f"{o:+.2f} ± {c:.2f}" for o, c in zip(table.ours, table.ci95, strict=True)]})],
+        ignore_index=True)
+
+
+def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFrame:
+    """Every cell of the comparisons on `task` (COMPARISONS' `versus` tables and their `gains`) judged twice: on the
+    seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` (a complete grid).
+    One row per comparison (a gains table's per variant) and N: our number and the verdict on each seed set, the
+    columns named by the seeds, and `changed` (the verdicts differ)."""
+    seed_sets = {seeds_text(first): runs[runs.seed.isin(first)], seeds_text(set(runs.seed)): runs}
+    judged = [pd.concat([_cells(rows, title, args) for title, args in COMPARISONS.items() if args["task"] == task])
+              .set_index(["comparison", "N"])[["ours", "verdict"]].add_suffix(f", {label}")
+              for label, rows in seed_sets.items()]
+    both = judged[0].join(judged[1], how="outer")
+    labels = list(seed_sets)
+    return both.assign(changed=both[f"verdict, {labels[0]}"] != both[f"verdict, {labels[1]}"]).reset_index()
 
 
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
