@@ -279,6 +279,27 @@ def test_gains_judge_each_variants_gain_over_the_baseline_on_the_seeds_all_three
     pd.testing.assert_frame_equal(same_gains, vv_paper.gains(read, args))
 
 
+def test_widening_judges_every_cell_of_a_task_on_the_interim_seeds_and_on_the_whole_grid():
+    gains = {"std": [1.0, 2.0, 1.5, 1.5], "ln": [0.0, 1.0, 0.6, 0.4]}  # over the baseline at N = 16, seeds 0-3
+    rows = [("dictionary", "baseline", s, 16, m, 90.0 + s) for s in range(4) for m in ("accuracy", "accuracy_adaptive")]
+    rows += [("dictionary", v, s, 16, m, 90.0 + s + g) for v, gs in gains.items() for s, g in enumerate(gs)
+             for m in ("accuracy", "accuracy_adaptive")]
+    table = vv_paper.widening(runs_frame(rows), (0, 1), "dictionary").set_index(["comparison", "N"])
+    assert list(table.columns) == ["ours, seeds 0, 1", "verdict, seeds 0, 1", "ours, seeds 0-3", "verdict, seeds 0-3",
+                                   "changed"]
+    assert set(table.index.get_level_values("comparison")) == {
+        "Table 2, dictionary", "Table 2, dictionary, adaptive θ", "Table 6, dictionary",
+        "Table 6, dictionary, +std's gain", "Table 6, dictionary, +LN's gain"}
+    # +std gains 1 and 2 on seeds 0, 1: 1.5 +- 6.35 holds the paper's 0.09; on 0-3: 1.5 +- 3.182 * 0.408 / 2 = 0.65
+    std = table.loc[("Table 6, dictionary, +std's gain", 16)]
+    assert (std["ours, seeds 0, 1"], std["verdict, seeds 0, 1"]) == ("+1.50 ± 6.35", "reproduced")
+    assert (std["ours, seeds 0-3"], std["verdict, seeds 0-3"]) == ("+1.50 ± 0.65", "not reproduced (ours higher)")
+    assert std.changed and not table.loc[("Table 6, dictionary, +LN's gain", 16)].changed  # 0.5 +- 0.66 holds 0.09
+    assert (table.changed == (table["verdict, seeds 0, 1"] != table["verdict, seeds 0-3"])).all()
+    with pytest.raises(ValueError, match="must be fewer"):
+        vv_paper.widening(runs_frame(rows), (0, 1, 2, 3), "dictionary")
+
+
 def test_budget_claim_row_names_the_stored_pairs_and_judges_cells_beyond_training():
     side = pd.DataFrame({"N": [16, 32, 64], "seeds": [4, 4, 3],
                          "verdict": ["not reproduced (opposite sign)", "inconclusive", "inconclusive"]})

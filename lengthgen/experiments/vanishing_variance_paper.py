@@ -199,6 +199,8 @@ def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFr
     seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` (a complete grid).
     One row per comparison (a gains table's per variant) and N: our number and the verdict on each seed set, the
     columns named by the seeds, and `changed` (the verdicts differ)."""
+    if not set(first) < set(runs.seed):
+        raise ValueError(f"the interim {seeds_text(first)} must be fewer than the grid's {seeds_text(set(runs.seed))}")
     seed_sets = {seeds_text(first): runs[runs.seed.isin(first)], seeds_text(set(runs.seed)): runs}
     judged = [pd.concat([_cells(rows, title, args) for title, args in COMPARISONS.items() if args["task"] == task])
               .set_index(["comparison", "N"])[["ours", "verdict"]].add_suffix(f", {label}")
