@@ -295,3 +295,16 @@ def test_a_gain_row_shows_our_interval_where_we_have_one():
     assert rows.cell.tolist() == ["+std gain, N = 16", "+LN gain, N = 16"]
     assert rows["paper value"].tolist() == ["+0.09", "+0.09"] and rows.ours.tolist() == ["+0.48 ± 0.41", "+0.40"]
     assert rows.reason.tolist() == ["", "full profile: 10,000 training steps; 1 of 20 declared pairs stored"]
+
+
+def test_compared_seeds_widen_when_every_variant_of_the_grid_has_every_declared_seed():
+    from lengthgen.experiments.vanishing_variance import CURRICULUM_NORMS, compared_runs, compared_seeds
+
+    full = [(task, v, s) for task in ("argmax", "dictionary") for v in ("baseline", "ln") for s in range(100)]
+    std = [("dictionary", "std", s) for s in range(100)] + [("argmax", "std", s) for s in range(99)]
+    runs = pd.DataFrame(full + std, columns=["task", "variant", "seed"])
+    assert compared_seeds(runs, "full", "dictionary") == tuple(range(100))
+    assert compared_seeds(runs, "full", "argmax") == tuple(range(20))  # +std lacks seed 99: the interim 20
+    assert compared_seeds(runs, "full", "argmax", CURRICULUM_NORMS) == tuple(range(100))  # a grid without +std
+    kept = compared_runs(runs, "full")
+    assert len(kept) == 300 + 60 and set(kept.seed[kept.task == "argmax"]) == set(range(20))

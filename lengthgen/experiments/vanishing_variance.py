@@ -109,21 +109,26 @@ RETRIEVAL_PROFILES = {
 }
 
 
-def compared_seeds(runs: pd.DataFrame, profile: str, task: str) -> tuple[int, ...]:
+CURRICULUM_NORMS = ("baseline", "ln")  # the variants of the curriculum grid (Tables 4-5)
+
+
+def compared_seeds(runs: pd.DataFrame, profile: str, task: str, norms: tuple[str, ...] | None = None
+                   ) -> tuple[int, ...]:
     """The seeds that the paired tests of `profile` use on `task`, given its stored `runs` (retrieval or curriculum
-    runs of the profile): every declared seed once each of the profile's variants has them all on the task (its grid
-    complete: the paper's 100 seeds in `full`), else the first `compared`, declared before the runs. The rule reads
-    which seeds are stored, never their results."""
+    runs of the profile): every declared seed once each of the grid's variants (`norms`: the profile's by default,
+    CURRICULUM_NORMS for the curriculum grid) has them all on the task (its grid complete: the paper's 100 seeds in
+    `full`), else the first `compared`, declared before the runs. The rule reads which seeds are stored, never their
+    results."""
     p = RETRIEVAL_PROFILES[profile]
     rows = runs[runs.task == task]
-    complete = all(set(p.seeds) <= set(rows.seed[rows.variant == v]) for v in p.norms)
+    complete = all(set(p.seeds) <= set(rows.seed[rows.variant == v]) for v in norms or p.norms)
     return p.seeds if complete else p.seeds[:p.compared]
 
 
-def compared_runs(runs: pd.DataFrame, profile: str) -> pd.DataFrame:
+def compared_runs(runs: pd.DataFrame, profile: str, norms: tuple[str, ...] | None = None) -> pd.DataFrame:
     """The rows of `runs` (retrieval or curriculum runs of `profile`) that its paired tests use: on each task, its
-    `compared_seeds`."""
-    keep = {task: compared_seeds(runs, profile, task) for task in runs.task.unique()}
+    `compared_seeds` (`norms` as there)."""
+    keep = {task: compared_seeds(runs, profile, task, norms) for task in runs.task.unique()}
     return runs[[seed in keep[task] for task, seed in zip(runs.task, runs.seed, strict=True)]]
 
 
@@ -133,7 +138,7 @@ def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: b
     out = []
     for task in ("argmax", "dictionary"):
         for seed in seeds if seeds is not None else p.seeds:
-            for norm in p.norms if not curriculum else ("baseline", "ln"):
+            for norm in p.norms if not curriculum else CURRICULUM_NORMS:
                 max_len = 256 if curriculum else 16
                 if profile == "smoke":
                     max_len = min(max_len, 32)
