@@ -92,6 +92,11 @@ class RetrievalSizes:
     def steps(self, task: str) -> int:
         return self.argmax_steps if task == "argmax" else self.dictionary_steps
 
+    @property
+    def interim(self) -> tuple[int, ...]:
+        """The first `compared` seeds: what a task's paired tests use until its grid is complete."""
+        return self.seeds[:self.compared]
+
 
 # quick was chosen by timing on 2 CPU cores (see book/methods.md); cpu is what the committed stored results used;
 # full is the paper's (100 seeds; 100k argmax / 10k dictionary steps).
@@ -122,7 +127,7 @@ def compared_seeds(runs: pd.DataFrame, profile: str, task: str, norms: tuple[str
     p = RETRIEVAL_PROFILES[profile]
     rows = runs[runs.task == task]
     complete = all(set(p.seeds) <= set(rows.seed[rows.variant == v]) for v in norms or p.norms)
-    return p.seeds if complete else p.seeds[:p.compared]
+    return p.seeds if complete else p.interim
 
 
 def compared_runs(runs: pd.DataFrame, profile: str, norms: tuple[str, ...] | None = None) -> pd.DataFrame:

@@ -196,17 +196,18 @@ def _cells(runs: pd.DataFrame, title: str, args: dict) -> pd.DataFrame:
 
 def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFrame:
     """Every cell of the comparisons on `task` (COMPARISONS' `versus` tables and their `gains`) judged twice: on the
-    seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` (a complete grid).
+    seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` on the task (a
+    complete grid).
     One row per comparison (a gains table's per variant) and N: our number and the verdict on each seed set, the
     columns named by the seeds, and `changed` (the verdicts differ)."""
+    runs = runs[runs.task == task]
     if not set(first) < set(runs.seed):
         raise ValueError(f"the interim {seeds_text(first)} must be fewer than the grid's {seeds_text(set(runs.seed))}")
-    seed_sets = {seeds_text(first): runs[runs.seed.isin(first)], seeds_text(set(runs.seed)): runs}
+    labels = seeds_text(first), seeds_text(set(runs.seed))
     judged = [pd.concat([_cells(rows, title, args) for title, args in COMPARISONS.items() if args["task"] == task])
               .set_index(["comparison", "N"])[["ours", "verdict"]].add_suffix(f", {label}")
-              for label, rows in seed_sets.items()]
+              for label, rows in zip(labels, (runs[runs.seed.isin(first)], runs), strict=True)]
     both = judged[0].join(judged[1], how="outer")
-    labels = list(seed_sets)
     return both.assign(changed=both[f"verdict, {labels[0]}"] != both[f"verdict, {labels[1]}"]).reset_index()
 
 
