@@ -182,17 +182,18 @@ def test_gate_by_construction_by_hand():
 
 
 def test_direction_check_by_hand():
-    assert reads_forward("lookup") and reads_forward("inv_recopy")
+    assert reads_forward("lookup") and reads_forward("inv_recopy") and reads_forward("dedupe")
     assert not reads_forward("reverse_lookup") and not reads_forward("inv_reverse_recopy")
     with pytest.raises(ValueError, match="valid: copy"):
         reads_forward("scan")
     rows = [("lookup", "bi_relative", 0, "7", 0.02), ("lookup", "bi_relative", 0, "9", 0.0),  # mean 0.01
             ("reverse_copy", "onestep", 0, "15", 0.01), ("copy", "mono", 1, "15", 0.5),
-            ("copy", "mono", 1, "15", 0.97), ("scan", "onestep", 0, "test", 0.3)]
+            ("copy", "mono", 1, "15", 0.97), ("scan", "onestep", 0, "test", 0.3),
+            ("dedupe", "bi_relative", 2, "15", 0.01)]
     runs = pd.DataFrame([dict(task=t, variant=v, seed=s, length=n, metric="direction_gate", value=g)
                          for t, v, s, n, g in rows] + [dict(task="copy", variant="mono", seed=1, length="15",
                                                             metric="accuracy", value=100.0)])
     check = direction_check(runs).set_index(["task", "variant"])
-    assert list(check.reads) == ["wrong way", "right way", "undecided"]  # scan has no reading direction: left out
+    assert list(check.reads) == ["wrong way", "right way", "undecided", "wrong way"]  # scan has none: left out
     assert check.gate["lookup", "bi_relative"] == pytest.approx(0.01)
     assert check.gate["copy", "mono"] == pytest.approx(0.735)

@@ -32,6 +32,7 @@ PROBING = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "revers
 MAIN = ("content", "relative", "locattn", "bi_relative", "onestep", "mono")
 ABLATIONS = ("onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid")  # the OneStep row is mla-main's
 EXTRA_TASKS = ("dedupe", "posretrieve")
+DIRECTED = PROBING + EXTRA_TASKS  # the tasks with a reading direction (`reads_forward`); SCAN has none
 EXTRA_MECHANISMS = ("content", "bi_relative", "locattn", "onestep", "mono")
 VARIANTS = ("bi_rope", "mix_locattn", "locattn_s", "mix_locattn_s", "mix_locattn_s_pr", "mix_onestep",
             "mix_onestep_pr", "mix_mono", "mix_mono_pr", "rmono", "mix_rmono", "mix_rmono_pr")
@@ -113,12 +114,13 @@ def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
 
 
 def reads_forward(task: str) -> bool:
-    """Whether a probing task is solved by reading its source left to right (the Reverse tasks read it right to
-    left). The location steps (which start at START and only move forward) and the relative offsets (measured from
-    the decoder step) count from the start of the possibly reversed sequence, so a forward task needs a direction
-    gate near 1 and a Reverse task a gate near 0."""
-    if task not in PROBING:
-        raise ValueError(f"no reading direction for {task!r}; valid: {', '.join(PROBING)}")
+    """Whether a probing task (Table 2's or Table 6's) is solved by reading its source left to right (the Reverse
+    tasks read it right to left; DeDupe keeps the source's order, and PosRetrieve walks the source in order and
+    counts its indices from the start). The location steps (which start at START and only move forward) and the
+    relative offsets (measured from the decoder step) count from the start of the possibly reversed sequence, so a
+    forward task needs a direction gate near 1 and a Reverse task a gate near 0."""
+    if task not in DIRECTED:
+        raise ValueError(f"no reading direction for {task!r}; valid: {', '.join(DIRECTED)}")
     return not task.startswith(("reverse_", "inv_reverse_"))
 
 
@@ -126,7 +128,7 @@ def direction_check(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per run with a recorded direction gate: task, variant, seed, mean gate over its test splits, the
     direction the task needs, and `reads`: "right way" / "wrong way" (gate within 0.1 of the needed / the other
     end) or "undecided"."""
-    gates = runs[(runs.metric == metrics.DIRECTION_GATE) & runs.task.isin(PROBING)]
+    gates = runs[(runs.metric == metrics.DIRECTION_GATE) & runs.task.isin(DIRECTED)]
     out = gates.groupby(["task", "variant", "seed"], sort=False).value.mean().rename("gate").reset_index()
     forward = out.task.map(reads_forward)
     out["needs"] = forward.map({True: "forward (1)", False: "reversed (0)"})
