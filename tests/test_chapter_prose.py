@@ -139,3 +139,50 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
         assert (after[p][kept] < 0.05).all() and ((after[diff] * before[diff])[kept] > 0).all()
     assert (beyond1[diff] > 0).all() and (beyond1[p] < 0.05).all()  # "significantly in every cell"
     assert list(gains3.index[(gains3.verdict == "reproduced")].get_level_values("N")[-4:]) == [16, 256, 4096, 16384]
+
+
+def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
+    """Monotonic attention, Table 4 on Inv ReCopy / Inv Reverse ReCopy: each run's reading direction (its gate) beside
+    its accuracy, for OneStep and its three ablations."""
+    store = ResultStore(ROOT / "results")
+    runs = mla.with_unablated("mla-ablations", mla.stored(EXPERIMENTS["mla-ablations"], store),
+                              mla.stored(EXPERIMENTS["mla-main"], store))
+    runs = runs[runs.task.isin(("inv_recopy", "inv_reverse_recopy"))]
+    gates = mla.direction_table(runs).set_index(["variant", "task", "seed"]).sort_index()
+    acc = runs[runs.metric == "accuracy"].pivot_table(index=["variant", "task", "seed"], columns="length",
+                                                      values="value")
+    paper = mla.paper_table(mla.PAPER_TABLES["mla-ablations"]).set_index(["variant", "task", "length"]).paper
+
+    def span(variant: str, task: str, split: str) -> str:
+        values = acc.loc[(variant, task), split]
+        return f"{values.min():.1f}-{values.max():.1f}%"
+
+    step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
+    reverse_sigmoid = gates.loc[(sigmoid, "inv_reverse_recopy")]
+    forward_seeds = list(reverse_sigmoid.index[reverse_sigmoid.reads == "wrong way"])
+    (right_seed,) = reverse_sigmoid.index[reverse_sigmoid.reads == "right way"]
+    free = gates.loc[[step3, sigmoid]]
+    quotes = [
+        "(seeds 0-2, the stored runs and their gates)",
+        f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
+        f"(gate at most {gates.loc[step3].gate.max():.4f})",
+        f"scores {span(step3, 'inv_recopy', '15')} at 15 and 0 beyond (the paper: "
+        + " / ".join(f"{paper[step3, 'inv_recopy', n]:.1f}".removesuffix(".0") for n in ("15", "30", "100")) + ")",
+        f"reaches {span(step3, 'inv_reverse_recopy', '100')} at 100 (the paper: "
+        f"{paper[step3, 'inv_reverse_recopy', '100']:.0f})",
+        f"({span(sigmoid, 'inv_recopy', '15')} at 15, 0 beyond)",
+        "forward in seeds " + " and ".join(map(str, forward_seeds)) + " ("
+        + " and ".join(f"{acc.loc[(sigmoid, 'inv_reverse_recopy', s), '15']:.1f}" for s in forward_seeds)
+        + "% at 15, 0 beyond)",
+        f"reversed in seed {right_seed}, which reaches "
+        f"{acc.loc[(sigmoid, 'inv_reverse_recopy', right_seed), '100']:.1f}% at 100",
+        f"({(free.gate < 0.5).sum()} of their {len(free)} inverted-task runs)"]
+    text = markdown_cell("monotonic-attention", "#### Table 4 on the inverted tasks")
+    assert [q for q in quotes if q not in text] == []
+    assert sorted(runs.seed.unique()) == [0, 1, 2]
+    assert (gates.loc[step3].gate < 0.1).all() and (gates.loc[(sigmoid, "inv_recopy")].gate < 0.1).all()  # reversed
+    assert (gates.loc[["onestep", "onestep_no_step2"]].reads == "right way").all()  # "read both tasks the right way"
+    beyond = acc[["30", "100"]]
+    failing = [(step3, "inv_recopy"), (sigmoid, "inv_recopy"), *((sigmoid, "inv_reverse_recopy", s) for s in
+                                                                 forward_seeds)]
+    assert all((beyond.loc[k] == 0).all(axis=None) for k in failing)  # "0 beyond"
