@@ -162,6 +162,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     forward_seeds = list(reverse_sigmoid.index[reverse_sigmoid.reads == "wrong way"])
     (right_seed,) = reverse_sigmoid.index[reverse_sigmoid.reads == "right way"]
     free = gates.loc[[step3, sigmoid]]
+    carried = [k for k in free.index[free.reads == "right way"] if k[1] == "inv_reverse_recopy"]  # read it right
     quotes = [
         "(seeds 0-2, the stored runs and their gates)",
         f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
@@ -176,7 +177,8 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         + "% at 15, 0 beyond)",
         f"reversed in seed {right_seed}, which reaches "
         f"{acc.loc[(sigmoid, 'inv_reverse_recopy', right_seed), '100']:.1f}% at 100",
-        f"({(free.gate < 0.5).sum()} of their {len(free)} inverted-task runs)"]
+        f"({(free.gate < 0.5).sum()} of their {len(free)} inverted-task runs)",
+        f"to length 100 (at least {acc.loc[carried, '100'].min():.1f}%) in each of the {len(carried)} runs"]
     text = markdown_cell("monotonic-attention", "#### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert sorted(runs.seed.unique()) == [0, 1, 2]
