@@ -40,7 +40,7 @@ from lengthgen.experiments import vanishing_variance_paper as variance_paper
 from lengthgen.experiments.abc import arithmetic_reading
 from lengthgen.experiments.sparsity import assignment_reading, parity_reading, scratchpad_reading
 from lengthgen.experiments.sparsity_language import language_reading
-from lengthgen.experiments.vanishing_variance import CURRICULUM_NORMS, compared_runs, compared_seeds
+from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
 from lengthgen.experiments.vanishing_variance_paper import TRAIN_MAX
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds, stored_runs
@@ -201,9 +201,10 @@ def variance_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         if runs.empty:
             continue
         stored = runs.assign(variant=runs.variant.str.removesuffix("+curriculum"))
-        norms = CURRICULUM_NORMS if name == "vv-curriculum" else None
+        configs = EXPERIMENTS[name].configs_for(profile)
+        norms = tuple(dict.fromkeys(c.model.norm for c in configs))  # the grid's variants (no +std in curriculum)
         runs = compared_runs(stored, profile, norms)
-        steps = {c.task: c.train.steps for c in EXPERIMENTS[name].configs_for(profile)}
+        steps = {c.task: c.train.steps for c in configs}
         for _, title, args in (c for c in comparisons if c[0] == name):
             read, side = variance_paper.compare(runs, args)
             reason = f"{profile} profile: {steps[args['task']]:,} training steps"
