@@ -87,6 +87,18 @@ def test_fit_versus_length_separates_fitted_failures_from_unfitted_runs():
     assert all_fit.endswith("not carried to longer inputs: copy/a (seed 0), copy/c (seed 0).")  # no "other" runs
 
 
+def test_fit_versus_length_counts_many_fitted_failures_per_task():
+    n = report.NAMED_RUNS + 1  # one more failing run than are named: copy fails n - 1 of n, lookup 1 of 2
+    cells = [("copy", f"v{i}", 0, acc) for i, acc in enumerate([0.0] * (n - 1) + [100.0])]
+    cells += [("lookup", "a", 0, 0.0), ("lookup", "b", 0, 100.0), ("lookup", "c", 0, 0.0)]
+    history = pd.DataFrame({"task": [t for t, *_ in cells], "variant": [v for _, v, *_ in cells], "seed": 0,
+                            "epoch": 0, "train_loss": [0.01] * (len(cells) - 1) + [0.9]})
+    runs = runs_frame([(t, v, s, "100", "accuracy", acc) for t, v, s, acc in cells])
+    text = report.fit_versus_length(history, runs)
+    assert f"{n} of them fail (≤ 10%)" in text and "(seed" not in text
+    assert f"longer inputs; per task, failing of fitted: copy {n - 1} of {n}, lookup 1 of 2. The other one" in text
+
+
 def test_direction_summary_names_the_runs_off_the_right_way():
     table = pd.DataFrame({"task": ["copy", "reverse_copy"], "variant": ["mono", "mono"], "seed": [0, 0],
                           "gate": [0.99, 0.95], "reads": ["right way", "wrong way"],

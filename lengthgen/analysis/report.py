@@ -135,16 +135,24 @@ def table_claims(label: str, side: pd.DataFrame, separation: pd.DataFrame | None
     return rows
 
 
+NAMED_RUNS = 12  # fit_versus_length names the fitted-yet-failing runs up to this many, then counts them per task
+
+
 def fit_versus_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.05) -> str:
     """How many runs fitted their training set (last-epoch loss below `fitted`) and which of those fail (<= 10%) at
-    their task's longest test split; the runs that did not fit say nothing about length."""
+    their task's longest test split (by name up to `NAMED_RUNS` of them, else counted per task); the runs that did
+    not fit say nothing about length."""
     both = fit_and_length(history, runs, fitted)
     fit, unfit = both[both.fitted], both[~both.fitted]
     gap = fit[fit.failed]
+    if len(gap) > NAMED_RUNS:
+        per_task = pd.concat([gap.groupby("task").size(), fit.groupby("task").size()], axis=1).fillna(0).astype(int)
+        which = "; per task, failing of fitted: " + ", ".join(f"{t} {g} of {f}" for t, (g, f) in per_task.iterrows())
+    else:
+        which = ": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else ""
     text = (f"{len(fit)} of {len(both)} runs end with a training loss below {fitted}; {len(gap)} of them "
             f"{'fails' if len(gap) == 1 else 'fail'} (≤ 10%) at the task's longest test split: fitted, yet not carried "
-            "to longer inputs" + (": " + ", ".join(f"{t}/{v} (seed {s})" for t, v, s in gap.index) if len(gap) else "")
-            + ".")
+            f"to longer inputs{which}.")
     if len(unfit) == 1:
         text += (f" The other one ends at a loss of {unfit.train_loss.iloc[0]:.2f}: it has not fitted the training set "
                  "yet, so its test scores")
