@@ -292,7 +292,7 @@ def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys
     metrics, meta = store.load("mla-ablations", configs[0])
     assert {"accuracy", "edit_distance", "epochs", "best_dev"} <= set(metrics.metric) and meta["profile"] == "smoke"
     history = store.load_history("mla-ablations", configs[0])
-    assert list(history.columns) == ["epoch", "train_loss", "dev_score", "lr"]
+    assert list(history.columns) == ["epoch", "train_loss", "dev_score", "lr", "direction_gate"]
     assert len(history) == metrics.set_index("metric").value["epochs"]
     every = collect_history(EXPERIMENTS["mla-ablations"], configs, store)
     assert set(every.variant) == {c.model.attention for c in configs} and len(every) == len(configs) * len(history)

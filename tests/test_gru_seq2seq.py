@@ -16,7 +16,8 @@ from lengthgen.experiments.monotonic import (
     train_seq2seq,
 )
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, Seq2SeqConfig
-from lengthgen.train.evaluate import first_error, sequence_metrics, strip
+from lengthgen.models.hooks import capture
+from lengthgen.train.evaluate import first_error, sequence_metrics, strip, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig
 
 
@@ -88,6 +89,21 @@ def test_training_is_deterministic_and_keeps_the_best_dev_epoch():
     kept = first.metrics.set_index("metric").value
     assert list(history.index) == [0, 1] and history.dev_score[kept.best_epoch] == kept.best_dev
     assert (history.train_loss > 0).all() and history.lr.iloc[0] == cfg.train.lr
+    assert list(first.history.columns) == ["epoch", "train_loss", "dev_score", "lr"]  # no direction gate to record
+
+
+def test_history_records_the_dev_gate_of_every_epoch():
+    cfg = Seq2SeqRun(task="reverse_copy", seed=1, model=Seq2SeqConfig(attention="onestep"),
+                     train=EpochConfig(epochs=3), train_size=96, dev_size=32, eval_size=16, eval_splits=("15",))
+    model, task, stats = train_seq2seq(cfg)
+    history = run_seq2seq(cfg).history
+    dev = task.batch(task.examples(task.dev_split, cfg.dev_size))
+    with capture(model, HOOK_DIRECTION_GATE) as seen:
+        teacher_forced_accuracy(model, dev)
+    # the kept weights are those of the best epoch: their dev gate is the one recorded after that epoch
+    assert history.direction_gate[stats["best_epoch"]] == torch.cat(seen[HOOK_DIRECTION_GATE]).mean().item()
+    assert history.direction_gate.tolist() == stats["dev_gates"] and history.direction_gate.nunique() == 3
+    assert history.direction_gate.between(0, 1).all()
 
 
 def test_edit_distance_and_accuracy_by_hand():

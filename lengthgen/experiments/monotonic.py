@@ -19,7 +19,7 @@ from lengthgen.experiments.monotonic_paper import SCAN, SCAN_RUNS, TABLE2, TABLE
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPOCHS, FIRST_ERROR
 from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
-from lengthgen.models.hooks import hook_names
+from lengthgen.models.hooks import capture, hook_names
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
@@ -67,13 +67,27 @@ def build(cfg: Seq2SeqRun):
 
 def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
     """Build and train the model of a config (the latest best-or-tied dev epoch is kept); returns (model, task,
-    training stats)."""
+    training stats, with `dev_gates`: for mechanisms with direction mixing, the mean direction gate on the dev set
+    after each epoch, read from the dev score's own forward pass; else empty)."""
     task, model = build(cfg)
     dev = task.batch(task.examples(task.dev_split, cfg.dev_size))
-    stats = train_epochs(model, task.examples(task.train_split, cfg.train_size), task.batch,
-                         lambda: teacher_forced_accuracy(model, dev), replace(cfg.train, progress=cfg.progress),
-                         generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.model.attention}/{cfg.seed}")
-    return model, task, stats
+    hooks, gates = _gate_hooks(model), []
+
+    def dev_score() -> float:
+        with capture(model, *hooks) as seen:
+            score = teacher_forced_accuracy(model, dev)
+        gates.extend(torch.cat(seen[h]).mean().item() for h in hooks)
+        return score
+
+    stats = train_epochs(model, task.examples(task.train_split, cfg.train_size), task.batch, dev_score,
+                         replace(cfg.train, progress=cfg.progress), generator(cfg.seed, "train"),
+                         desc=f"{cfg.task}/{cfg.model.attention}/{cfg.seed}")
+    return model, task, stats | {"dev_gates": gates}
+
+
+def _gate_hooks(model) -> tuple[str, ...]:
+    """The direction-gate hook point of a model with direction mixing, else none."""
+    return tuple(h for h in (HOOK_DIRECTION_GATE,) if h in hook_names(model))
 
 
 def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
@@ -81,8 +95,7 @@ def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
     (`first_error`) on every evaluated split (column `length` holds the split name), and for mechanisms with
     direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with
     constructions (SCAN) its mean over each construction's examples (`direction_gate:and`, ...)."""
-    rows = []
-    hooks = tuple(h for h in (HOOK_DIRECTION_GATE,) if h in hook_names(model))
+    rows, hooks = [], _gate_hooks(model)
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
         decoded = sequence_metrics(task, model, examples, hooks=hooks)
@@ -104,11 +117,14 @@ def _cap(task, split: str, n: int | None) -> int | None:
 
 def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
     """Train, evaluate; the store keeps the metrics, the kept weights (as a checkpoint) and the per-epoch history
-    (train_loss: mean training loss of the epoch; dev_score: teacher-forced dev exact match, %; lr)."""
+    (train_loss: mean training loss of the epoch; dev_score: teacher-forced dev exact match, %; lr; and with
+    direction mixing `direction_gate`: the mean gate on the dev set after the epoch)."""
     model, task, stats = train_seq2seq(cfg)
     train_rows = pd.DataFrame([{"length": "train", "metric": k, "value": stats[k]}
                                for k in (EPOCHS, BEST_EPOCH, BEST_DEV)])
     history = pd.DataFrame(stats["history"], columns=["epoch", "train_loss", "dev_score", "lr"])
+    if stats["dev_gates"]:
+        history[metrics.DIRECTION_GATE] = stats["dev_gates"]
     return RunOutput(pd.concat([evaluate_seq2seq(model, task, cfg), train_rows], ignore_index=True),
                      checkpoint=model.state_dict(), history=history)
 
