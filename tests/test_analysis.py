@@ -221,6 +221,10 @@ def test_training_curves_dropdown_shows_exactly_one_tasks_loss_and_dev_lines():
     assert len(fig.data) == 2 * 5 and [t.visible for t in fig.data] == [True] * 6 + [False] * 4
     lookup = fig.layout.updatemenus[0].buttons[1]
     assert lookup.label == "lookup" and lookup.args[0]["visible"] == [False] * 6 + [True] * 4
+    gated = history.assign(direction_gate=history.variant.map({"content": float("nan"), "onestep": 0.9, "mono": 0.1}))
+    fig = figures.training_curves(gated, "curves")  # a third panel: the gates of onestep and mono, not content's
+    assert len(fig.data) == 2 * 5 + 3 and [t.yaxis for t in fig.data[:8]] == ["y", "y2"] * 1 + ["y", "y2", "y3"] * 2
+    assert [t.visible for t in fig.data] == [True] * 8 + [False] * 5 and fig.layout.yaxis3.range == (-0.05, 1.05)
     assert [t.name for t in fig.data if t.showlegend] == ["content", "onestep", "mono", "content", "onestep"]
     assert list(fig.data[1].y) == [0.0, 10.0, 20.0, 30.0]  # the dev row of copy/content
 

@@ -11,6 +11,7 @@ from lengthgen.experiments.monotonic import (
     direction_check,
     evaluate_seq2seq,
     gate_by_construction,
+    gate_course,
     reads_forward,
     run_seq2seq,
     train_seq2seq,
@@ -213,3 +214,18 @@ def test_direction_check_by_hand():
     assert list(check.reads) == ["wrong way", "right way", "undecided", "wrong way"]  # scan has none: left out
     assert check.gate["lookup", "bi_relative"] == pytest.approx(0.01)
     assert check.gate["copy", "mono"] == pytest.approx(0.735)
+
+
+def test_gate_course_by_hand():
+    courses = {("copy", "onestep"): [0.3, 0.7, 0.98], ("reverse_copy", "mono"): [0.95, 0.4, 0.6, 0.97],
+               ("lookup", "bi_relative"): [0.99, 0.99], ("copy", "content"): [float("nan")] * 2,
+               ("scan", "onestep"): [0.2, 0.8]}
+    history = pd.DataFrame([dict(task=t, variant=v, seed=0, epoch=e, train_loss=1.0, direction_gate=g)
+                            for (t, v), gates in courses.items() for e, g in enumerate(gates)])
+    course = gate_course(history.sample(frac=1.0, random_state=0)).set_index(["task", "variant"])  # any row order
+    assert list(course.index) == [("copy", "onestep"), ("lookup", "bi_relative"), ("reverse_copy", "mono")]
+    assert list(course.crossings) == [1, 0, 2] and list(course.settled) == [1, 0, 2]  # no gate, no direction: out
+    assert list(course.starts) == ["undecided", "right way", "wrong way"]
+    assert list(course.ends) == ["right way", "right way", "wrong way"]
+    assert list(course["first"]) == [0.3, 0.99, 0.95] and list(course["last"]) == [0.98, 0.99, 0.97]
+    assert gate_course(history.drop(columns="direction_gate")).empty

@@ -99,6 +99,24 @@ def test_fit_versus_length_counts_many_fitted_failures_per_task():
     assert f"longer inputs; per task, failing of fitted: copy {n - 1} of {n}, lookup 1 of 2. The other one" in text
 
 
+def test_gate_course_summary_names_the_runs_whose_gate_changed_side():
+    course = pd.DataFrame({"task": ["copy", "reverse_copy", "lookup"], "variant": ["onestep", "mono", "mono"],
+                           "seed": [0, 1, 0], "first": [0.3, 0.95, 0.99], "last": [0.98, 0.97, 0.99],
+                           "starts": ["undecided", "wrong way", "right way"],
+                           "ends": ["right way", "wrong way", "right way"], "crossings": [1, 2, 0],
+                           "settled": [1, 2, 0]})
+    assert report.gate_course_summary(course) == (
+        "The gate is recorded after every epoch in 3 runs; it never changes side of 0.5 in 1 of them; copy/onestep "
+        "(seed 0) changes side once, the last after epoch 1 (g 0.30 after the first epoch, undecided; 0.98 at the "
+        "end, right way); reverse_copy/mono (seed 1) changes side 2 times, the last after epoch 2 (g 0.95 after the "
+        "first epoch, wrong way; 0.97 at the end, wrong way). At the end: 2 reading the right way, 1 reading the "
+        "wrong way.")
+    many = pd.concat([course.iloc[:2]] * (report.NAMED_RUNS // 2 + 1), ignore_index=True)
+    assert "; it does in the others (per task: copy 7, reverse_copy 7). At the end: 7 reading the right way, 7 " \
+           "reading the wrong way." in report.gate_course_summary(many)
+    assert report.gate_course_summary(course.iloc[:0]) == "No run records its direction gate after every epoch."
+
+
 def test_direction_summary_names_the_runs_off_the_right_way():
     table = pd.DataFrame({"task": ["copy", "reverse_copy"], "variant": ["mono", "mono"], "seed": [0, 0],
                           "gate": [0.99, 0.95], "reads": ["right way", "wrong way"],

@@ -194,15 +194,21 @@ def highlight_prefix(rows: list[dict]) -> str:
 
 
 def training_curves(history: pd.DataFrame, title: str) -> go.Figure:
-    """Per-epoch training loss (log scale, top) and dev score (bottom), one line per variant, a dropdown choosing
-    the task. `history` has columns task, variant, epoch, train_loss, dev_score (one seed per task and variant)."""
+    """Per-epoch training loss (log scale, top) and dev score, one line per variant, a dropdown choosing the task;
+    where `history` records it (column `direction_gate`, NaN for mechanisms without one), a third panel with the
+    mean direction gate on the dev set. `history` has columns task, variant, epoch, train_loss, dev_score (one seed
+    per task and variant)."""
     tasks, variants = list(dict.fromkeys(history.task)), list(dict.fromkeys(history.variant))
     colors = dict(zip(variants, itertools.cycle(px.colors.qualitative.Plotly), strict=False))
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    panels = ["train_loss", "dev_score"] + (["direction_gate"] if "direction_gate" in history
+                                            and history.direction_gate.notna().any() else [])
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08)
     owner = []  # the task of every trace, in order
     for task in tasks:
         for variant, g in history[history.task == task].groupby("variant", sort=False):
-            for row, column in ((1, "train_loss"), (2, "dev_score")):
+            for row, column in enumerate(panels, start=1):
+                if g[column].isna().all():
+                    continue
                 fig.add_scatter(x=g.epoch, y=g[column], mode="lines", name=variant, legendgroup=variant,
                                 line={"color": colors[variant]}, showlegend=row == 1, visible=task == tasks[0],
                                 hovertemplate=f"{variant}, epoch %{{x}}: %{{y:.4g}}<extra></extra>", row=row, col=1)
@@ -210,10 +216,12 @@ def training_curves(history: pd.DataFrame, title: str) -> go.Figure:
     buttons = [{"label": t, "method": "update",
                 "args": [{"visible": [o == t for o in owner]}, {"title.text": f"{title}: {t}"}]} for t in tasks]
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 1.0, "y": 1.15, "xanchor": "right"}],
-                      title=f"{title}: {tasks[0]}", height=560, legend_title="mechanism")
+                      title=f"{title}: {tasks[0]}", height=280 * len(panels), legend_title="mechanism")
     fig.update_yaxes(type="log", title="training loss", row=1, col=1)
     fig.update_yaxes(title="dev exact match (%)", range=[-2, 102], row=2, col=1)
-    fig.update_xaxes(title="epoch", row=2, col=1)
+    if len(panels) == 3:
+        fig.update_yaxes(title="dev direction gate", range=[-0.05, 1.05], row=3, col=1)
+    fig.update_xaxes(title="epoch", row=len(panels), col=1)
     return fig
 
 

@@ -174,6 +174,28 @@ def direction_outcomes(table: pd.DataFrame) -> str:
         for reads, r in failures_by(table, "reads").iterrows()) + "."
 
 
+def gate_course_summary(course: pd.DataFrame) -> str:
+    """How the gates of a `monotonic.gate_course` table moved in training: in how many runs the gate never changed
+    side of 0.5, and the others (by name up to `NAMED_RUNS`, else counted per task) with the epoch after which
+    their gate last changed side and how it read the task then and at the end."""
+    if course.empty:
+        return "No run records its direction gate after every epoch."
+    moved = course[course.crossings > 0]
+    text = (f"The gate is recorded after every epoch in {len(course)} run{'' if len(course) == 1 else 's'}; it never "
+            f"changes side of 0.5 in {len(course) - len(moved)} of them")
+    if len(moved) > NAMED_RUNS:
+        text += "; it does in the others (per task: " + ", ".join(
+            f"{t} {n}" for t, n in moved.groupby("task").size().items()) + ")"
+    elif len(moved):
+        text += "; " + "; ".join(
+            f"{r.task}/{r.variant} (seed {r.seed}) changes side "
+            f"{'once' if r.crossings == 1 else f'{r.crossings} times'}, "
+            f"the last after epoch {r.settled} (g {r.first:.2f} after the first epoch, {r.starts}; {r.last:.2f} at "
+            f"the end, {r.ends})" for r in moved.itertuples())
+    ends = course.ends.value_counts()
+    return text + ". At the end: " + ", ".join(f"{n} {DIRECTION_GROUPS[e]}" for e, n in ends.items()) + "."
+
+
 def direction_summary(table: pd.DataFrame) -> str:
     """How many runs of a `monotonic.direction_table` read their task the right way, the others by name, and
     `direction_outcomes`."""

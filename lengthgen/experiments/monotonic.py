@@ -148,9 +148,34 @@ def direction_check(runs: pd.DataFrame) -> pd.DataFrame:
     out = gates.groupby(["task", "variant", "seed"], sort=False).value.mean().rename("gate").reset_index()
     forward = out.task.map(reads_forward)
     out["needs"] = forward.map({True: "forward (1)", False: "reversed (0)"})
-    error = (out.gate - forward.astype(float)).abs()
-    out["reads"] = ["right way" if e < 0.1 else "wrong way" if e > 0.9 else "undecided" for e in error]
+    out["reads"] = [reading(t, g) for t, g in zip(out.task, out.gate, strict=True)]
     return out
+
+
+def reading(task: str, gate: float) -> str:
+    """How a mean direction gate reads a task: "right way" / "wrong way" (within 0.1 of the direction the task
+    needs / of the other end, `reads_forward`) or "undecided"."""
+    error = abs(gate - float(reads_forward(task)))
+    return "right way" if error < 0.1 else "wrong way" if error > 0.9 else "undecided"
+
+
+def gate_course(history: pd.DataFrame) -> pd.DataFrame:
+    """How the direction gate moved during training: one row per run whose history records it (column
+    `direction_gate`, the mean gate on the dev set after each epoch) on a task with a reading direction, with the
+    gate after its first and last epochs (`first`, `last`), how each reads the task (`starts`, `ends`, as
+    `reading`), how many times it crossed 0.5 between epochs (`crossings`) and the epoch after which it last did
+    (`settled`: the first epoch on its final side). Empty when no run records it."""
+    if metrics.DIRECTION_GATE not in history:
+        return pd.DataFrame()
+    recorded = history.dropna(subset=[metrics.DIRECTION_GATE])
+    rows = []
+    for (task, variant, seed), g in recorded[recorded.task.isin(DIRECTED)].sort_values("epoch").groupby(RUN):
+        gate, epochs = g[metrics.DIRECTION_GATE].to_numpy(), g.epoch.to_numpy()
+        changes = [i for i in range(1, len(gate)) if (gate[i] >= 0.5) != (gate[i - 1] >= 0.5)]
+        rows.append({"task": task, "variant": variant, "seed": seed, "first": gate[0], "last": gate[-1],
+                     "starts": reading(task, gate[0]), "ends": reading(task, gate[-1]), "crossings": len(changes),
+                     "settled": int(epochs[changes[-1]] if changes else epochs[0])})
+    return pd.DataFrame(rows)
 
 
 def with_fit_estimates(runs: pd.DataFrame) -> pd.DataFrame:
