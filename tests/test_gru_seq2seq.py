@@ -12,6 +12,8 @@ from lengthgen.experiments.monotonic import (
     evaluate_seq2seq,
     gate_by_construction,
     gate_course,
+    initial_gates,
+    initial_lean,
     reads_forward,
     run_seq2seq,
     train_seq2seq,
@@ -229,3 +231,18 @@ def test_gate_course_by_hand():
     assert list(course.ends) == ["right way", "right way", "wrong way"]
     assert list(course["first"]) == [0.3, 0.99, 0.95] and list(course["last"]) == [0.98, 0.99, 0.97]
     assert gate_course(history.drop(columns="direction_gate")).empty
+
+
+def test_initial_gates_are_the_untrained_models_dev_gates():
+    cfg = Seq2SeqRun(task="reverse_copy", seed=1, model=Seq2SeqConfig(attention="onestep"), dev_size=32)
+    content = Seq2SeqRun(task="reverse_copy", seed=1, model=Seq2SeqConfig(attention="content"), dev_size=32)
+    initial = initial_gates([cfg, content])  # content has no gate: left out
+    task, model = build(cfg)
+    with capture(model, HOOK_DIRECTION_GATE) as seen:  # the gate as the dev score's teacher-forced pass sees it
+        teacher_forced_accuracy(model, task.batch(task.examples(task.dev_split, 32)))
+    assert initial.to_dict("records") == [{"task": "reverse_copy", "variant": "onestep", "seed": 1,
+                                           "initial": torch.cat(seen[HOOK_DIRECTION_GATE]).mean().item()}]
+    directions = pd.DataFrame({"task": ["reverse_copy", "copy"], "variant": ["onestep"] * 2, "seed": [1, 0],
+                               "reads": ["right way", "wrong way"]})
+    both = initial_lean(directions, pd.concat([initial.assign(initial=0.4), initial.assign(task="copy", seed=0)]))
+    assert list(both.leans) == ["needed way", "needed way" if initial.initial[0] >= 0.5 else "other way"]

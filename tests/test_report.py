@@ -117,6 +117,20 @@ def test_gate_course_summary_names_the_runs_whose_gate_changed_side():
     assert report.gate_course_summary(course.iloc[:0]) == "No run records its direction gate after every epoch."
 
 
+def test_lean_outcomes_counts_each_side_and_tests_the_two_by_two_table():
+    rows = ([("bi_relative", "needed way", "right way")] * 4 + [("bi_relative", "other way", "wrong way")] * 3
+            + [("bi_relative", "other way", "right way"), ("mono", "other way", "right way"),
+               ("mono", "needed way", "undecided")])
+    table = pd.DataFrame(rows, columns=["variant", "leans", "reads"])
+    counts, text = report.lean_outcomes(table)
+    assert counts.to_dict("list") == {"leaned the needed way": ["4 of 4", "0 of 1"],
+                                      "leaned the other way": ["1 of 4", "1 of 1"]}
+    assert list(counts.index) == ["bi_relative", "mono"]
+    # right way / not: needed way 4 / 1, other way 2 / 3; Fisher's exact test of [[4, 1], [2, 3]]: p = 0.5238
+    assert text == "Over all 10 runs: odds ratio 6.0 for ending the right way after leaning the needed way, " \
+                   "Fisher's exact p = 0.52."
+
+
 def test_direction_summary_names_the_runs_off_the_right_way():
     table = pd.DataFrame({"task": ["copy", "reverse_copy"], "variant": ["mono", "mono"], "seed": [0, 0],
                           "gate": [0.99, 0.95], "reads": ["right way", "wrong way"],

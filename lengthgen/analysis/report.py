@@ -5,6 +5,7 @@ the store or displays anything, so the chapters only call and display."""
 from collections.abc import Callable
 
 import pandas as pd
+from scipy.stats import fisher_exact
 
 from lengthgen.analysis.compare import (
     divergences,
@@ -194,6 +195,23 @@ def gate_course_summary(course: pd.DataFrame) -> str:
             f"the end, {r.ends})" for r in moved.itertuples())
     ends = course.ends.value_counts()
     return text + ". At the end: " + ", ".join(f"{n} {DIRECTION_GROUPS[e]}" for e, n in ends.items()) + "."
+
+
+def lean_outcomes(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Does the side on which the untrained gate lay (`leans`, of a `monotonic.initial_lean` table) go with the
+    reading direction the run ends with? A table, per mechanism, of how many runs of each side end reading the right
+    way ("16 of 16"), and a sentence with the odds ratio and Fisher's exact test of the 2 x 2 table over all runs
+    (side x right way or not)."""
+    right = table.reads == "right way"
+    counts = pd.DataFrame({f"leaned the {side}": {
+        variant: f"{int(right[g.index[g.leans == side]].sum())} of {int((g.leans == side).sum())}"
+        for variant, g in table.groupby("variant", sort=False)} for side in ("needed way", "other way")})
+    grid = pd.crosstab(table.leans == "needed way", right).reindex(index=[True, False], columns=[True, False],
+                                                                     fill_value=0)
+    odds, p = fisher_exact(grid.to_numpy())
+    counts.index.name = "runs that end reading the right way, of those whose untrained gate"
+    return counts, (f"Over all {len(table)} runs: odds ratio {odds:.1f} for ending the right way after leaning the "
+                    f"needed way, Fisher's exact p = {p:.2g}.")
 
 
 def direction_summary(table: pd.DataFrame) -> str:

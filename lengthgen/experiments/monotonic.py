@@ -159,6 +159,37 @@ def reading(task: str, gate: float) -> str:
     return "right way" if error < 0.1 else "wrong way" if error > 0.9 else "undecided"
 
 
+@torch.no_grad()
+def initial_gates(configs: list[Seq2SeqRun], examples: int | None = None) -> pd.DataFrame:
+    """The direction gate before training: for each config with direction mixing on a task with a reading
+    direction, the mean gate of its untrained model (its seed's initialisation, as `build` makes it for training) on
+    the task's dev set (its first `examples`, at most the config's dev size; None: the config's). One row per run:
+    task, variant, seed, `initial`."""
+    rows, devs = [], {}
+    for cfg in (c for c in configs if c.task in DIRECTED):
+        task, model = build(cfg)
+        if not _gate_hooks(model):
+            continue
+        size = min(n for n in (examples, cfg.dev_size, task.splits[task.dev_split].size) if n is not None)
+        if (cfg.task, size) not in devs:
+            devs[cfg.task, size] = task.batch(task.examples(task.dev_split, size))
+        model.eval()
+        dev = devs[cfg.task, size]
+        gate = model.attention.gate(model.encode(dev.src, dev.src_len))
+        rows.append({"task": cfg.task, "variant": cfg.model.attention, "seed": cfg.seed, "initial": gate.mean().item()})
+    return pd.DataFrame(rows, columns=["task", "variant", "seed", "initial"])
+
+
+def initial_lean(directions: pd.DataFrame, initial: pd.DataFrame) -> pd.DataFrame:
+    """A `direction_table` joined with `initial_gates`: `leans` says on which side of 0.5 the untrained gate lay,
+    "needed way" (the side of the direction the task needs) or "other way"; runs without an initial gate are left
+    out."""
+    both = directions.merge(initial, on=RUN)
+    both["leans"] = ["needed way" if (g >= 0.5) == reads_forward(t) else "other way"
+                     for t, g in zip(both.task, both.initial, strict=True)]
+    return both
+
+
 def gate_course(history: pd.DataFrame) -> pd.DataFrame:
     """How the direction gate moved during training: one row per run whose history records it (column
     `direction_gate`, the mean gate on the dev set after each epoch) on a task with a reading direction, with the
