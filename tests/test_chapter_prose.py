@@ -9,7 +9,7 @@ from lengthgen.experiments import monotonic as mla
 from lengthgen.experiments import vanishing_variance_paper as vv_paper
 from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
 from lengthgen.results.store import ResultStore
-from lengthgen.results.sweep import stored_runs
+from lengthgen.results.sweep import collect_history, stored_runs
 from lengthgen.seeding import seeds_text
 
 # SCAN's unmixed mechanisms and their names in the chapter's prose; each has a direction-mixing "mix_" variant.
@@ -143,48 +143,62 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
 
 def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     """Monotonic attention, Table 4 on Inv ReCopy / Inv Reverse ReCopy: each run's reading direction (its gate) beside
-    its accuracy, for OneStep and its three ablations."""
+    its accuracy, for OneStep and its three ablations (seeds 0-2; -Step 3 also seed 3, with its gate's course), and
+    the untrained gates of those runs."""
     store = ResultStore(ROOT / "results")
-    runs = mla.with_unablated("mla-ablations", mla.stored(EXPERIMENTS["mla-ablations"], store),
-                              mla.stored(EXPERIMENTS["mla-main"], store))
+    ablations = EXPERIMENTS["mla-ablations"]
+    runs = mla.with_unablated("mla-ablations", mla.stored(ablations, store), mla.stored(EXPERIMENTS["mla-main"], store))
     runs = runs[runs.task.isin(("inv_recopy", "inv_reverse_recopy"))]
     gates = mla.direction_table(runs).set_index(["variant", "task", "seed"]).sort_index()
     acc = runs[runs.metric == "accuracy"].pivot_table(index=["variant", "task", "seed"], columns="length",
                                                       values="value")
     paper = mla.paper_table(mla.PAPER_TABLES["mla-ablations"]).set_index(["variant", "task", "length"]).paper
+    step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
+    first3, late = acc.loc[step3].drop(3, level="seed"), acc.loc[step3].xs(3, level="seed")
 
-    def span(variant: str, task: str, split: str) -> str:
-        values = acc.loc[(variant, task), split]
+    def span(values) -> str:
         return f"{values.min():.1f}-{values.max():.1f}%"
 
-    step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
     reverse_sigmoid = gates.loc[(sigmoid, "inv_reverse_recopy")]
     forward_seeds = list(reverse_sigmoid.index[reverse_sigmoid.reads == "wrong way"])
     (right_seed,) = reverse_sigmoid.index[reverse_sigmoid.reads == "right way"]
     free = gates.loc[[step3, sigmoid]]
-    carried = [k for k in free.index[free.reads == "right way"] if k[1] == "inv_reverse_recopy"]  # read it right
+    right, wrong = free.index[free.reads == "right way"], free.index[free.reads == "wrong way"]
+    configs = [c for name in ("mla-ablations", "mla-main") for c in EXPERIMENTS[name].configs_for("full")
+               if (c.model.attention, c.task, c.seed) in gates.index]
+    initial = mla.initial_gates(configs, examples=500)
+    history = collect_history(ablations, [c for c in configs if c.seed == 3], store)
     quotes = [
-        "(seeds 0-2, the stored runs and their gates)",
+        "(seeds 0-2, with seed 3 of −Step 3, the stored runs and their gates)",
         f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
-        f"(gate at most {gates.loc[step3].gate.max():.4f})",
-        f"scores {span(step3, 'inv_recopy', '15')} at 15 and 0 beyond (the paper: "
+        f"(gate at most {gates.loc[step3].gate.drop(3, level='seed').max():.4f})",
+        f"scores {span(first3.loc['inv_recopy', '15'])} at 15 and 0 beyond (the paper: "
         + " / ".join(f"{paper[step3, 'inv_recopy', n]:.1f}".removesuffix(".0") for n in ("15", "30", "100")) + ")",
-        f"reaches {span(step3, 'inv_reverse_recopy', '100')} at 100 (the paper: "
+        f"reaches {span(first3.loc['inv_reverse_recopy', '100'])} at 100 (the paper: "
         f"{paper[step3, 'inv_reverse_recopy', '100']:.0f})",
-        f"({span(sigmoid, 'inv_recopy', '15')} at 15, 0 beyond)",
+        f"(gate at least {history.direction_gate.min():.2f} from its first epoch on)",
+        f"where it reaches {late.loc['inv_recopy', '100']:.1f}% at 100",
+        f"Inv Reverse ReCopy ({late.loc['inv_reverse_recopy', '15']:.1f}% at 15, 0 beyond)",
+        f"({span(acc.loc[(sigmoid, 'inv_recopy'), '15'])} at 15, 0 beyond)",
         "forward in seeds " + " and ".join(map(str, forward_seeds)) + " ("
         + " and ".join(f"{acc.loc[(sigmoid, 'inv_reverse_recopy', s), '15']:.1f}" for s in forward_seeds)
         + "% at 15, 0 beyond)",
         f"reversed in seed {right_seed}, which reaches "
         f"{acc.loc[(sigmoid, 'inv_reverse_recopy', right_seed), '100']:.1f}% at 100",
-        f"({(free.gate < 0.5).sum()} of their {len(free)} inverted-task runs)",
-        f"to length 100 (at least {acc.loc[carried, '100'].min():.1f}%) in each of the {len(carried)} runs"]
+        f"(at least {acc.loc[right, '100'].min():.1f}%) in each of the {len(right)} runs",
+        f"each of the {len(wrong)} that read it the wrong way",
+        f"lean slightly reversed ({initial.initial.min():.3f}-{initial.initial.max():.3f};"]
     text = markdown_cell("monotonic-attention", "#### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
-    assert sorted(runs.seed.unique()) == [0, 1, 2]
-    assert (gates.loc[step3].gate < 0.1).all() and (gates.loc[(sigmoid, "inv_recopy")].gate < 0.1).all()  # reversed
+    assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
+        "onestep": [0, 1, 2], "onestep_no_sigmoid": [0, 1, 2], "onestep_no_step2": [0, 1, 2],
+        "onestep_no_step3": [0, 1, 2, 3]}  # "seeds 0-2, with seed 3 of −Step 3"
+    assert len(first3) == 6 and len(late) == 2 and len(gates) == 26
+    assert (gates.loc[step3].gate.drop(3, level="seed") < 0.1).all()  # seeds 0-2 "read both reversed"
+    assert (gates.loc[step3].gate.xs(3, level="seed") > 0.9).all()  # seed 3 "reads both forward"
+    assert (gates.loc[(sigmoid, "inv_recopy")].gate < 0.1).all()
     assert (gates.loc[["onestep", "onestep_no_step2"]].reads == "right way").all()  # "read both tasks the right way"
-    beyond = acc[["30", "100"]]
-    failing = [(step3, "inv_recopy"), (sigmoid, "inv_recopy"), *((sigmoid, "inv_reverse_recopy", s) for s in
-                                                                 forward_seeds)]
-    assert all((beyond.loc[k] == 0).all(axis=None) for k in failing)  # "0 beyond"
+    assert (acc.loc[wrong, ["30", "100"]] == 0).all(axis=None)  # "0 beyond", "failed beyond 15"
+    assert (initial.initial < 0.5).all() and len(initial) == len(gates)  # every run's untrained gate leans reversed
+    assert (initial.groupby(["task", "seed"]).initial.nunique() == 1).all()  # "share one initialisation per seed"
+    assert sorted(history.task.unique()) == ["inv_recopy", "inv_reverse_recopy"] and history.epoch.min() == 0
