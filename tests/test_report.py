@@ -142,6 +142,15 @@ def test_direction_summary_names_the_runs_off_the_right_way():
     two = report.direction_outcomes(pd.concat([table, table]))
     assert two == ("Failing (≤ 10%) at the longest split: 0 of 2 runs reading the right way, 2 of 2 runs reading the "
                    "wrong way.")
+    off = pd.DataFrame({"task": ["lookup"] * report.NAMED_RUNS + ["copy"], "variant": "mono",
+                        "seed": range(report.NAMED_RUNS + 1), "gate": 0.5, "reads": "undecided",
+                        "accuracy at the longest split": 0.0}).assign(reads=lambda d: d.reads.where(d.seed > 0,
+                                                                                                    "wrong way"))
+    many = report.direction_summary(pd.concat([table, off]))  # more runs off the right way than are named
+    assert many.startswith(f"1 of {report.NAMED_RUNS + 3} runs read their task the right way; the other "
+                           f"{report.NAMED_RUNS + 2} read it the wrong way (2) or are undecided "
+                           f"({report.NAMED_RUNS}), per task: reverse_copy 1, lookup {report.NAMED_RUNS}, copy 1. ")
+    assert "(seed" not in many
 
 
 def test_seed_agreement_is_empty_without_multi_seed_cells():

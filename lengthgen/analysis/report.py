@@ -215,14 +215,21 @@ def lean_outcomes(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 
 def direction_summary(table: pd.DataFrame) -> str:
-    """How many runs of a `monotonic.direction_table` read their task the right way, the others by name, and
-    `direction_outcomes`."""
-    off = [r for r in table.to_dict("records") if r["reads"] != "right way"]
-    return (f"{len(table) - len(off)} of {len(table)} runs read their task the right way"
-            + "".join(f"; {r['task']}/{r['variant']} (seed {r['seed']}) "
-                      f"{'reads the wrong way' if r['reads'] == 'wrong way' else 'is undecided'} "
-                      f"(g = {r['gate']:.2f}, {r['accuracy at the longest split']:.0f}% at the longest split)"
-                      for r in off) + ". " + direction_outcomes(table))
+    """How many runs of a `monotonic.direction_table` read their task the right way, the others by name (up to
+    `NAMED_RUNS` of them, else counted per task), and `direction_outcomes`."""
+    off = table[table.reads != "right way"]
+    if len(off) > NAMED_RUNS:
+        kinds = off.reads.value_counts()
+        which = (f"; the other {len(off)} read it the wrong way ({kinds.get('wrong way', 0)}) or are undecided "
+                 f"({kinds.get('undecided', 0)}), per task: "
+                 + ", ".join(f"{t} {n}" for t, n in off.groupby("task", sort=False).size().items()))
+    else:
+        which = "".join(f"; {r['task']}/{r['variant']} (seed {r['seed']}) "
+                        f"{'reads the wrong way' if r['reads'] == 'wrong way' else 'is undecided'} "
+                        f"(g = {r['gate']:.2f}, {r['accuracy at the longest split']:.0f}% at the longest split)"
+                        for r in off.to_dict("records"))
+    return (f"{len(table) - len(off)} of {len(table)} runs read their task the right way{which}. "
+            + direction_outcomes(table))
 
 
 def seed_agreement(seeds: pd.DataFrame) -> list:
