@@ -136,7 +136,12 @@ def table_claims(label: str, side: pd.DataFrame, separation: pd.DataFrame | None
     return rows
 
 
-NAMED_RUNS = 12  # fit_versus_length names the fitted-yet-failing runs up to this many, then counts them per task
+NAMED_RUNS = 12  # the run summaries below name up to this many runs, then count them per task (`per_task`)
+
+
+def per_task(runs: pd.DataFrame) -> str:
+    """"copy 2, lookup 1": how many rows of `runs` (one per run) each task has, in the order first seen."""
+    return ", ".join(f"{t} {n}" for t, n in runs.groupby("task", sort=False).size().items())
 
 
 def fit_versus_length(history: pd.DataFrame, runs: pd.DataFrame, fitted: float = 0.05) -> str:
@@ -185,8 +190,7 @@ def gate_course_summary(course: pd.DataFrame) -> str:
     text = (f"The gate is recorded after every epoch in {len(course)} run{'' if len(course) == 1 else 's'}; it never "
             f"changes side of 0.5 in {len(course) - len(moved)} of them")
     if len(moved) > NAMED_RUNS:
-        text += "; it does in the others (per task: " + ", ".join(
-            f"{t} {n}" for t, n in moved.groupby("task").size().items()) + ")"
+        text += f"; it does in the others (per task: {per_task(moved)})"
     elif len(moved):
         text += "; " + "; ".join(
             f"{r.task}/{r.variant} (seed {r.seed}) changes side "
@@ -221,8 +225,7 @@ def direction_summary(table: pd.DataFrame) -> str:
     if len(off) > NAMED_RUNS:
         kinds = off.reads.value_counts()
         which = (f"; the other {len(off)} read it the wrong way ({kinds.get('wrong way', 0)}) or are undecided "
-                 f"({kinds.get('undecided', 0)}), per task: "
-                 + ", ".join(f"{t} {n}" for t, n in off.groupby("task", sort=False).size().items()))
+                 f"({kinds.get('undecided', 0)}), per task: {per_task(off)}")
     else:
         which = "".join(f"; {r['task']}/{r['variant']} (seed {r['seed']}) "
                         f"{'reads the wrong way' if r['reads'] == 'wrong way' else 'is undecided'} "
