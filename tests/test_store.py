@@ -211,6 +211,18 @@ def test_sweep_killed_with_sigkill_resumes_only_unfinished(tmp_path):
     assert collect(exp, exp.configs_for("smoke", tuple(range(5))), ResultStore(root)).key.nunique() == total
 
 
+def test_a_grid_with_nothing_stored_collects_to_typed_empty_rows_that_keep_stored_values_numeric(tmp_path):
+    exp = EXPERIMENTS["vv-retrieval"]
+    configs = exp.configs_for("smoke", (0,))
+    store = ResultStore(tmp_path)
+    store.save(exp.name, configs[0], METRICS, {"profile": "smoke"})
+    empty = collect(exp, configs[1:], store, skip_missing=True)
+    assert empty.empty
+    both = pd.concat([collect(exp, configs[:1], store), empty])  # e.g. the monotonic chapter's grids, one not begun
+    assert both.value.dtype == "float64" and both.seed.dtype == "int64"
+    assert both.value.round(1).tolist() == METRICS.value.round(1).tolist()
+
+
 def test_store_paths_are_per_experiment(tmp_path):
     store = ResultStore(tmp_path)
     assert store.path("a", CFG).parent.name == "a" and store.path("a", CFG).name == store.path("b", CFG).name
