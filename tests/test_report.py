@@ -1,11 +1,13 @@
 """What the chapters say about their numbers, from hand-made frames: report texts, generations, SCAN reasons,
 figure frames."""
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
 
 from lengthgen.analysis import compare, report, stats, variance
+from lengthgen.errors import LengthgenError
 from lengthgen.experiments import monotonic as mla
 from lengthgen.experiments import vanishing_variance_paper as vv_paper
 from lengthgen.tasks import TASKS
@@ -411,6 +413,24 @@ def test_attention_helpers_on_an_untrained_model(attention_name):
     assert gate == (20.0 if attention_name == "mono" else None)  # b's initial value, or no such hook point
     failures = attention.first_failures({("copy", attention_name): (model, task)}, "iid", tries=3, limit=1)
     assert len(failures) == 1 and failures[0]["prediction"] != failures[0]["target"]
+
+
+def test_run_lags_measure_how_far_the_focus_trails_each_run_by_hand():
+    from lengthgen.analysis import attention
+
+    source = ["START", *"4447999", "END"]  # runs at positions 1-3, 4, 5-7
+    assert attention.source_runs(source[1:-1]) == [(1, 3), (4, 4), (5, 7)]
+    weights = np.zeros((3, 9))
+    weights[0, 1] = weights[1, 2] = 1.0  # on the first run's start; two positions behind the second run
+    weights[2, [5, 7]] = 0.5  # spread over the third run: its mean position 6 lies one past the run's start
+    decoded = [{"source": source, "target": list("479"), "prediction": list("478"), "weights": weights}]
+    lags = attention.run_lags(decoded)
+    assert lags.to_dict("list") == {"step": [0, 1, 2], "lag": [0.0, 2.0, -1.0], "largest weight": [1.0, 1.0, 0.5],
+                                    "right": [True, True, False]}
+    short = {**decoded[0], "prediction": ["4"], "weights": weights[:1]}  # the decoding stopped after one step
+    assert attention.run_lags([short]).step.tolist() == [0]
+    with pytest.raises(LengthgenError, match="DeDupe"):  # a Copy example: its target is not the source's runs
+        attention.run_lags([{**decoded[0], "target": list("4447999")}])
 
 
 def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():

@@ -1,9 +1,11 @@
 """Attention captured from a model's hook points: top-k weights (dispersion) and attention outputs."""
 
 import numpy as np
+import pandas as pd
 import torch
 
 from lengthgen.device import device_of
+from lengthgen.errors import LengthgenError
 from lengthgen.models.cross_attention import on_source
 from lengthgen.models.gru_seq2seq import HOOK_ATTENTION_WEIGHTS, HOOK_DIRECTION_GATE, HOOK_MONO_GATE
 from lengthgen.models.hooks import capture, hook_names
@@ -97,3 +99,31 @@ def first_step_focus(model, task, split: str, n: int) -> dict[str, float]:
     return {"focus after the first step": sum(first) / len(first),
             "mean largest weight": float(sum(d["weights"].max(-1).mean() for d in decoded) / len(decoded)),
             "iid accuracy": 100 * sum(d["prediction"] == d["target"] for d in decoded) / len(decoded)}
+
+
+def source_runs(tokens: list) -> list[tuple[int, int]]:
+    """The runs of equal consecutive tokens of a source as (first, last) positions, counted as `seq2seq_attention`'s
+    weights count them (0 is START, so the source's first token is at 1)."""
+    runs = []
+    for j, token in enumerate(tokens, start=1):
+        runs.append((runs.pop()[0], j) if runs and tokens[runs[-1][1] - 1] == token else (j, j))
+    return runs
+
+
+def run_lags(decoded: list[dict]) -> pd.DataFrame:
+    """How the attention follows the source of a task whose target is its source's runs of equal tokens (DeDupe),
+    from `seq2seq_attention` examples: one row per output step that both the target and the decoding reach, with
+    `step`, `lag` (the first position of the run the step's token comes from minus the attended position, i.e. the
+    weighted mean position; > 0: the focus trails the run, in source positions), `largest weight` and `right` (the
+    decoded token is the target's)."""
+    rows = []
+    for d in decoded:
+        runs = source_runs(d["source"][1:-1])
+        if [d["source"][first] for first, _ in runs] != d["target"]:
+            raise LengthgenError(f"run_lags needs targets that are their source's runs (DeDupe); got source "
+                                 f"{' '.join(d['source'][1:-1])} -> target {' '.join(d['target'])}")
+        focus = d["weights"] @ np.arange(d["weights"].shape[1])
+        rows += [{"step": t, "lag": first - focus[t], "largest weight": d["weights"][t].max(),
+                  "right": t < len(d["prediction"]) and d["prediction"][t] == d["target"][t]}
+                 for t, (first, _) in enumerate(runs[:len(focus)])]
+    return pd.DataFrame(rows, columns=["step", "lag", "largest weight", "right"])
