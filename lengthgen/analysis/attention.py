@@ -1,4 +1,5 @@
-"""Attention captured from a model's hook points: top-k weights (dispersion) and attention outputs."""
+"""Attention captured from a model's hook points: top-k weights (dispersion), attention outputs, and where a
+sequence-to-sequence model's focus goes while it decodes."""
 
 import numpy as np
 import pandas as pd
@@ -106,7 +107,10 @@ def source_runs(tokens: list) -> list[tuple[int, int]]:
     weights count them (0 is START, so the source's first token is at 1)."""
     runs = []
     for j, token in enumerate(tokens, start=1):
-        runs.append((runs.pop()[0], j) if runs and tokens[runs[-1][1] - 1] == token else (j, j))
+        if j > 1 and token == tokens[j - 2]:  # the same as the token before it: the current run grows
+            runs[-1] = (runs[-1][0], j)
+        else:
+            runs.append((j, j))
     return runs
 
 
