@@ -188,7 +188,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         f"(at least {acc.loc[right, '100'].min():.1f}%) in each of the {len(right)} runs",
         f"each of the {len(wrong)} that read it the wrong way",
         f"lean slightly reversed ({initial.initial.min():.3f}-{initial.initial.max():.3f};"]
-    text = markdown_cell("monotonic-attention", "#### Table 4 on the inverted tasks")
+    text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
         "onestep": [0, 1, 2], "onestep_no_sigmoid": [0, 1, 2], "onestep_no_step2": [0, 1, 2],
@@ -223,7 +223,7 @@ def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
               f"One of MonoAttn's {len(best['mono'])} seeds ends where every OneStep run ends: seed 2's best dev score "
               f"is {best['mono', 2]:.1f}% (OneStep's {best['onestep'].min():.1f}-{best['onestep'].max():.1f}%), its "
               f"accuracy {mono2['accuracy', 'iid']:.1f}% in distribution and {mono2['accuracy', '15']:.1f}% at 15"]
-    text = markdown_cell("monotonic-attention", "#### Table 6's DeDupe")
+    text = markdown_cell("monotonic-attention", "### Table 6's DeDupe")
     assert [q for q in quotes if q not in text] == []
     assert 4 in acc.index and (acc["iid"] >= 90).all()  # seed 4 is stored; every seed fits ("the paper's fit")
     others = best["mono"].drop(2)
