@@ -150,6 +150,11 @@ def with_progress(configs: list) -> list:
 def cmd_run(args) -> None:
     experiment = EXPERIMENTS[args.experiment]
     configs = _configs(experiment, args)
+    declared = {experiment.labels(c)["seed"] for c in experiment.configs_for(args.profile)}
+    undeclared = {experiment.labels(c)["seed"] for c in configs} - declared
+    if undeclared:
+        print(f"note: {seeds_text(undeclared)} not among the {args.profile} profile's declared {seeds_text(declared)}"
+              f": stored, but left out of every grid, median and verdict", file=sys.stderr)
     if args.executor == "dask":
         if not args.address:
             raise LengthgenError("--executor dask needs --address, the scheduler's (e.g. tcp://10.0.0.5:8786)")

@@ -8,6 +8,8 @@ import pytest
 from lengthgen.cli import main, remaining_time, summary, with_progress
 from lengthgen.config import config_key
 from lengthgen.experiments import EXPERIMENTS
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
 
 
 def run(capsys, *argv):
@@ -27,9 +29,9 @@ def test_list_json_names_tasks_models_experiments(capsys):
 
 def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
     store, out1, out2 = tmp_path / "store", tmp_path / "run.csv", tmp_path / "export.csv"
-    code, out, _ = run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),
-                       "--out", str(out1))
-    assert code == 0 and "accuracy" in out
+    code, out, err = run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results",
+                         str(store), "--out", str(out1))
+    assert code == 0 and "accuracy" in out and "declared" not in err
     df = pd.read_csv(out1)
     for col in ["experiment", "task", "model", "variant", "seed", "length", "metric", "value", "git_commit",
                 "torch_version", "device", "date", "wall_seconds", "profile"]:
@@ -43,6 +45,17 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
             "  task=argmax model=probe variant=baseline: seed 1\n") in out  # the seed-1 runs, by cell
     assert out.count("seed 1\n") == 4 and "seed 0" not in out
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
+
+
+def test_a_seed_outside_the_declared_ones_runs_with_a_note_and_stays_out_of_the_grid(tmp_path, capsys):
+    store = tmp_path / "store"
+    code, _, err = run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "1,7", "--task", "argmax",
+                       "--variant", "baseline", "--results", str(store))
+    assert code == 0
+    assert ("note: seed 7 not among the smoke profile's declared seeds 0, 1: stored, but left out of every grid, "
+            "median and verdict") in err
+    stored = stored_runs(EXPERIMENTS["vv-retrieval"], "smoke", ResultStore(store))
+    assert set(stored.seed) == {1} and len(list((store / "vv-retrieval").iterdir())) == 2
 
 
 def test_merge_brings_the_runs_of_another_results_folder_and_refuses_bad_sources(tmp_path, capsys):
