@@ -205,15 +205,17 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
 
 
 def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
-    """Monotonic attention, Table 6's DeDupe: OneStep's stored seeds at 15 and in distribution beside the paper's. (Its
-    attention numbers come from two runs' checkpoints, which are not committed; `attention.run_lags` is tested by
-    hand in test_report.)"""
+    """Monotonic attention, Table 6's DeDupe: OneStep's stored seeds at 15 and in distribution beside the paper's, and
+    MonoAttn's at 100. (Its attention numbers come from two runs' checkpoints, which are not committed;
+    `attention.run_lags` and `attention.first_errors` are tested by hand in test_report.)"""
     runs = mla.stored(EXPERIMENTS["mla-extra"], ResultStore(ROOT / "results"))
     onestep = runs[(runs.task == "dedupe") & (runs.variant == "onestep") & (runs.metric == "accuracy")]
     acc = onestep.pivot_table(index="seed", columns="length", values="value")
     dedupe = runs[(runs.task == "dedupe") & runs.metric.isin(["accuracy", "best_dev"])]
     best = dedupe[dedupe.metric == "best_dev"].set_index(["variant", "seed"]).value
     mono2 = dedupe[(dedupe.variant == "mono") & (dedupe.seed == 2)].set_index(["metric", "length"]).value
+    mono100 = dedupe[(dedupe.variant == "mono") & (dedupe.metric == "accuracy") & (dedupe.length == "100")
+                     ].set_index("seed").value
     paper = mla.paper_table(mla.TABLE6).set_index(["variant", "task", "length"]).paper
     quotes = [f"reports OneStep at {paper['onestep', 'dedupe', '15']:.1f}% at 15; all {len(acc)} of our seeds score "
               f"{acc['15'].min():.1f}-{acc['15'].max():.1f}% there",
@@ -222,7 +224,10 @@ def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
               "seed 4's OneStep and MonoAttn runs",
               f"One of MonoAttn's {len(best['mono'])} seeds ends where every OneStep run ends: seed 2's best dev score "
               f"is {best['mono', 2]:.1f}% (OneStep's {best['onestep'].min():.1f}-{best['onestep'].max():.1f}%), its "
-              f"accuracy {mono2['accuracy', 'iid']:.1f}% in distribution and {mono2['accuracy', '15']:.1f}% at 15"]
+              f"accuracy {mono2['accuracy', 'iid']:.1f}% in distribution and {mono2['accuracy', '15']:.1f}% at 15",
+              f"seed 4 reaches only {mono100[4]:.1f}% at 100** (seeds 0, 1 and 3: {mono100[[0, 1, 3]].min():.1f}-"
+              f"{mono100[[0, 1, 3]].max():.1f}%; seed 2 fails from 15 on, above; the paper's MonoAttn "
+              f"{paper['mono', 'dedupe', '100']:.1f}%)"]
     text = markdown_cell("monotonic-attention", "### Table 6's DeDupe")
     assert [q for q in quotes if q not in text] == []
     assert 4 in acc.index and (acc["iid"] >= 90).all()  # seed 4 is stored; every seed fits ("the paper's fit")

@@ -433,6 +433,25 @@ def test_run_lags_measure_how_far_the_focus_trails_each_run_by_hand():
         attention.run_lags([{**decoded[0], "target": list("4447999")}])
 
 
+def test_first_errors_classify_each_decodings_first_wrong_token_by_hand():
+    from lengthgen.analysis import attention
+
+    source = ["START", *"4447999", "END"]  # runs at positions 1-3, 4, 5-7
+    weights = np.zeros((3, 9))
+    weights[0, 2] = 1.0
+    weights[1, [5, 6]] = 0.5  # step 1 should read the one-position run at 4; its focus 5.5 is 1.5 past that run's end
+    example = {"source": source, "target": list("479"), "weights": weights}
+    decoded = [{**example, "prediction": list(p)} for p in ("479", "49", "449", "489", "47", "4799")]
+    errors = attention.first_errors(decoded)
+    assert errors.drop(columns=["run length", "past run end"]).to_dict("list") == {
+        "step": [1, 1, 1, 2, 3], "kind": ["skip", "repeat", "other", "length", "length"]}
+    assert errors["run length"].tolist()[:3] == [1, 1, 1] and errors["run length"].iloc[3:].isna().all()
+    assert errors["past run end"].tolist()[:3] == [1.5, 1.5, 1.5]
+    assert attention.first_errors(decoded[:1]).empty and list(attention.first_errors([])) == list(errors)
+    with pytest.raises(LengthgenError, match="first_errors needs targets"):  # a Copy example
+        attention.first_errors([{**decoded[1], "target": list("4447999")}])
+
+
 def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
     runs = pd.DataFrame({"seed": [0, 0, 1, 2, 2], "key": ["a", "a", "b", "c", "d"]})
     text = report.seed_protocol(runs, [0])

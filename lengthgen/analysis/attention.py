@@ -122,12 +122,47 @@ def run_lags(decoded: list[dict]) -> pd.DataFrame:
     decoded token is the target's)."""
     rows = []
     for d in decoded:
-        runs = source_runs(d["source"][1:-1])
-        if [d["source"][first] for first, _ in runs] != d["target"]:
-            raise LengthgenError(f"run_lags needs targets that are their source's runs (DeDupe); got source "
-                                 f"{' '.join(d['source'][1:-1])} -> target {' '.join(d['target'])}")
-        focus = d["weights"] @ np.arange(d["weights"].shape[1])
+        runs, focus = _target_runs(d, "run_lags"), _focus(d)
         rows += [{"step": t, "lag": first - focus[t], "largest weight": d["weights"][t].max(),
                   "right": t < len(d["prediction"]) and d["prediction"][t] == d["target"][t]}
                  for t, (first, _) in enumerate(runs[:len(focus)])]
     return pd.DataFrame(rows, columns=["step", "lag", "largest weight", "right"])
+
+
+def first_errors(decoded: list[dict]) -> pd.DataFrame:
+    """How a decoding of a task whose target is its source's runs (DeDupe) first goes wrong, from
+    `seq2seq_attention` examples: one row per example whose prediction is not its target, with `step` (its first
+    wrong output step), `kind` ("skip": the token of the target's next run; "repeat": of its previous run; "other";
+    "length": one of prediction and target is the other's prefix), and for a wrong token `run length` (source
+    positions of the run the step should read) and `past run end` (the attended position, the weighted mean, minus
+    that run's last position; > 0: the focus has left the run forward)."""
+    rows = []
+    for d in decoded:
+        runs, pred, target = _target_runs(d, "first_errors"), d["prediction"], d["target"]
+        if pred == target:
+            continue
+        shorter = min(len(pred), len(target))
+        step = next((t for t in range(shorter) if pred[t] != target[t]), shorter)
+        if step == shorter:
+            rows.append({"step": step, "kind": "length", "run length": np.nan, "past run end": np.nan})
+            continue
+        first, last = runs[step]
+        kind = ("skip" if target[step + 1:step + 2] == [pred[step]] else
+                "repeat" if step > 0 and target[step - 1] == pred[step] else "other")
+        rows.append({"step": step, "kind": kind, "run length": last - first + 1,
+                     "past run end": _focus(d)[step] - last})
+    return pd.DataFrame(rows, columns=["step", "kind", "run length", "past run end"])
+
+
+def _target_runs(d: dict, caller: str) -> list[tuple[int, int]]:
+    """The source runs of a `seq2seq_attention` example, checked to be its target's tokens (DeDupe)."""
+    runs = source_runs(d["source"][1:-1])
+    if [d["source"][first] for first, _ in runs] != d["target"]:
+        raise LengthgenError(f"{caller} needs targets that are their source's runs (DeDupe); got source "
+                             f"{' '.join(d['source'][1:-1])} -> target {' '.join(d['target'])}")
+    return runs
+
+
+def _focus(d: dict) -> np.ndarray:
+    """The attended position (the weighted mean over the source positions) at each decoded step (T,)."""
+    return d["weights"] @ np.arange(d["weights"].shape[1])
