@@ -207,7 +207,8 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
 def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
     """Monotonic attention, Table 6's DeDupe: OneStep's stored seeds at 15 and in distribution beside the paper's, and
     MonoAttn's at 100. (Its attention numbers come from two runs' checkpoints, which are not committed;
-    `attention.run_lags` and `attention.first_errors` are tested by hand in test_report.)"""
+    `attention.run_lags`, `attention.first_errors` and `attention.steps_to_first_error` are tested by hand in
+    test_report.)"""
     runs = mla.stored(EXPERIMENTS["mla-extra"], ResultStore(ROOT / "results"))
     onestep = runs[(runs.task == "dedupe") & (runs.variant == "onestep") & (runs.metric == "accuracy")]
     acc = onestep.pivot_table(index="seed", columns="length", values="value")

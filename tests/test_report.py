@@ -452,6 +452,24 @@ def test_first_errors_classify_each_decodings_first_wrong_token_by_hand():
         attention.first_errors([{**decoded[1], "target": list("4447999")}])
 
 
+def test_steps_to_first_error_stop_at_each_decodings_first_wrong_step_by_hand():
+    from lengthgen.analysis import attention
+
+    source = ["START", *"4447999", "END"]  # runs at positions 1-3, 4, 5-7
+    weights = np.zeros((3, 9))
+    weights[0, 1] = weights[1, 4] = 1.0  # on the first two runs' starts
+    weights[2, 6] = 1.0  # one past the third run's start
+    example = {"source": source, "target": list("479"), "weights": weights}
+    right, skip, runs_on = ({**example, "prediction": list(p)} for p in ("479", "49", "4799"))
+    stopped = {**example, "prediction": ["4"], "weights": weights[:1]}  # ends after its first token
+    steps = attention.steps_to_first_error([right, skip, stopped, runs_on])
+    assert steps.drop(columns="lag").to_dict("list") == {
+        "example": [0, 0, 0, 1, 1, 2, 2, 3, 3, 3], "step": [0, 1, 2, 0, 1, 0, 1, 0, 1, 2],
+        "run length": [3, 1, 3, 3, 1, 3, 1, 3, 1, 3], "error": ["", "", "", "", "skip", "", "length", "", "", ""]}
+    assert steps.lag.tolist()[:5] == [0.0, 0.0, -1.0, 0.0, 0.0] and np.isnan(steps.lag.iloc[6])
+    assert list(attention.steps_to_first_error([])) == list(steps)
+
+
 def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
     runs = pd.DataFrame({"seed": [0, 0, 1, 2, 2], "key": ["a", "a", "b", "c", "d"]})
     text = report.seed_protocol(runs, [0])

@@ -154,6 +154,25 @@ def first_errors(decoded: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "kind", "run length", "past run end"])
 
 
+def steps_to_first_error(decoded: list[dict]) -> pd.DataFrame:
+    """The output steps of a task whose target is its source's runs (DeDupe) that each decoding gets through, from
+    `seq2seq_attention` examples: one row per example and step from the first up to its first wrong step (as
+    `first_errors` finds it; the target's last step where the decoding is right), with `example` (its index),
+    `step`, `run length` (source positions of the run the step should read), `lag` (as `run_lags`; NaN where the
+    decoding stopped before the step) and `error` (the first error's kind at its step, "" before it). A decoding
+    that only runs on past its target has no row for its error. E.g. the chance of stepping over a one-position
+    run once it is reached: the share of "skip" among the rows with `run length` 1."""
+    rows = []
+    for i, d in enumerate(decoded):
+        runs, focus = _target_runs(d, "steps_to_first_error"), _focus(d)
+        error = first_errors([d])
+        stop, kind = (error.step.iloc[0], error.kind.iloc[0]) if len(error) else (len(runs) - 1, "")
+        rows += [{"example": i, "step": t, "run length": last - first + 1,
+                  "lag": first - focus[t] if t < len(focus) else np.nan, "error": kind if t == stop else ""}
+                 for t, (first, last) in enumerate(runs[:stop + 1])]
+    return pd.DataFrame(rows, columns=["example", "step", "run length", "lag", "error"])
+
+
 def _target_runs(d: dict, caller: str) -> list[tuple[int, int]]:
     """The source runs of a `seq2seq_attention` example, checked to be its target's tokens (DeDupe)."""
     runs = source_runs(d["source"][1:-1])
