@@ -150,6 +150,9 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
     missing = {start: [q for q in qs if q not in markdown_cell("vanishing-variance", start)]
                for start, qs in quotes.items()}
     assert missing == {start: [] for start in quotes}
+    methods = " ".join((ROOT / "book" / "methods.md").read_text().split())  # its protocol line counts them too
+    assert (f"changed ({len(changed)} of {len(widened)} dictionary cells, {widened_argmax.changed.sum()} of "
+            f"{len(widened_argmax)} argmax cells)") in methods
     for table in (table1, adaptive1):  # "reproduced beyond training"; N = 16 "we find a difference"
         assert (table.loc[17:].verdict == "reproduced").all()
         assert table.loc[16].verdict == "not reproduced (we find a difference)"
