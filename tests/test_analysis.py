@@ -307,6 +307,26 @@ def test_an_iid_cell_is_judged_on_its_number_and_vouches_for_no_length_cell():
     assert side.reason.tolist() == ["", "why"] and side.iid.tolist() == [73.6, 73.6]
 
 
+def test_verdict_changes_lists_the_cells_whose_verdict_more_seeds_change():
+    """Copy / Mono solves in seeds 0-2 and fails in 3 and 4 (paper 100): reproduced on three seeds, seeds split on
+    five. Copy / Content fails in every seed (paper 0): reproduced either way, so not listed."""
+    values = {"mono": [100.0, 100.0, 100.0, 0.0, 0.0], "content": [0.0] * 5}
+    runs = _runs([("copy", v, s, n, x if n == "100" else 100.0) for v in values for s, x in enumerate(values[v])
+                  for n in ("iid", "100")])
+    paper = pd.DataFrame({"variant": ["mono", "content"], "task": "copy", "length": "100", "paper": [100.0, 0.0]})
+
+    def side(seeds):
+        return compare.cell_side_by_side(paper, compare.median_over_seeds(runs[runs.seed.isin(seeds)]),
+                                         lambda row: "why")
+
+    changes = compare.verdict_changes(side([0, 1, 2]), side([0, 1, 2, 3, 4]))
+    assert changes[["variant", "verdict before", "verdict after"]].values.tolist() == [
+        ["mono", "reproduced", verdicts.SEEDS_SPLIT]]
+    assert changes.loc[0, ["paper", "ours before", "ours after", "lo", "hi"]].tolist() == [100.0, 100.0, 100.0, 0.0,
+                                                                                            100.0]
+    assert compare.verdict_changes(side([0, 1, 2]), side([0, 1, 2])).empty
+
+
 def test_median_over_seeds_carries_the_cells_iid_accuracy():
     runs = _runs([("copy", "mono", 0, "iid", 80.0), ("copy", "mono", 1, "iid", 100.0),
                   ("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 50.0),

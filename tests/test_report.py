@@ -544,3 +544,25 @@ def test_table4_borrows_onestep_from_table2_and_judges_the_common_seeds():
     assert cell.loc[("onestep", "copy", "15"), "ours"] == 100.0
     assert "content" not in set(side.variant)
     assert mla.against_paper("mla-ablations", runs.iloc[:0], "full protocol")[0].empty
+
+
+def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds():
+    """Hand-made Copy / OneStep runs (paper: 100 at 15, 30 and 100): seeds 0-2 solve every split, seeds 3 and 4 fail
+    all three. On seeds 0-2 each cell is reproduced; on 0-4 each is reproduced with its seeds split."""
+    values = [100.0, 100.0, 100.0, 0.0, 0.0]
+    runs = runs_frame([("copy", "onestep", s, n, "accuracy", 100.0 if n == "iid" else v)
+                       for s, v in enumerate(values) for n in ("iid", "15", "30", "100")])
+    side, _, seeds = mla.against_paper("mla-main", runs, "full protocol")
+    changes, first = mla.first_seeds_changes("mla-main", runs, side, "full protocol")
+    assert seeds == [0, 1, 2, 3, 4] and first == [0, 1, 2]
+    assert changes.length.tolist() == ["15", "30", "100"]
+    assert set(changes["verdict before"]) == {"reproduced"} and set(changes["verdict after"]) == {
+        "reproduced (seeds split)"}
+    assert report.first_seeds_text(changes, len(side), first, seeds) == (
+        "Judged on its first seeds 0-2 alone, 3 of the 3 cells had another verdict: 3 "
+        "from *reproduced* to *reproduced (seeds split)* (the cells below).")
+    assert report.first_seeds_text(changes.iloc[:0], 3, first, seeds).endswith("none of the 3 cells had another "
+                                                                             "verdict.")
+    three = runs[runs.seed < 3]
+    assert mla.first_seeds_changes("mla-main", three, side, "full protocol")[0].empty
+    assert report.first_seeds_text(changes.iloc[:0], 3, [0, 1, 2], [0, 1, 2]) == ""

@@ -91,6 +91,16 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     return both
 
 
+def verdict_changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """The cells of one table judged twice (two `cell_side_by_side` frames, e.g. medians over its first three seeds
+    and over all five) whose verdict differs: variant, task, length, paper, our median and verdict in `before`, our
+    median, range and verdict in `after`. A cell judged in only one of them is left out."""
+    keys = ["variant", "task", "length"]
+    both = before[keys + ["paper", "ours", "verdict"]].merge(
+        after[keys + ["ours", "lo", "hi", "verdict"]], on=keys, suffixes=(" before", " after"))
+    return both[both["verdict before"] != both["verdict after"]].reset_index(drop=True)
+
+
 def ranking(side: pd.DataFrame, paper: str = "paper") -> dict:
     """A side-by-side table's ranking (`cell_side_by_side`, or `mean_side_by_side` with paper="paper mean"), over its
     cells run whose runs learned their task: {"cells", "rho", "p", "verdict"} of `verdicts.ranking_verdict`

@@ -54,6 +54,19 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
             "seed where a table lists seeds).")
 
 
+def first_seeds_text(changes: pd.DataFrame, cells: int, first: list, seeds: list) -> str:
+    """A sentence on `monotonic.first_seeds_changes`: how many of a table's `cells` take another verdict on `seeds`
+    than on its `first` seeds alone, by change ("" when the table has no more seeds than `first`)."""
+    if len(seeds) <= len(first):
+        return ""
+    text = f"Judged on its first {seeds_text(first)} alone, "
+    if changes.empty:
+        return text + f"none of the {cells} cells had another verdict."
+    moves = changes.groupby(["verdict before", "verdict after"], sort=False).size()
+    return (text + f"{len(changes)} of the {cells} cells had another verdict: "
+            + "; ".join(f"{n} from *{b}* to *{a}*" for (b, a), n in moves.items()) + " (the cells below).")
+
+
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
                       paper_fit: dict[tuple[str, str], float] | None = None) -> Callable:
     """The reason given for a cell of a `compare.cell_side_by_side` table that is not reproduced: not trained (its runs'

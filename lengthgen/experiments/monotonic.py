@@ -359,6 +359,18 @@ def against_paper(name: str, runs: pd.DataFrame, budget: str) -> tuple[pd.DataFr
     return side, balanced, seeds
 
 
+def first_seeds_changes(name: str, runs: pd.DataFrame, side: pd.DataFrame, budget: str,
+                        first: int = 3) -> tuple[pd.DataFrame, list]:
+    """Did the seeds beyond the first `first` change grid `name`'s verdicts? `compare.verdict_changes` between the
+    table judged on its first `first` common seeds alone (as `against_paper` judges it) and `side`, judged on all of
+    them; also those first seeds. An empty frame when the table has no more than `first` common seeds."""
+    seeds = compare.on_common_seeds(runs)[1]
+    if len(seeds) <= first:
+        return pd.DataFrame(), seeds
+    before = against_paper(name, runs[runs.seed.isin(seeds[:first])], budget)[0]
+    return compare.verdict_changes(before, side), seeds[:first]
+
+
 def trained_longest(task_name: str, train_size: int | None) -> int:
     """The longest training target (in tokens) among the first `train_size` training examples of a task."""
     task = TASKS[task_name]()
