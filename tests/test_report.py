@@ -558,11 +558,12 @@ def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds():
     assert changes.length.tolist() == ["15", "30", "100"]
     assert set(changes["verdict before"]) == {"reproduced"} and set(changes["verdict after"]) == {
         "reproduced (seeds split)"}
-    assert report.first_seeds_text(changes, len(side), first, seeds) == (
-        "Judged on its first seeds 0-2 alone, 3 of the 3 cells had another verdict: 3 "
-        "from *reproduced* to *reproduced (seeds split)* (the cells below).")
-    assert report.first_seeds_text(changes.iloc[:0], 3, first, seeds).endswith("none of the 3 cells had another "
-                                                                             "verdict.")
+    text, table = report.first_seeds_parts(changes, first, len(side), seeds)
+    assert text == ("Judged on its first seeds 0-2 alone, 3 of the 3 cells had another verdict: 3 from *reproduced* "
+                    "to *reproduced (seeds split)* (the cells below).")
+    assert table.equals(changes.round(1))
+    assert report.first_seeds_parts(changes.iloc[:0], first, 3, seeds) == (
+        "Judged on its first seeds 0-2 alone, none of the 3 cells had another verdict.", "")
     three = runs[runs.seed < 3]
     assert mla.first_seeds_changes("mla-main", three, side, "full protocol")[0].empty
-    assert report.first_seeds_text(changes.iloc[:0], 3, [0, 1, 2], [0, 1, 2]) == ""
+    assert report.first_seeds_parts(changes.iloc[:0], [0, 1, 2], 3, [0, 1, 2]) == ("", "")

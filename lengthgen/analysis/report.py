@@ -54,17 +54,20 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
             "seed where a table lists seeds).")
 
 
-def first_seeds_text(changes: pd.DataFrame, cells: int, first: list, seeds: list) -> str:
-    """A sentence on `monotonic.first_seeds_changes`: how many of a table's `cells` take another verdict on `seeds`
-    than on its `first` seeds alone, by change ("" when the table has no more seeds than `first`)."""
+def first_seeds_parts(changes: pd.DataFrame, first: list, cells: int, seeds: list) -> tuple[str, object]:
+    """For `figures.show_parts`, given `monotonic.first_seeds_changes` (changes, first seeds), the table's number of
+    `cells` and all its `seeds`: a sentence on how many cells take another verdict on all the seeds than on the first
+    ones alone, by change, and the changed cells rounded (each part "" when there is none to show; both "" when the
+    table has no more seeds than `first`)."""
     if len(seeds) <= len(first):
-        return ""
+        return "", ""
     text = f"Judged on its first {seeds_text(first)} alone, "
     if changes.empty:
-        return text + f"none of the {cells} cells had another verdict."
+        return text + f"none of the {cells} cells had another verdict.", ""
     moves = changes.groupby(["verdict before", "verdict after"], sort=False).size()
     return (text + f"{len(changes)} of the {cells} cells had another verdict: "
-            + "; ".join(f"{n} from *{b}* to *{a}*" for (b, a), n in moves.items()) + " (the cells below).")
+            + "; ".join(f"{n} from *{b}* to *{a}*" for (b, a), n in moves.items()) + " (the cells below)."
+            ), changes.round(1)
 
 
 def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
