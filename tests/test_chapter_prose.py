@@ -176,10 +176,22 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
     assert (share.loc[64:] > paper_share.loc[64:]).all()  # "worth less than in the paper's"
 
 
+def _listed(parts) -> str:
+    """Items as the prose lists them: "a", "a and b", "a, b and c"."""
+    *head, last = parts
+    return f"{', '.join(head)} and {last}" if head else last
+
+
+def _and(seeds) -> str:
+    """`seeds_text` as the prose writes it: "seeds 0-2 and 4", "seeds 0, 1 and 3", "seed 3"."""
+    word, _, listed = seeds_text(seeds).partition(" ")
+    return f"{word} {_listed(listed.split(', '))}"
+
+
 def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     """Monotonic attention, Table 4 on Inv ReCopy / Inv Reverse ReCopy: each run's reading direction (its gate) beside
-    its accuracy, for OneStep and its three ablations (seeds 0-2; -Step 3 also seed 3, with its gate's course; OneStep
-    also seeds 3 and 4), and the untrained gates of those runs."""
+    its accuracy, for OneStep and its three ablations (the seeds stored of each), the untrained gates of those runs,
+    and the gate's course in the runs that record it after every epoch."""
     store = ResultStore(ROOT / "results")
     ablations = EXPERIMENTS["mla-ablations"]
     runs = mla.with_unablated("mla-ablations", mla.stored(ablations, store), mla.stored(EXPERIMENTS["mla-main"], store))
@@ -189,61 +201,74 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
                                                       values="value")
     paper = mla.paper_table(mla.PAPER_TABLES["mla-ablations"]).set_index(["variant", "task", "length"]).paper
     step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
-    first3, late = acc.loc[step3].drop(3, level="seed"), acc.loc[step3].xs(3, level="seed")
+    forward = (gates.gate >= 0.5).unstack("task")  # (variant, seed) x task: does the run read forward?
+    back3, forth3 = (list(forward.loc[step3].index[forward.loc[step3].inv_recopy == way]) for way in (False, True))
 
     def span(values) -> str:
         return f"{values.min():.1f}-{values.max():.1f}%"
 
-    reverse_sigmoid = gates.loc[(sigmoid, "inv_reverse_recopy")]
-    forward_seeds = list(reverse_sigmoid.index[reverse_sigmoid.reads == "wrong way"])
-    (right_seed,) = reverse_sigmoid.index[reverse_sigmoid.reads == "right way"]
+    def at(variant, task, seeds, length):
+        return acc.loc[(variant, task, seeds), length]
+
+    sig_forward = forward.loc[sigmoid]
+    (sig_solved,) = sig_forward.index[sig_forward.inv_recopy]  # the one -Sigmoid seed that reads Inv ReCopy forward
+    sig_back = list(sig_forward.index[~sig_forward.inv_recopy])
+    sig_rev_forward = list(sig_forward.index[sig_forward.inv_reverse_recopy])
+    (sig_rev_solved,) = sig_forward.index[~sig_forward.inv_reverse_recopy]
     free = gates.loc[[step3, sigmoid]]
     right, wrong = free.index[free.reads == "right way"], free.index[free.reads == "wrong way"]
     configs = [c for name in ("mla-ablations", "mla-main") for c in EXPERIMENTS[name].configs_for("full")
                if (c.model.attention, c.task, c.seed) in gates.index]
-    initial = mla.initial_gates(configs, examples=500)
-    history = collect_history(ablations, [c for c in configs if c.seed == 3], store)
+    initial = mla.initial_gates(configs, examples=500).set_index(["variant", "task", "seed"]).initial.sort_index()
+    course = mla.gate_course(collect_history(ablations, configs, store))
+    ends_forward = free.index[free.gate >= 0.5]
     quotes = [
-        "(seeds 0-2, with seed 3 of −Step 3 and seeds 3 and 4 of OneStep, the stored runs and their gates)",
+        "(seeds 0-4 of OneStep and −Step 3, seeds 0-3 of −Sigmoid and seeds 0-2 of −Step 2: the stored runs and their "
+        "gates)",
         "(in all five seeds it reads both tasks the right way",
         f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
-        f"(gate at most {gates.loc[step3].gate.drop(3, level='seed').max():.4f})",
-        f"scores {span(first3.loc['inv_recopy', '15'])} at 15 and 0 beyond (the paper: "
+        f"In {_and(back3)} −Step 3 reads both inverted tasks reversed (gate at most "
+        f"{gates.gate.loc[(step3, slice(None), back3)].max():.4f})",
+        f"where it scores {span(at(step3, 'inv_recopy', back3, '15'))} at 15 and 0 beyond (the paper: "
         + " / ".join(f"{paper[step3, 'inv_recopy', n]:.1f}".removesuffix(".0") for n in ("15", "30", "100")) + ")",
-        f"reaches {span(first3.loc['inv_reverse_recopy', '100'])} at 100 (the paper: "
+        f"where it reaches {span(at(step3, 'inv_reverse_recopy', back3, '100'))} at 100 (the paper: "
         f"{paper[step3, 'inv_reverse_recopy', '100']:.0f})",
-        f"(gate at least {history.direction_gate.min():.2f} from its first epoch on)",
-        f"where it reaches {late.loc['inv_recopy', '100']:.1f}% at 100",
-        f"Inv Reverse ReCopy ({late.loc['inv_reverse_recopy', '15']:.1f}% at 15, 0 beyond)",
-        f"({span(acc.loc[(sigmoid, 'inv_recopy'), '15'])} at 15, 0 beyond)",
-        "forward in seeds " + " and ".join(map(str, forward_seeds)) + " ("
-        + " and ".join(f"{acc.loc[(sigmoid, 'inv_reverse_recopy', s), '15']:.1f}" for s in forward_seeds)
+        f"In {_and(forth3)} it reads both forward (gate at least "
+        f"{gates.gate.loc[(step3, slice(None), forth3)].min():.4f})",
+        f"where it reaches {at(step3, 'inv_recopy', forth3, '100').iloc[0]:.1f}% at 100",
+        f"Inv Reverse ReCopy ({at(step3, 'inv_reverse_recopy', forth3, '15').iloc[0]:.1f}% at 15, 0 beyond)",
+        f"reversed in {_and(sig_back)} ({span(at(sigmoid, 'inv_recopy', sig_back, '15'))} at 15, 0 beyond) and forward "
+        f"in seed {sig_solved}, which reaches {acc.loc[(sigmoid, 'inv_recopy', sig_solved), '100']:.1f}% at 100",
+        f"forward in {_and(sig_rev_forward)} ("
+        + _listed([f"{v:.1f}" for v in at(sigmoid, "inv_reverse_recopy", sig_rev_forward, "15")])
         + "% at 15, 0 beyond)",
-        f"reversed in seed {right_seed}, which reaches "
-        f"{acc.loc[(sigmoid, 'inv_reverse_recopy', right_seed), '100']:.1f}% at 100",
+        f"reversed in seed {sig_rev_solved}, which reaches "
+        f"{acc.loc[(sigmoid, 'inv_reverse_recopy', sig_rev_solved), '100']:.1f}% at 100",
         f"(at least {acc.loc[right, '100'].min():.1f}%) in each of the {len(right)} runs",
         f"each of the {len(wrong)} that read it the wrong way",
-        f"lie near 0.5 ({initial.initial.min():.3f}-{initial.initial.max():.3f};",
-        "slightly reversed in seeds 0-3 and slightly forward in seed 4, which only OneStep has"]
+        f"lie near 0.5 ({initial.min():.3f}-{initial.max():.3f};",
+        "slightly reversed in seeds 0-3 and slightly forward in seed 4",
+        f"the {len(ends_forward)} that end forward all started slightly reversed",
+        f"(gate at least {course[course['last'] >= 0.5]['first'].min():.3f} or at most "
+        f"{course[course['last'] < 0.5]['first'].max():.3f}) and never crosses 0.5 again",
+        f"The ablation runs of seeds 3 and 4 ({len(course)} so far, all of −Step 3 and −Sigmoid)"]
     text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
-        "onestep": [0, 1, 2, 3, 4], "onestep_no_sigmoid": [0, 1, 2], "onestep_no_step2": [0, 1, 2],
-        "onestep_no_step3": [0, 1, 2, 3]}  # "seeds 0-2, with seed 3 of −Step 3 and seeds 3 and 4 of OneStep"
-    assert len(first3) == 6 and len(late) == 2 and len(gates) == 30
-    assert (gates.loc[step3].gate.drop(3, level="seed") < 0.1).all()  # seeds 0-2 "read both reversed"
-    assert (gates.loc[step3].gate.xs(3, level="seed") > 0.9).all()  # seed 3 "reads both forward"
-    assert (gates.loc[(sigmoid, "inv_recopy")].gate < 0.1).all()
+        "onestep": [0, 1, 2, 3, 4], "onestep_no_sigmoid": [0, 1, 2, 3], "onestep_no_step2": [0, 1, 2],
+        "onestep_no_step3": [0, 1, 2, 3, 4]}  # "seeds 0-4 of OneStep and −Step 3, seeds 0-3 of −Sigmoid ..."
+    assert (forward.loc[step3].inv_recopy == forward.loc[step3].inv_reverse_recopy).all()  # "both tasks the same way"
+    assert (sig_forward.inv_recopy == sig_forward.inv_reverse_recopy)[[2, 3]].all()  # "as −Sigmoid does in seeds 2, 3"
+    assert not (sig_forward.inv_recopy | ~sig_forward.inv_reverse_recopy)[[0, 1]].any()  # seeds 0, 1: each wrong way
     assert (gates.loc[["onestep", "onestep_no_step2"]].reads == "right way").all()  # "read both tasks the right way"
     assert (acc.loc[wrong, ["30", "100"]] == 0).all(axis=None)  # "0 beyond", "failed beyond 15"
-    assert len(initial) == len(gates)
-    assert (initial.initial - 0.5).abs().max() < 0.06  # "lie near 0.5"
-    # "slightly reversed in seeds 0-3 and slightly forward in seed 4"
-    assert {s: set(g.initial > 0.5) for s, g in initial.groupby("seed")} == {
-        0: {False}, 1: {False}, 2: {False}, 3: {False}, 4: {True}}
-    assert set(initial[initial.seed == 4].variant) == {"onestep"}  # "which only OneStep has"
-    assert (initial.groupby(["task", "seed"]).initial.nunique() == 1).all()  # "share one initialisation per seed"
-    assert sorted(history.task.unique()) == ["inv_recopy", "inv_reverse_recopy"] and history.epoch.min() == 0
+    assert (initial.reindex(gates.index).notna()).all()  # "the untrained gates of all these runs"
+    seed_lean = initial.groupby("seed").agg(["min", "max"])  # one initialisation per seed, so the lean is the seed's
+    assert (seed_lean.loc[[0, 1, 2, 3], "max"] < 0.5).all() and seed_lean.loc[4, "min"] > 0.5
+    assert (initial.loc[ends_forward] < 0.5).all()  # "the ... that end forward all started slightly reversed"
+    assert (free.loc[(step3, slice(None), 4)].gate < 0.5).all()  # "−Step 3's seed 4 ... ends reversed on both tasks"
+    assert set(course.variant) == {step3, sigmoid} and set(course.seed) == {3, 4}  # "of seeds 3 and 4, all of ..."
+    assert (course.crossings == 0).all() and (course.starts == course.ends).all()  # "on its final side after ..."
 
 
 def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
