@@ -176,16 +176,10 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
     assert (share.loc[64:] > paper_share.loc[64:]).all()  # "worth less than in the paper's"
 
 
-def _listed(parts) -> str:
-    """Items as the prose lists them: "a", "a and b", "a, b and c"."""
-    *head, last = parts
-    return f"{', '.join(head)} and {last}" if head else last
-
-
 def _and(seeds) -> str:
     """`seeds_text` as the prose writes it: "seeds 0-2 and 4", "seeds 0, 1 and 3", "seed 3"."""
-    word, _, listed = seeds_text(seeds).partition(" ")
-    return f"{word} {_listed(listed.split(', '))}"
+    head, _, last = seeds_text(seeds).rpartition(", ")
+    return f"{head} and {last}" if head else last
 
 
 def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
@@ -211,8 +205,8 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         return acc.loc[(variant, task, seeds), length]
 
     sig_forward = forward.loc[sigmoid]
-    (sig_solved,) = sig_forward.index[sig_forward.inv_recopy]  # the one -Sigmoid seed that reads Inv ReCopy forward
-    sig_back = list(sig_forward.index[~sig_forward.inv_recopy])
+    sig_solved, sig_back = (list(sig_forward.index[sig_forward.inv_recopy == way]) for way in (True, False))
+    sig_same = list(sig_forward.index[sig_forward.inv_recopy == sig_forward.inv_reverse_recopy])
     sig_rev_forward = list(sig_forward.index[sig_forward.inv_reverse_recopy])
     (sig_rev_solved,) = sig_forward.index[~sig_forward.inv_reverse_recopy]
     free = gates.loc[[step3, sigmoid]]
@@ -221,10 +215,9 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
                if (c.model.attention, c.task, c.seed) in gates.index]
     initial = mla.initial_gates(configs, examples=500).set_index(["variant", "task", "seed"]).initial.sort_index()
     course = mla.gate_course(collect_history(ablations, configs, store))
-    ends_forward = free.index[free.gate >= 0.5]
+    crossed = free.index[(free.gate >= 0.5) != (initial.loc[free.index] >= 0.5)]  # ends on the other side of 0.5
     quotes = [
-        "(seeds 0-4 of OneStep and −Step 3, seeds 0-3 of −Sigmoid and seeds 0-2 of −Step 2: the stored runs and their "
-        "gates)",
+        "(seeds 0-4 of OneStep, −Step 3 and −Sigmoid and seeds 0-2 of −Step 2: the stored runs and their gates)",
         "(in all five seeds it reads both tasks the right way",
         f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
         f"In {_and(back3)} −Step 3 reads both inverted tasks reversed (gate at most "
@@ -238,35 +231,34 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         f"where it reaches {at(step3, 'inv_recopy', forth3, '100').iloc[0]:.1f}% at 100",
         f"Inv Reverse ReCopy ({at(step3, 'inv_reverse_recopy', forth3, '15').iloc[0]:.1f}% at 15, 0 beyond)",
         f"reversed in {_and(sig_back)} ({span(at(sigmoid, 'inv_recopy', sig_back, '15'))} at 15, 0 beyond) and forward "
-        f"in seed {sig_solved}, which reaches {acc.loc[(sigmoid, 'inv_recopy', sig_solved), '100']:.1f}% at 100",
-        f"forward in {_and(sig_rev_forward)} ("
-        + _listed([f"{v:.1f}" for v in at(sigmoid, "inv_reverse_recopy", sig_rev_forward, "15")])
-        + "% at 15, 0 beyond)",
+        f"in {_and(sig_solved)}, which reach {span(at(sigmoid, 'inv_recopy', sig_solved, '100'))} at 100",
+        f"forward in {_and(sig_rev_forward)} ({span(at(sigmoid, 'inv_reverse_recopy', sig_rev_forward, '15'))} at 15, "
+        "0 beyond)",
+        f"as −Sigmoid does in {seeds_text(sig_same)},",
         f"reversed in seed {sig_rev_solved}, which reaches "
         f"{acc.loc[(sigmoid, 'inv_reverse_recopy', sig_rev_solved), '100']:.1f}% at 100",
         f"(at least {acc.loc[right, '100'].min():.1f}%) in each of the {len(right)} runs",
         f"each of the {len(wrong)} that read it the wrong way",
         f"lie near 0.5 ({initial.min():.3f}-{initial.max():.3f};",
         "slightly reversed in seeds 0-3 and slightly forward in seed 4",
-        f"the {len(ends_forward)} that end forward all started slightly reversed",
+        f"{len(crossed)} of the {len(free)} end on the other side of 0.5",
         f"(gate at least {course[course['last'] >= 0.5]['first'].min():.3f} or at most "
         f"{course[course['last'] < 0.5]['first'].max():.3f}) and never crosses 0.5 again",
         f"The ablation runs of seeds 3 and 4 ({len(course)} so far, all of −Step 3 and −Sigmoid)"]
     text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
-        "onestep": [0, 1, 2, 3, 4], "onestep_no_sigmoid": [0, 1, 2, 3], "onestep_no_step2": [0, 1, 2],
-        "onestep_no_step3": [0, 1, 2, 3, 4]}  # "seeds 0-4 of OneStep and −Step 3, seeds 0-3 of −Sigmoid ..."
+        "onestep": [0, 1, 2, 3, 4], "onestep_no_sigmoid": [0, 1, 2, 3, 4], "onestep_no_step2": [0, 1, 2],
+        "onestep_no_step3": [0, 1, 2, 3, 4]}  # "seeds 0-4 of OneStep, −Step 3 and −Sigmoid and seeds 0-2 of −Step 2"
     assert (forward.loc[step3].inv_recopy == forward.loc[step3].inv_reverse_recopy).all()  # "both tasks the same way"
-    assert (sig_forward.inv_recopy == sig_forward.inv_reverse_recopy)[[2, 3]].all()  # "as −Sigmoid does in seeds 2, 3"
     assert not (sig_forward.inv_recopy | ~sig_forward.inv_reverse_recopy)[[0, 1]].any()  # seeds 0, 1: each wrong way
     assert (gates.loc[["onestep", "onestep_no_step2"]].reads == "right way").all()  # "read both tasks the right way"
     assert (acc.loc[wrong, ["30", "100"]] == 0).all(axis=None)  # "0 beyond", "failed beyond 15"
     assert (initial.reindex(gates.index).notna()).all()  # "the untrained gates of all these runs"
     seed_lean = initial.groupby("seed").agg(["min", "max"])  # one initialisation per seed, so the lean is the seed's
     assert (seed_lean.loc[[0, 1, 2, 3], "max"] < 0.5).all() and seed_lean.loc[4, "min"] > 0.5
-    assert (initial.loc[ends_forward] < 0.5).all()  # "the ... that end forward all started slightly reversed"
-    assert (free.loc[(step3, slice(None), 4)].gate < 0.5).all()  # "−Step 3's seed 4 ... ends reversed on both tasks"
+    assert set(crossed) == {(v, t, s) for v, s in ((step3, 3), (step3, 4), (sigmoid, 3)) for t in forward.columns} | {
+        (sigmoid, "inv_reverse_recopy", s) for s in (0, 1)}  # "−Step 3's seeds 3 and 4 and −Sigmoid's seed 3 ..."
     assert set(course.variant) == {step3, sigmoid} and set(course.seed) == {3, 4}  # "of seeds 3 and 4, all of ..."
     assert (course.crossings == 0).all() and (course.starts == course.ends).all()  # "on its final side after ..."
 
