@@ -195,7 +195,9 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
                                                       values="value")
     paper = mla.paper_table(mla.PAPER_TABLES["mla-ablations"]).set_index(["variant", "task", "length"]).paper
     step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
-    forward = (gates.gate >= 0.5).unstack("task")  # (variant, seed) x task: does the run read forward?
+    assert (gates.reads != "undecided").all()
+    needs_forward = gates.index.get_level_values("task").map(mla.reads_forward)
+    forward = ((gates.reads == "right way") == needs_forward).unstack("task")  # (variant, seed) x task: reads forward?
     back3, forth3 = (list(forward.loc[step3].index[forward.loc[step3].inv_recopy == way]) for way in (False, True))
 
     def span(values) -> str:
