@@ -194,7 +194,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     acc = runs[runs.metric == "accuracy"].pivot_table(index=["variant", "task", "seed"], columns="length",
                                                       values="value")
     paper = mla.paper_table(mla.PAPER_TABLES["mla-ablations"]).set_index(["variant", "task", "length"]).paper
-    step3, sigmoid = "onestep_no_step3", "onestep_no_sigmoid"
+    step2, step3, sigmoid = "onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid"
     assert (gates.reads != "undecided").all()
     needs_forward = gates.index.get_level_values("task").map(mla.reads_forward)
     forward = ((gates.reads == "right way") == needs_forward).unstack("task")  # (variant, seed) x task: reads forward?
@@ -222,7 +222,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     lean = lean.set_index(["variant", "task", "seed"])
     crossed = lean.index[(lean.leans == "needed way") != (lean.reads == "right way")]  # ends against its lean
     quotes = [
-        "(seeds 0-4 of OneStep, −Step 3 and −Sigmoid and seeds 0-2 of −Step 2: the stored runs and their gates)",
+        "(seeds 0-4 of OneStep and of each of its three ablations: the stored runs and their gates)",
         "(in all five seeds it reads both tasks the right way",
         f"scores at most {acc.loc['onestep', '15'].max():.1f}% at 15",
         f"In {_and(back3)} −Step 3 reads both inverted tasks reversed (gate at most "
@@ -249,15 +249,18 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         f"{len(crossed)} of the {len(free)} end on the other side of 0.5",
         f"(gate at least {course[course['last'] >= 0.5]['first'].min():.3f} or at most "
         f"{course[course['last'] < 0.5]['first'].max():.3f}) and never crosses 0.5 again",
-        f"The ablation runs of seeds 3 and 4 ({len(course)} so far, all of −Step 3 and −Sigmoid)"]
+        f"The ablation runs of seeds 3 and 4 ({len(course)}: each of the three ablations on both tasks)",
+        f"scores {span(acc.loc[step2, '15'])} at 15 (the paper: "
+        + " and ".join(f"{paper[step2, t, '15']:.1f}" for t in forward.columns)
+        + f") and at most {acc.loc[step2, ['30', '100']].max(axis=None):.1f}% at 30 and 100 (the paper: 0)"]
     text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
-        "onestep": [0, 1, 2, 3, 4], "onestep_no_sigmoid": [0, 1, 2, 3, 4], "onestep_no_step2": [0, 1, 2],
-        "onestep_no_step3": [0, 1, 2, 3, 4]}  # "seeds 0-4 of OneStep, −Step 3 and −Sigmoid and seeds 0-2 of −Step 2"
+        v: [0, 1, 2, 3, 4] for v in ("onestep", step2, step3, sigmoid)}  # "seeds 0-4 of OneStep and of each ..."
+    assert (paper.loc[step2, list(forward.columns), ["30", "100"]] == 0).all()  # −Step 2 beyond 15: "(the paper: 0)"
     assert (forward.loc[step3].inv_recopy == forward.loc[step3].inv_reverse_recopy).all()  # "both tasks the same way"
     assert not (sig_forward.inv_recopy | ~sig_forward.inv_reverse_recopy)[[0, 1]].any()  # seeds 0, 1: each wrong way
-    assert (gates.loc[["onestep", "onestep_no_step2"]].reads == "right way").all()  # "read both tasks the right way"
+    assert (gates.loc[["onestep", step2]].reads == "right way").all()  # "read both tasks the right way"
     assert (acc.loc[wrong, ["30", "100"]] == 0).all(axis=None)  # "0 beyond", "failed beyond 15"
     assert (initial.reindex(gates.index).notna()).all()  # "the untrained gates of all these runs"
     assert (initial.groupby(["task", "seed"]).nunique() == 1).all()  # "share one initialisation per seed"
@@ -265,7 +268,9 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
     assert (seed_lean.loc[[0, 1, 2, 3], "max"] < 0.5).all() and seed_lean.loc[4, "min"] > 0.5
     assert set(crossed) == {(v, t, s) for v, s in ((step3, 3), (step3, 4), (sigmoid, 3)) for t in forward.columns} | {
         (sigmoid, "inv_reverse_recopy", s) for s in (0, 1)}  # "−Step 3's seeds 3 and 4 and −Sigmoid's seed 3 ..."
-    assert set(course.variant) == {step3, sigmoid} and set(course.seed) == {3, 4}  # "of seeds 3 and 4, all of ..."
+    # "of seeds 3 and 4 (12: each of the three ablations on both tasks)"
+    assert sorted(zip(course.variant, course.task, course.seed, strict=True)) == sorted(
+        (v, t, s) for v in (step2, step3, sigmoid) for t in forward.columns for s in (3, 4))
     # "on its final side after its first epoch ... never crosses 0.5 again" (`settled` is epoch 0 when it never does)
     assert (course.crossings == 0).all() and (course.settled == 0).all()
 
