@@ -252,7 +252,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         f"The ablation runs of seeds 3 and 4 ({len(course)}: each of the three ablations on both tasks)",
         f"scores {span(acc.loc[step2, '15'])} at 15 (the paper: "
         + " and ".join(f"{paper[step2, t, '15']:.1f}" for t in forward.columns)
-        + f") and at most {acc.loc[step2, ['30', '100']].max(axis=None):.1f}% at 30 and 100 (the paper: 0)"]
+        + f") and at most {acc.loc[step2, ['30', '100']].max(axis=None):.2f}% at 30 and 100 (the paper: 0)"]
     text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
