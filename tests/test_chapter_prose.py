@@ -10,7 +10,6 @@ from lengthgen.experiments import EXPERIMENTS
 from lengthgen.experiments import monotonic as mla
 from lengthgen.experiments import vanishing_variance_paper as vv_paper
 from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
-from lengthgen.metrics import BEST_DEV
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect_history, stored_runs
 from lengthgen.seeding import seeds_text
@@ -30,7 +29,7 @@ def markdown_cell(chapter: str, start: str) -> str:
 def test_the_scan_paragraph_quotes_the_stored_scan_runs():
     runs = mla.stored(EXPERIMENTS["mla-scan"], ResultStore(ROOT / "results"))
     side, (common, seeds) = mla.scan_side(runs), compare.on_common_seeds(runs)
-    dev = common[(common.metric == BEST_DEV) & (common.length == "train")].value
+    dev = common[(common.metric == "best_dev") & (common.length == "train")].value
     dev_floor = math.floor(dev.min() * 10) / 10  # "at least": the lowest, rounded down
     ours = {name: f"{value:.1f}" for name, value in side.ours.items()}
     text = markdown_cell("monotonic-attention", "**What the SCAN table says**")
