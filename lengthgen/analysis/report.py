@@ -74,9 +74,10 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
                       paper_fit: dict[tuple[str, str], float] | None = None) -> Callable:
     """The reason given for a cell of a `compare.cell_side_by_side` table that is not reproduced: not trained (its runs'
     iid accuracy, the budget, and, where `paper_fit` ((variant, task) -> the paper's own iid accuracy, for a table
-    that reports one) has it below the bar too, the paper's), ours lower (with the training budget, the number of
-    seeds and, where `directions` (a `monotonic.direction_table`) shows it, the seeds that read the task the wrong
-    way) or ours higher."""
+    that reports one) has it below the bar too, the paper's), ours lower (with the training budget) or ours higher,
+    each with the number of seeds and, where `directions` (a `monotonic.direction_table`) shows them, the seeds that
+    read the task the wrong way (a reading that can move a cell either way: on an inverted task the wrong way can
+    score above the paper)."""
 
     def wrong_way(row) -> str:
         if directions is None:
@@ -96,7 +97,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
             return f"{percent_iid(row.task, row.iid)} in distribution (< {TRAINED:.0f}%){theirs}; {budget}, {seeds}"
         if row.ours < row.paper:
             return f"ours lower; {budget}, {seeds}{wrong_way(row)}"
-        return f"ours higher; {seeds}"
+        return f"ours higher; {seeds}{wrong_way(row)}"
 
     return reason
 
