@@ -41,7 +41,7 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
                         "verdict": "partly"})
     assert reason(higher) == "ours higher; 1 seed"
     reversed_higher = pd.Series({"task": "copy", "variant": "mono", "paper": 0.0, "ours": 50.0, "seeds": 2,
-                                 "verdict": "partly"})  # e.g. an inverted task read the wrong way
+                                 "verdict": "partly"})  # a wrong-way reading can beat the paper (inverted tasks)
     assert reason(reversed_higher) == "ours higher; 2 seeds; 1 of 2 seeds read the task the wrong way (g = 0.02)"
     untrained = pd.Series({"task": "copy", "variant": "content", "paper": 0.0, "ours": 0.0, "seeds": 1, "iid": 47.0,
                            "verdict": "not trained"})
