@@ -75,6 +75,7 @@ def test_the_scan_paragraph_quotes_the_stored_scan_runs():
     assert len(dev) == common.key.nunique()
     assert len(failed) == 2 and "mix_onestep" in failed.index  # "two are not, both below the paper"
     assert (failed.ours < failed["paper mean"]).all()
+    assert len(below) == 4  # "four more rows ... sit below the paper"
     assert mixing.index.isin(tighter.index).all()
     assert side.ours.idxmax() == "relative" and side.ours.idxmin() == "bi_relative"
     assert max(abs(side.ours[name] - side.ours["mix_" + name]) for name in MIXED) <= 2  # "no ... more than 2 points"
