@@ -17,12 +17,12 @@ from torch import nn
 
 from lengthgen.data import EOS, LMBatch
 from lengthgen.device import device_of
-from lengthgen.experiments.abc import ARITHMETIC_PROFILES, build_arithmetic
-from lengthgen.experiments.monotonic import Seq2SeqRun, build
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.probe import ProbeConfig
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES, build_arithmetic
+from lengthgen.papers.mla.experiments import Seq2SeqRun, build
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length, sequence_metrics

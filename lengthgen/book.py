@@ -1,7 +1,8 @@
 """Build the book: execute each chapter notebook with papermill (profile as a parameter), then Jupyter Book 1.
 
 The chapters are the notebooks that `_toc.yml` lists under book/chapters/, in its order: that file is the one list.
-Executed copies go to book/chapters/ (ignored by git); the book is built from them with execution off. While a
+Their sources are MyST-markdown notebooks (jupytext), notebooks/<name>.md; papermill executes each one's .ipynb form
+into book/chapters/ (ignored by git), from which the book is built with execution off. While a
 chapter runs, the terminal shows which chapter of how many, a bar over its cells and the elapsed time; what the
 kernel prints on its own (warnings, shutdown noise) goes to _build/logs/<chapter>.log.
 """
@@ -12,14 +13,15 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from lengthgen.analysis.figures import BOOK_ENV
+from lengthgen.display import BOOK_ENV, breakable, table_html
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.base import PROFILES
+from lengthgen.papers.base import PROFILES
 from lengthgen.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,10 +32,22 @@ TOC = ROOT / "_toc.yml"
 def chapters_of(toc: Path) -> dict[str, str]:
     """chapter name -> source notebook, for every `- file: book/chapters/<name>` entry of a table of contents."""
     names = re.findall(r"^\s*- file: book/chapters/([\w-]+)\s*$", toc.read_text(), flags=re.MULTILINE)
-    return {name: f"notebooks/{name}.ipynb" for name in names}
+    return {name: f"notebooks/{name}.md" for name in names}
 
 
 CHAPTERS = Registry("chapter", chapters_of(TOC))
+
+
+def text_notebook(path: Path):
+    """The notebook (nbformat) of a MyST-markdown source, as jupytext reads it."""
+    import jupytext
+
+    return jupytext.read(path)
+
+
+def cell_sources(path: Path, kind: str) -> list[str]:
+    """The source of each cell of one kind ("code" or "markdown") of a MyST-markdown notebook, in order."""
+    return [c.source for c in text_notebook(path).cells if c.cell_type == kind]
 
 
 @contextlib.contextmanager
@@ -56,13 +70,12 @@ def start_chapter() -> float:
     """What every chapter does first, in JupyterLab as under papermill: work from the repository folder (so the
     relative paths `results` and `_build/results` are the book build's), one torch thread (the models are tiny: one
     thread trains them about as fast as two and does not stall when another process holds the other core; sweep
-    workers use one each), and pandas tables shown in full, as `compare.table_html` writes them. Returns the start
+    workers use one each), and pandas tables shown in full, as `table_html` writes them. Returns the start
     time (`time.perf_counter()`)."""
     import pandas as pd
     import torch
     from IPython import get_ipython
 
-    from lengthgen.analysis.compare import table_html
 
     os.chdir(ROOT)
     torch.set_num_threads(1)
@@ -118,13 +131,13 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
         label: shown before the chapter's name on its progress bar (e.g. "[1/2]").
         log: where the kernel's own output goes (default: _build/logs/<chapter>.log under the repository).
     """
+    import nbformat
     import papermill
     from papermill.engines import papermill_engines
 
     papermill_engines.register("lengthgen", ticking_engine())
-    source = ROOT / CHAPTERS[chapter]
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / source.name
+    target = out_dir / f"{chapter}.ipynb"
     log = log or ROOT / "_build" / "logs" / f"{chapter}.log"
     params = {"profile": profile, **({"results_dir": results_dir} if results_dir else {})}
     previous = os.environ.get(BOOK_ENV)
@@ -132,7 +145,9 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
     start = time.perf_counter()
     bar = {"desc": f"{label} {chapter} ({profile})".strip(), "file": sys.stdout, "mininterval": 1.0}
     try:
-        with stderr_to(log):
+        with stderr_to(log), tempfile.TemporaryDirectory() as scratch:
+            source = Path(scratch) / target.name  # the text notebook, converted for papermill
+            nbformat.write(text_notebook(ROOT / CHAPTERS[chapter]), source)
             papermill.execute_notebook(str(source), str(target), parameters=params, cwd=str(ROOT),
                                        kernel_name="python3", progress_bar=bar, execution_timeout=CELL_TIMEOUT,
                                        engine_name="lengthgen")
@@ -148,8 +163,8 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
 def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
     """Write root/book/scorecard.md (ignored by git) from the stored runs in root/results and the live runs of
     `profile` in `live_dir`: generated at every build, so it cannot fall behind the results."""
-    from lengthgen.experiments.scorecard import breakable, grids, page, scorecard
     from lengthgen.results.store import ResultStore
+    from lengthgen.scorecard import grids, page, scorecard
 
     stored = ResultStore(root / "results")
     card = scorecard(stored, ResultStore(live_dir), live_profile=profile)
@@ -179,7 +194,7 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
         CHAPTERS[name]  # unknown chapter: fail before any work
     for i, name in enumerate(names, 1):
         execute_chapter(name, profile, root / "book" / "chapters", results_dir, label=f"[{i}/{len(names)}]")
-    missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / Path(CHAPTERS[n]).name).exists()]
+    missing = [n for n in CHAPTERS if not (root / "book" / "chapters" / f"{n}.ipynb").exists()]
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
     write_scorecard(root, profile, Path(results_dir) if results_dir else root / "_build" / "results")

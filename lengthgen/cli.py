@@ -15,10 +15,10 @@ import pandas as pd
 
 from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS, PROFILES
-from lengthgen.experiments.base import PROFILE_HELP
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
+from lengthgen.papers import EXPERIMENTS, PROFILES
+from lengthgen.papers.base import PROFILE_HELP
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
 from lengthgen.seeding import fixed_generator, parse_seeds, seeds_text
@@ -185,7 +185,7 @@ def cmd_results(args) -> None:
     if missing:
         tasks = [experiment.labels(c)["task"] for c in missing]
         if df.empty:  # none of the selection is stored: estimate from the chapter's stored grids
-            from lengthgen.experiments.scorecard import chapter_runs
+            from lengthgen.scorecard import chapter_runs
 
             estimate = remaining_time(chapter_runs(store, experiment, args.profile), tasks, " in the chapter's grids")
         else:
@@ -199,7 +199,7 @@ def cmd_results(args) -> None:
 
 def grid_status(args) -> None:
     """`lengthgen results` without an experiment: how far every stored grid is (`scorecard.grids`)."""
-    from lengthgen.experiments.scorecard import grids
+    from lengthgen.scorecard import grids
 
     chosen = [f"--{option}" for option in ("seeds", "task", "variant") if getattr(args, option)]
     if chosen:
@@ -304,7 +304,7 @@ def cmd_merge(args) -> None:
 
 
 def cmd_scorecard(args) -> None:
-    from lengthgen.experiments import scorecard
+    from lengthgen import scorecard
 
     stored = _stored(args.results)
     live = _stored(args.live) if args.live else None

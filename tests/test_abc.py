@@ -4,7 +4,7 @@ noise dropped, empty heads transparent; the public code's rule beside the paper'
 import pytest
 import torch
 
-from lengthgen.analysis.abc import CODE_CROSS, PAPER, Rule, calibrate, direction_bias, line_values
+from lengthgen.analysis.calibration import CODE_CROSS, PAPER, Rule, calibrate, direction_bias, line_values
 
 INF = float("-inf")
 
@@ -87,7 +87,7 @@ def test_bad_sizes_and_directions_are_refused():
 def test_abc_recovers_the_window_a_model_was_forced_to_attend_with():
     """A model whose attention is forced by a windowed bias (w = 0: self-attention on the diagonal, cross-attention
     on the reversed source's anti-diagonal) gives back that window, at a larger size."""
-    from lengthgen.analysis.abc import calibrated_table
+    from lengthgen.analysis.calibration import calibrated_table
     from lengthgen.data import EOS, Seq2SeqBatch
     from lengthgen.models.positional import CLOSED, bias_table, windowed_table
     from lengthgen.models.transformer import EncoderDecoder, TransformerConfig

@@ -8,7 +8,10 @@ import torch
 
 from lengthgen.config import config_dict, from_dict
 from lengthgen.data import collate
-from lengthgen.experiments.abc import (
+from lengthgen.metrics import ACCURACY
+from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.models.transformer import TransformerConfig
+from lengthgen.papers.abc.experiments import (
     ABC_EXPERIMENTS,
     ABC_MODELS,
     ARITHMETIC_PROFILES,
@@ -19,10 +22,7 @@ from lengthgen.experiments.abc import (
     table1_configs,
     variant,
 )
-from lengthgen.experiments.abc_paper import LISTOPS_TASKS
-from lengthgen.metrics import ACCURACY
-from lengthgen.models.positional import CLOSED, bias_table
-from lengthgen.models.transformer import TransformerConfig
+from lengthgen.papers.abc.paper import LISTOPS_TASKS
 
 EXPERIMENTS = {e.name: e for e in ABC_EXPERIMENTS}
 

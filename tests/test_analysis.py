@@ -6,6 +6,7 @@ from scipy import stats as sps
 
 from lengthgen.analysis import compare, figures, stats, variance, verdicts
 from lengthgen.analysis.attention import top_k
+from lengthgen.display import for_display, in_parts
 
 
 def test_loglog_slope_exact_on_power_law():
@@ -376,17 +377,17 @@ def test_paper_beside_ours_puts_our_median_under_the_paper_row():
     assert list(table.columns) == [("copy", "15"), ("copy", "30")]
     assert table.loc[("mono", "ours"), ("copy", "15")] == 6.0       # median of 4, 6, 100
     assert np.isnan(table.loc[("mono", "ours"), ("copy", "30")])    # no run at that split
-    shown = compare.for_display(table)
+    shown = for_display(table)
     assert shown.loc[("mono", "ours"), ("copy", "30")] == "–" and shown.loc[("mono", "paper"), ("copy", "30")] == 2.0
 
 
 def test_in_parts_cuts_a_wide_table_by_its_first_column_level_in_order():
     columns = pd.MultiIndex.from_tuples([(t, n) for t in ("copy", "lookup", "recopy") for n in ("7", "15")])
     table = pd.DataFrame([range(6)], columns=columns)
-    parts = compare.in_parts(table, 2)
+    parts = in_parts(table, 2)
     assert [list(p.columns) for p in parts] == [list(columns[:4]), list(columns[4:])]
     assert pd.concat(parts, axis=1).equals(table)
-    assert len(compare.in_parts(table, 3)) == 1
+    assert len(in_parts(table, 3)) == 1
 
 
 def test_accuracy_grid_aligns_panels_and_marks_cells_not_run():

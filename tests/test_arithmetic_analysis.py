@@ -8,7 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen.analysis.arithmetic import (
+from lengthgen.metrics import ACCURACY
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.abc.experiments import build_arithmetic
+from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, paper_table
+from lengthgen.papers.abc.readings import (
     accuracy_table,
     attention_maps,
     attention_on,
@@ -21,10 +25,6 @@ from lengthgen.analysis.arithmetic import (
     model_name,
     monotone_lists,
 )
-from lengthgen.experiments import EXPERIMENTS
-from lengthgen.experiments.abc import build_arithmetic
-from lengthgen.experiments.abc_paper import APPENDIX_C, TABLE_1, TABLE_3, paper_table
-from lengthgen.metrics import ACCURACY
 
 
 def runs(rows: list[tuple]) -> pd.DataFrame:
@@ -164,7 +164,7 @@ def test_bias_maps_show_the_window_in_source_order(smoke_models):
 
 def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
     from lengthgen.analysis.verdicts import NOT_TRAINED
-    from lengthgen.experiments.abc_paper import READINGS
+    from lengthgen.papers.abc.paper import READINGS
 
     claims = pd.DataFrame([
         ("successor", "ABC", "code", "extrapolates", "extrapolates", 24, 24, "reproduced"),

@@ -1,22 +1,23 @@
 """The book's one list of chapters, how it shows a table, and the build's handling of the kernel's own output."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from lengthgen.analysis.compare import table_html
-from lengthgen.book import CHAPTERS, ROOT, chapters_of, stderr_to
-from lengthgen.experiments import EXPERIMENTS
+from lengthgen.book import CHAPTERS, ROOT, cell_sources, chapters_of, stderr_to, text_notebook
+from lengthgen.display import table_html
+from lengthgen.papers import EXPERIMENTS
 
 
 def test_the_table_of_contents_is_the_one_list_of_chapters(tmp_path):
     toc = tmp_path / "_toc.yml"
     toc.write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/chapters/b-two\n"
                    "  - file: book/methods\n  - file: book/chapters/a_one\n")
-    assert chapters_of(toc) == {"b-two": "notebooks/b-two.ipynb", "a_one": "notebooks/a_one.ipynb"}
-    assert {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")} == set(CHAPTERS)  # every notebook is a chapter
+    assert chapters_of(toc) == {"b-two": "notebooks/b-two.md", "a_one": "notebooks/a_one.md"}
+    assert {p.stem for p in (ROOT / "notebooks").iterdir()} == set(CHAPTERS)  # every notebook is a chapter
     assert {e.chapter for e in EXPERIMENTS.values()} <= set(CHAPTERS)  # every experiment belongs to one
 
 
@@ -36,7 +37,7 @@ def test_a_table_shows_a_missing_value_as_a_dash_and_lets_names_wrap():
     html = table_html(frame)
     assert "<td>onestep_<wbr>no_<wbr>sigmoid</td>" in html and "<td>a &lt; b_<wbr>c</td>" in html
     assert ">inv_<wbr>recopy<" in html and ">solved_<wbr>by<" in html and ">task_<wbr>name<" in html
-    assert "<td>–</td>" in html and "NaN" not in html  # a missing value reads "–", as compare.for_display writes it
+    assert "<td>–</td>" in html and "NaN" not in html  # a missing value reads "–", as for_display writes it
     assert html.replace("<wbr>", "").replace("–", "NaN") == frame._repr_html_()  # the rest as pandas shows it
 
 
@@ -59,3 +60,22 @@ def test_lab_serves_on_loopback_offline_with_a_token():
     assert "--ServerApp.ip=127.0.0.1" in cmd and "--ServerApp.port=8899" in cmd and "--ServerApp.port_retries=0" in cmd
     assert "--IdentityProvider.token=abc" in cmd and all(flag in cmd for flag in OFFLINE)
     assert url(8899, "abc") == "http://127.0.0.1:8899/lab/tree/notebooks?token=abc"
+
+
+def test_lab_opens_the_text_chapters_as_notebooks(tmp_path):
+    from lengthgen.lab import lab_command
+
+    cmd = lab_command(8899, "abc", tmp_path)
+    settings = tmp_path / "_build" / "lab"
+    assert f"--LabApp.app_settings_dir={settings}" in cmd
+    viewers = json.loads((settings / "overrides.json").read_text())["@jupyterlab/docmanager-extension:plugin"]
+    assert viewers["defaultViewers"]["markdown"] == "Jupytext Notebook"
+
+
+def test_a_chapter_source_reads_as_the_notebook_papermill_runs():
+    for chapter in CHAPTERS:
+        cells = text_notebook(ROOT / CHAPTERS[chapter]).cells
+        tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1 and "profile = " in tagged[0].source  # the cell papermill's parameters follow
+        assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")  # the title, not the header
+        assert cell_sources(ROOT / CHAPTERS[chapter], "code") == [c.source for c in cells if c.cell_type == "code"]

@@ -1,15 +1,14 @@
 """Hand-written paragraphs of the chapters that quote stored results quote them as the committed results stand: a
 commit of new runs that moves a quoted number fails here until the paragraph is rewritten with it."""
 
-import json
 import math
 
 from lengthgen.analysis import compare
-from lengthgen.book import ROOT
-from lengthgen.experiments import EXPERIMENTS
-from lengthgen.experiments import monotonic as mla
-from lengthgen.experiments import vanishing_variance_paper as vv_paper
-from lengthgen.experiments.vanishing_variance import compared_runs, compared_seeds
+from lengthgen.book import CHAPTERS, ROOT, cell_sources
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.mla import experiments as mla
+from lengthgen.papers.vv import paper as vv_paper
+from lengthgen.papers.vv.experiments import compared_runs, compared_seeds
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect_history, stored_runs
 from lengthgen.seeding import seeds_text
@@ -20,9 +19,7 @@ MIXED = {"onestep": "OneStep", "mono": "Mono", "rmono": "RMono", "locattn": "Loc
 
 def markdown_cell(chapter: str, start: str) -> str:
     """The one Markdown cell of a chapter's notebook that starts with `start`, its lines joined by single spaces."""
-    cells = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text())["cells"]
-    (text,) = ["".join(c["source"]) for c in cells
-               if c["cell_type"] == "markdown" and "".join(c["source"]).startswith(start)]
+    (text,) = [c for c in cell_sources(ROOT / CHAPTERS[chapter], "markdown") if c.startswith(start)]
     return " ".join(text.split())
 
 
@@ -46,7 +43,7 @@ def test_the_scan_paragraph_quotes_the_stored_scan_runs():
     side, (common, seeds) = mla.scan_side(runs), compare.on_common_seeds(runs)
     dev = common[(common.metric == "best_dev") & (common.length == "train")].value
     ours = {name: f"{value:.1f}" for name, value in side.ours.items()}
-    text = markdown_cell("monotonic-attention", "**What the SCAN table says**")
+    text = markdown_cell("mla", "**What the SCAN table says**")
     reproduced = side[side.verdict.str.startswith("reproduced")]
     failed = side.drop(reproduced.index)
     near = reproduced[reproduced.p < 0.1]
@@ -179,7 +176,7 @@ def test_the_full_budget_retrieval_paragraphs_quote_the_stored_pairs():
             f"none of the {len(gains3)} gains is reproduced",
             f"+std's {gains3.loc[('+std', 2048), 'ours']:.2f} ± {gains3.loc[('+std', 2048), 'ci95']:.2f} and +LN's "
             f"{gains3.loc[('+LN', 2048), 'ours']:.2f} ± {gains3.loc[('+LN', 2048), 'ci95']:.2f} at N = 2,048"]}
-    missing = {start: [q for q in qs if q not in markdown_cell("vanishing-variance", start)]
+    missing = {start: [q for q in qs if q not in markdown_cell("vv", start)]
                for start, qs in quotes.items()}
     assert missing == {start: [] for start in quotes}
     methods = " ".join((ROOT / "book" / "methods.md").read_text().split())  # its protocol line counts them too
@@ -285,7 +282,7 @@ def test_the_table4_inverted_paragraph_quotes_the_stored_ablation_runs():
         f"scores {span(acc.loc[step2, '15'])} at 15 (the paper: "
         + " and ".join(f"{paper[step2, t, '15']:.1f}" for t in forward.columns)
         + f") and at most {acc.loc[step2, ['30', '100']].max(axis=None):.2f}% at 30 and 100 (the paper: 0)"]
-    text = markdown_cell("monotonic-attention", "### Table 4 on the inverted tasks")
+    text = markdown_cell("mla", "### Table 4 on the inverted tasks")
     assert [q for q in quotes if q not in text] == []
     assert {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")} == {
         v: [0, 1, 2, 3, 4] for v in ("onestep", step2, step3, sigmoid)}  # "seeds 0-4 of OneStep and of each ..."
@@ -332,7 +329,7 @@ def test_the_table6_dedupe_paragraph_quotes_the_stored_onestep_runs():
               f"seed 4 reaches only {mono100[4]:.1f}% at 100** (seeds 0, 1 and 3: {mono100[[0, 1, 3]].min():.1f}-"
               f"{mono100[[0, 1, 3]].max():.1f}%; seed 2 fails from 15 on, above; the paper's MonoAttn "
               f"{paper['mono', 'dedupe', '100']:.1f}%)"]
-    text = markdown_cell("monotonic-attention", "### Table 6's DeDupe")
+    text = markdown_cell("mla", "### Table 6's DeDupe")
     assert [q for q in quotes if q not in text] == []
     assert 4 in acc.index and (acc["iid"] >= 90).all()  # seed 4 is stored; every seed fits ("the paper's fit")
     others = best["mono"].drop(2)

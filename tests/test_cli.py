@@ -7,7 +7,7 @@ import pytest
 
 from lengthgen.cli import main, remaining_time, summary, with_progress
 from lengthgen.config import config_key
-from lengthgen.experiments import EXPERIMENTS
+from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -23,7 +23,7 @@ def test_list_json_names_tasks_models_experiments(capsys):
     catalog = json.loads(out)
     assert code == 0
     assert {"argmax", "dictionary"} <= set(catalog["tasks"])
-    assert catalog["experiments"]["vv-retrieval"]["chapter"] == "vanishing-variance"
+    assert catalog["experiments"]["vv-retrieval"]["chapter"] == "vv"
     assert "smoke" in catalog["experiments"]["vv-retrieval"]["profiles"]
 
 
@@ -162,7 +162,7 @@ def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(t
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["run", "nope", "--profile", "smoke"], "unknown experiment 'nope'; valid: vv-retrieval"),
+    (["run", "nope", "--profile", "smoke"], "unknown experiment 'nope'; valid: mla-main"),
     (["run", "vv-retrieval", "--profile", "smoke", "--seeds", "1-x"], "bad seeds '1-x'"),
     (["run", "vv-retrieval", "--profile", "smoke", "--jobs", "0"], "--jobs must be >= 1"),
     (["run", "vv-retrieval", "--profile", "smoke", "--threads", "-1"], "--threads must be >= 1, got -1"),
@@ -229,7 +229,7 @@ def test_corrupt_entry_is_reported_and_kept(tmp_path, capsys):
 
 def test_book_rejects_unknown_chapter(capsys):
     code, _, err = run(capsys, "book", "--chapter", "nope")
-    assert code == 2 and "unknown chapter 'nope'; valid: monotonic-attention, sparsity, vanishing-variance" in err
+    assert code == 2 and "unknown chapter 'nope'; valid: mla, sparsity, vv" in err
 
 
 
@@ -294,8 +294,8 @@ def test_data_and_mla_bad_input(tmp_path, capsys, argv, message):
 
 
 def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys):
-    from lengthgen.experiments import EXPERIMENTS
-    from lengthgen.experiments.monotonic import build
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.papers.mla.experiments import build
     from lengthgen.results.store import ResultStore
     from lengthgen.results.sweep import collect_history
 

@@ -4,8 +4,8 @@ import pytest
 
 from lengthgen import config
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS
-from lengthgen.experiments.vanishing_variance import ProbeRun
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.vv.experiments import ProbeRun
 from lengthgen.registry import Registry
 from lengthgen.seeding import parse_seeds, seeds_text
 from lengthgen.train.loop import TrainConfig
@@ -94,7 +94,7 @@ def test_registry_membership_is_a_plain_answer():
 
 def test_from_dict_rebuilds_a_stored_config_and_refuses_an_earlier_generation():
     from lengthgen.config import config_dict, from_dict
-    from lengthgen.experiments.monotonic import Seq2SeqRun
+    from lengthgen.papers.mla.experiments import Seq2SeqRun
 
     cfg = Seq2SeqRun(task="copy", seed=3, eval_splits=("iid", "100"))
     data = config_dict(cfg)

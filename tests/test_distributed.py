@@ -13,7 +13,7 @@ import torch
 from distributed import Client, LocalCluster
 
 from lengthgen.cli import main
-from lengthgen.experiments import EXPERIMENTS
+from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.distributed import DaskExecutor
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import LocalExecutor, sweep

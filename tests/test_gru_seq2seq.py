@@ -5,7 +5,9 @@ import pytest
 import torch
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
-from lengthgen.experiments.monotonic import (
+from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, Seq2SeqConfig
+from lengthgen.models.hooks import capture
+from lengthgen.papers.mla.experiments import (
     Seq2SeqRun,
     build,
     direction_check,
@@ -18,8 +20,6 @@ from lengthgen.experiments.monotonic import (
     run_seq2seq,
     train_seq2seq,
 )
-from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, Seq2SeqConfig
-from lengthgen.models.hooks import capture
 from lengthgen.train.evaluate import first_error, sequence_metrics, strip, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig
 

@@ -1,23 +1,23 @@
-"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> experiments -> analysis ->
-train/results -> models/tasks -> data/seeding/config/errors; function-level imports count too, so no cycle hides
-inside a function. Random generators are made and seeded in `lengthgen.seeding` only, in the package and in the
-chapters' code cells."""
+"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> papers ->
+analysis -> train/results -> models/tasks -> data/seeding/config/display/errors; function-level imports count too, so
+no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding` only, in the package
+and in the chapters' code cells."""
 
 import ast
-import json
 from pathlib import Path
 
 import lengthgen
+from lengthgen.book import CHAPTERS, cell_sources
 
 PACKAGE = Path(lengthgen.__file__).parent
-NOTEBOOKS = PACKAGE.parent / "notebooks"
 LAYERS = [
     ("__init__", "errors"),
-    ("config", "registry", "seeding", "data", "device", "metrics"),
+    ("config", "registry", "seeding", "data", "device", "metrics", "display"),
     ("tasks", "models", "pretrained"),
     ("train", "results"),
     ("analysis",),
-    ("experiments",),
+    ("papers",),
+    ("scorecard",),
     ("book", "bench"),
     ("lab",),
     ("cli",),
@@ -60,9 +60,9 @@ def test_imports_point_down_only():
 
 
 def test_the_rule_catches_an_upward_import(tmp_path):
-    (tmp_path / "m.py").write_text("def f():\n    from lengthgen.experiments import EXPERIMENTS\n")
-    assert imports(tmp_path / "m.py") == {"lengthgen.experiments"}
-    assert RANK[unit("lengthgen.experiments")] > RANK[unit("lengthgen.results.sweep")]
+    (tmp_path / "m.py").write_text("def f():\n    from lengthgen.papers import EXPERIMENTS\n")
+    assert imports(tmp_path / "m.py") == {"lengthgen.papers"}
+    assert RANK[unit("lengthgen.papers")] > RANK[unit("lengthgen.results.sweep")]
 
 
 def seeding_calls(source: str) -> list[int]:
@@ -71,23 +71,19 @@ def seeding_calls(source: str) -> list[int]:
                    and isinstance(node.func, ast.Attribute) and node.func.attr in SEEDING_CALLS})
 
 
-def code_cells(notebook: Path) -> list[str]:
-    """The source of each code cell of a notebook."""
-    return ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
 
 
 def test_generators_are_made_in_seeding_only():
     outside = [f"{p.relative_to(PACKAGE)}:{line}" for p in PACKAGE.rglob("*.py") if p.name != "seeding.py"
                for line in seeding_calls(p.read_text())]
-    outside += [f"{nb.name}, code cell {i}, line {line}" for nb in sorted(NOTEBOOKS.glob("*.ipynb"))
-                for i, cell in enumerate(code_cells(nb)) for line in seeding_calls(cell)]
+    outside += [f"{chapter}, code cell {i}, line {line}" for chapter, source in CHAPTERS.items()
+                for i, cell in enumerate(cell_sources(PACKAGE.parent / source, "code")) for line in seeding_calls(cell)]
     assert not outside, "random generators made outside lengthgen.seeding:\n" + "\n".join(outside)
     assert seeding_calls((PACKAGE / "seeding.py").read_text()), "the rule must see seeding.py's own generators"
-    assert len(list(NOTEBOOKS.glob("*.ipynb"))) >= 4, "the rule must see the chapters"
+    assert len(CHAPTERS) >= 4, "the rule must see the chapters"
 
 
 def test_the_rule_catches_a_generator(tmp_path):
     assert seeding_calls("import torch\n\ndef f(n):\n    return torch.Generator().manual_seed(n)\n") == [4]
-    cell = {"cell_type": "code", "source": ["gen = torch.Generator().manual_seed(0)\n", "x = 1"]}
-    (tmp_path / "c.ipynb").write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": []}, cell]}))
-    assert [seeding_calls(c) for c in code_cells(tmp_path / "c.ipynb")] == [[1]]
+    (tmp_path / "c.md").write_text("# C\n\n```{code-cell}\ngen = torch.Generator().manual_seed(0)\nx = 1\n```\n")
+    assert [seeding_calls(c) for c in cell_sources(tmp_path / "c.md", "code")] == [[1]]

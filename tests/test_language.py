@@ -18,8 +18,8 @@ from lengthgen.analysis.language import (
     perplexity,
 )
 from lengthgen.data import LMBatch
-from lengthgen.experiments.sparsity_language import LANGUAGE_PROFILES, influence_rows
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, influence_rows
 from lengthgen.tasks.corpus import Corpus
 from lengthgen.train.loop import LanguageTrainConfig
 

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from lengthgen.config import config_key, from_dict
-from lengthgen.experiments import EXPERIMENTS
+from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.store import RunOutput
 
 PINS = Path(__file__).parent / "data" / "smoke_pins.json"

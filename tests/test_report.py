@@ -8,8 +8,8 @@ import torch
 
 from lengthgen.analysis import compare, report, stats, variance
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import monotonic as mla
-from lengthgen.experiments import vanishing_variance_paper as vv_paper
+from lengthgen.papers.mla import experiments as mla
+from lengthgen.papers.vv import paper as vv_paper
 from lengthgen.tasks import TASKS
 
 
@@ -403,8 +403,8 @@ def test_paper_and_ours_keeps_the_tasks_we_ran_at_the_splits_asked():
 @pytest.mark.parametrize("attention_name", ["mono", "content"])
 def test_attention_helpers_on_an_untrained_model(attention_name):
     from lengthgen.analysis import attention
-    from lengthgen.experiments.monotonic import Seq2SeqRun, build
     from lengthgen.models import Seq2SeqConfig
+    from lengthgen.papers.mla.experiments import Seq2SeqRun, build
 
     task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention_name)))
     maps = attention.attention_maps({attention_name: (model, task)}, ["iid", "15"])
@@ -515,13 +515,13 @@ def test_trajectory_evidence_gives_each_number_of_steps_its_counts():
         "100,000 steps: Fig. 2 in 3, Fig. 3 in 0, Fig. 4 in 2 of 3 pairs, +LN more accurate in 3")
 
 
-@pytest.mark.parametrize("module", ["sparsity_paper", "abc_paper"])
-def test_a_claims_table_lists_each_claim_with_an_experiment_that_tests_it(module):
+@pytest.mark.parametrize("paper", ["sparsity", "abc"])
+def test_a_claims_table_lists_each_claim_with_an_experiment_that_tests_it(paper):
     import importlib
 
-    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.papers import EXPERIMENTS
 
-    claims = importlib.import_module(f"lengthgen.experiments.{module}").CLAIMS
+    claims = importlib.import_module(f"lengthgen.papers.{paper}.paper").CLAIMS
     table = report.claims_table(claims)
     assert list(table.columns) == ["where", "the paper states", "our experiment"] and len(table) == len(claims)
     assert set(table["our experiment"]) <= set(EXPERIMENTS)  # each claim names a runnable experiment

@@ -8,12 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lengthgen import scorecard
 from lengthgen.analysis import verdicts
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
-from lengthgen.experiments import EXPERIMENTS, scorecard
-from lengthgen.experiments import vanishing_variance_paper as variance_paper
+from lengthgen.display import breakable, markdown_table
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.vv import paper as variance_paper
+from lengthgen.papers.vv import rows as vv_rows
 from lengthgen.results.store import ResultStore, config_key
 
 
@@ -37,13 +40,13 @@ def test_a_claim_on_several_rows_gets_one_class(classes, expected):
 
 
 def test_markdown_table_escapes_pipes_and_leaves_missing_values_empty():
-    table = scorecard.markdown_table(pd.DataFrame({"a": ["x|y", None], "b": [1.5, float("nan")]}))
+    table = markdown_table(pd.DataFrame({"a": ["x|y", None], "b": [1.5, float("nan")]}))
     assert table.splitlines() == ["| a | b |", "|---|---|", "| x\\|y | 1.5 |", "|  |  |"]
 
 
 def test_breakable_lets_identifiers_in_table_rows_wrap_and_leaves_the_rest():
     page = "# a_b\n\nprose_word\n| `x_y` | onestep_no_sigmoid / reverse_copy | _lead | 1_000 | [a_b](c_d.html) |"
-    assert scorecard.breakable(page).splitlines() == [
+    assert breakable(page).splitlines() == [
         "# a_b", "", "prose_word",
         "| `x_y` | onestep_<wbr>no_<wbr>sigmoid / reverse_<wbr>copy | _lead | 1_<wbr>000 | [a_<wbr>b](c_d.html) |"]
 
@@ -162,7 +165,7 @@ def test_figure_rows_judge_every_stored_seed_pair(tmp_path):
 
     exp = EXPERIMENTS["vv-internals"]
     runs = sweep(exp, exp.configs_for("smoke"), ResultStore(tmp_path), "smoke", progress=False)
-    rows = scorecard.variance_rows(ResultStore(tmp_path), "smoke").set_index("source")
+    rows = vv_rows.scorecard_rows(ResultStore(tmp_path), "smoke").set_index("source")
     pairs = variance.pair_table(runs, (16, 64))
     assert list(rows.index) == ["Fig. 2", "Fig. 3", "Fig. 4"] and (rows.seeds == 2).all() and len(pairs) == 2
     for figure, column in (("Fig. 2", "fig2"), ("Fig. 3", "fig3"), ("Fig. 4", "fig4")):
@@ -237,26 +240,26 @@ def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
                                  f"{abc_root / 'results'}; about {to_go:.0f} CPU-thread hours to go (not counting "
                                  f"{len(grids) - 3} grids with no stored run to estimate from)")
     assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
-    assert "--task needs an experiment; valid: vv-retrieval" in capsys.readouterr().err
+    assert "--task needs an experiment; valid: mla-main" in capsys.readouterr().err
 
 
 def test_variance_rows_test_the_compared_seeds_until_a_task_grid_is_complete(tmp_path, monkeypatch):
     from dataclasses import replace
 
-    from lengthgen.experiments import vanishing_variance
+    from lengthgen.papers.vv import experiments as vanishing_variance
     from lengthgen.results.sweep import sweep
 
     exp = EXPERIMENTS["vv-retrieval"]
     runs = sweep(exp, exp.configs_for("smoke"), ResultStore(tmp_path), "smoke", progress=False)
-    both = scorecard.variance_rows(ResultStore(tmp_path), "smoke")
+    both = vv_rows.scorecard_rows(ResultStore(tmp_path), "smoke")
     assert set(both.seeds) == {2} and runs.seed.nunique() == 2
     profiles = {**vanishing_variance.RETRIEVAL_PROFILES}
     profiles["smoke"] = replace(profiles["smoke"], compared=1)  # the interim comparison: seed 0 alone
     monkeypatch.setattr(vanishing_variance, "RETRIEVAL_PROFILES", profiles)
-    pd.testing.assert_frame_equal(scorecard.variance_rows(ResultStore(tmp_path), "smoke"), both)  # grids complete
+    pd.testing.assert_frame_equal(vv_rows.scorecard_rows(ResultStore(tmp_path), "smoke"), both)  # grids complete
     (key,) = runs.key[(runs.task == "argmax") & (runs.variant == "ln") & (runs.seed == 1)].unique()
     shutil.rmtree(tmp_path / "vv-retrieval" / key)  # argmax's grid incomplete: its tests fall back to seed 0
-    first = scorecard.variance_rows(ResultStore(tmp_path), "smoke")
+    first = vv_rows.scorecard_rows(ResultStore(tmp_path), "smoke")
     argmax = first.source.str.contains("argmax")
     assert set(first.seeds[argmax]) == {1} and set(first.seeds[~argmax]) == {2} and len(first) == len(both)
     alone = variance_paper.versus(runs[runs.seed == 0], **variance_paper.COMPARISONS[first.source.iloc[0]])
@@ -282,7 +285,7 @@ def test_a_paired_divergence_says_how_many_declared_pairs_it_rests_on():
     side = pd.DataFrame({"N": [16, 32], "paper b-a": [0.1, 0.2], "paper p": [0.01, 0.02], "ours b-a": [0.5, 0.3],
                          "ours p": [0.3, 0.001], "seeds": [2, 2],
                          "verdict": ["inconclusive (ours not significant)", "reproduced"]})
-    rows = scorecard._paired("Table 3", side, "full profile: 100,000 training steps", declared=20)
+    rows = vv_rows._paired("Table 3", side, "full profile: 100,000 training steps", declared=20)
     assert rows.reason.tolist() == ["full profile: 100,000 training steps; 2 of 20 declared pairs stored", ""]
     assert rows.ours.tolist() == ["+0.50 (p 0.3)", "+0.30 (p 0.001)"] and rows.seeds.tolist() == [2, 2]
 
@@ -291,14 +294,14 @@ def test_a_gain_row_shows_our_interval_where_we_have_one():
     gains = pd.DataFrame({"variant": ["+std", "+LN"], "N": [16, 16], "paper": [0.09, 0.09], "ours": [0.48, 0.4],
                           "ci95": [0.41, float("nan")], "seeds": [20, 1],
                           "verdict": ["reproduced", "inconclusive (one seed pair)"]})
-    rows = scorecard._gains("Table 6", gains, "full profile: 10,000 training steps", declared=20)
+    rows = vv_rows._gains("Table 6", gains, "full profile: 10,000 training steps", declared=20)
     assert rows.cell.tolist() == ["+std gain, N = 16", "+LN gain, N = 16"]
     assert rows["paper value"].tolist() == ["+0.09", "+0.09"] and rows.ours.tolist() == ["+0.48 ± 0.41", "+0.40"]
     assert rows.reason.tolist() == ["", "full profile: 10,000 training steps; 1 of 20 declared pairs stored"]
 
 
 def test_compared_seeds_widen_when_every_variant_of_the_grid_has_every_declared_seed():
-    from lengthgen.experiments.vanishing_variance import CURRICULUM_NORMS, compared_runs, compared_seeds
+    from lengthgen.papers.vv.experiments import CURRICULUM_NORMS, compared_runs, compared_seeds
 
     full = [(task, v, s) for task in ("argmax", "dictionary") for v in ("baseline", "ln") for s in range(100)]
     std = [("dictionary", "std", s) for s in range(100)] + [("argmax", "std", s) for s in range(99)]

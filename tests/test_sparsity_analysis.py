@@ -3,8 +3,10 @@
 import pandas as pd
 import torch
 
-from lengthgen.analysis import figures, sparsity
-from lengthgen.analysis.sparsity import (
+from lengthgen.analysis import figures
+from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.papers.sparsity import readings as sparsity
+from lengthgen.papers.sparsity.readings import (
     answer_attention,
     assignment_claim,
     by_k,
@@ -14,7 +16,6 @@ from lengthgen.analysis.sparsity import (
     reach,
     sparsity_claim,
 )
-from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.tasks.sparsity import SparseParity
 
 
@@ -120,7 +121,7 @@ def test_combined_length_counts_input_bits_and_scratchpad():
 
 
 def test_paper_versus_ours_gives_live_and_stored_verdicts():
-    from lengthgen.experiments import sparsity_paper
+    from lengthgen.papers.sparsity import paper as sparsity_paper
 
     t1 = pd.DataFrame([{"variant": "K=2", "K": 2, "in distribution (worst k)": 100.0, "at length 250": "k=1: 64",
                         "rho(k, accuracy)": -1.0, "verdict": "partly (k = 1 not solved either)"}])

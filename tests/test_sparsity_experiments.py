@@ -8,7 +8,9 @@ import pytest
 import torch
 
 from lengthgen.config import config_dict, from_dict
-from lengthgen.experiments.sparsity import (
+from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.models.transformer import Generation
+from lengthgen.papers.sparsity.experiments import (
     SPARSITY_EXPERIMENTS,
     DecoderSizes,
     ParityRun,
@@ -16,8 +18,6 @@ from lengthgen.experiments.sparsity import (
     assignment_reading,
     run_decoder,
 )
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
-from lengthgen.models.transformer import Generation
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
 from lengthgen.train.evaluate import answer_accuracy_by_length
 

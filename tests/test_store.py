@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS
-from lengthgen.experiments.vanishing_variance import ProbeRun
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.vv.experiments import ProbeRun
 from lengthgen.results.store import CorruptEntry, ResultStore
 from lengthgen.results.sweep import LocalExecutor, collect, sweep
 
@@ -251,7 +251,7 @@ def test_cpu_model_reads_the_first_model_name_or_falls_back(tmp_path):
 
 
 def test_load_trained_gives_back_the_model_that_made_the_stored_metrics(tmp_path):
-    from lengthgen.experiments import load_trained
+    from lengthgen.papers import load_trained
     from lengthgen.train.evaluate import accuracy_by_length
 
     exp = EXPERIMENTS["vv-retrieval"]
@@ -268,7 +268,7 @@ def test_load_trained_gives_back_the_model_that_made_the_stored_metrics(tmp_path
 
 
 def test_load_trained_of_a_run_without_checkpoint_says_so(tmp_path):
-    from lengthgen.experiments import load_trained
+    from lengthgen.papers import load_trained
 
     exp = EXPERIMENTS["mla-main"]
     cfg = exp.configs_for("smoke")[0]

@@ -5,8 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-from lengthgen.experiments.vanishing_variance import ProbeRun, run_probe
 from lengthgen.models.probe import ProbeConfig
+from lengthgen.papers.vv.experiments import ProbeRun, run_probe
 from lengthgen.train.loop import EpochConfig, TrainConfig, train_epochs
 
 TINY = ProbeRun(task="argmax", seed=0, model=ProbeConfig(width=16),
@@ -29,8 +29,8 @@ def test_training_learns_argmax_in_distribution():
 
 
 def test_internals_runs_train_the_same_model_and_read_it_at_each_length():
-    from lengthgen.experiments.vanishing_variance import run_internals
     from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_MEAN, GLOBAL_VAR, MAX_WEIGHT
+    from lengthgen.papers.vv.experiments import run_internals
 
     probe, internals = run_probe(TINY).metrics, run_internals(TINY).metrics
     plain = probe[probe.metric == ACCURACY].reset_index(drop=True)
@@ -47,7 +47,7 @@ def test_a_shorter_run_is_the_start_of_a_longer_one():
     """vv-trajectory rests on this: with a constant learning rate and one batch per step from the run's generator,
     the first k steps of a longer run are a k-step run (here: the running loss at every step, which depends on the
     weights at every step)."""
-    from lengthgen.experiments.vanishing_variance import train_probe
+    from lengthgen.papers.vv.experiments import train_probe
 
     short = train_probe(replace(TINY, train=replace(TINY.train, steps=60)))[2]["losses"]
     long = train_probe(replace(TINY, train=replace(TINY.train, steps=120)))[2]["losses"]
@@ -55,8 +55,8 @@ def test_a_shorter_run_is_the_start_of_a_longer_one():
 
 
 def test_trajectory_configs_are_the_internals_configs_stopped_early():
-    from lengthgen.experiments import EXPERIMENTS
-    from lengthgen.experiments.vanishing_variance import TRAJECTORY_STEPS
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.papers.vv.experiments import TRAJECTORY_STEPS
 
     internals, trajectory = (EXPERIMENTS[n].configs_for("full") for n in ("vv-internals", "vv-trajectory"))
     assert [c.train.steps for c in trajectory] == [s for s in TRAJECTORY_STEPS["full"] for _ in internals]
@@ -68,8 +68,8 @@ def test_trajectory_configs_are_the_internals_configs_stopped_early():
 
 def test_trajectory_runs_end_each_seed_with_its_internals_run(tmp_path):
     from lengthgen.analysis.variance import trajectory
-    from lengthgen.experiments import EXPERIMENTS
-    from lengthgen.experiments.vanishing_variance import trajectory_runs
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.papers.vv.experiments import trajectory_runs
     from lengthgen.results.store import ResultStore
     from lengthgen.results.sweep import sweep
 

@@ -8,7 +8,6 @@ of published number:
 And how the book shows such tables: `for_display`, `in_parts`, `table_html`.
 """
 
-import re
 
 import pandas as pd
 
@@ -270,44 +269,6 @@ def paper_beside_ours(paper: pd.DataFrame, runs: pd.DataFrame, label: str, metri
     side = paper[paper.task.isin(ours.task)].merge(ours, on=["variant", "task", "length"], how="left")
     side = side.melt(id_vars=["variant", "task", "length"], value_vars=["paper", label], var_name="source")
     return side.pivot_table(index=["variant", "source"], columns=["task", "length"], values="value", sort=False)
-
-
-def for_display(table: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
-    """`table` rounded, with "–" where a cell has no value (a split the task does not have, a run not made)."""
-    return table.round(decimals).astype(object).where(table.notna(), "–")
-
-
-def wrappable(text: str) -> str:
-    """`text` with a line-break opportunity (`<wbr>`) after every underscore inside a word, for HTML: a long name
-    such as onestep_no_sigmoid may then wrap there, so a table of them fits the book's text column instead of hiding
-    its last columns behind a scroll bar. It reads (and copies) the same."""
-    return re.sub(r"(?<=\w)_(?=\w)", "_<wbr>", text)
-
-
-def table_html(frame: pd.DataFrame) -> str:
-    """A DataFrame as the book shows it: pandas' notebook HTML with "–" for a missing value (as `for_display`
-    writes it), the text of its cells and labels `wrappable`, and no index column where the index is only pandas'
-    row numbers (`row_numbers`: they tell the reader nothing)."""
-    return re.sub(r"(<t[dh][^>]*>)([^<]*)(</t[dh]>)", lambda m: m[1] + wrappable(m[2]) + m[3],
-                  frame.to_html(notebook=True, na_rep="–", index=not row_numbers(frame.index)))
-
-
-def row_numbers(index: pd.Index) -> bool:
-    """Whether `index` is pandas' own row numbering: unnamed, consecutive integers (0, 1, 2, ... or a contiguous
-    slice of them, such as rows 24-35 of a longer table). A named index, or integers with gaps (lengths 16, 32,
-    ...), is data."""
-    if index.name is not None or not pd.api.types.is_integer_dtype(index):
-        return False
-    start = int(index[0]) if len(index) else 0
-    return index.equals(pd.RangeIndex(start, start + len(index)))
-
-
-def in_parts(table: pd.DataFrame, per_part: int) -> list[pd.DataFrame]:
-    """`table` cut, in order, into tables of `per_part` groups of its first column level each (e.g. a
-    `paper_beside_ours` table of eight tasks into two of four), so that each fits the book's text column."""
-    groups = list(dict.fromkeys(table.columns.get_level_values(0)))
-    return [table.loc[:, table.columns.get_level_values(0).isin(groups[i:i + per_part])]
-            for i in range(0, len(groups), per_part)]
 
 
 def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...],

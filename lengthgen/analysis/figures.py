@@ -1,7 +1,6 @@
-"""Plotly figure builders for the book, and `show`, which renders them so they work offline in the static HTML."""
+"""Plotly figure builders for the book (`display.show` renders them so that they work offline in the static HTML)."""
 
 import itertools
-import os
 
 import numpy as np
 import pandas as pd
@@ -11,36 +10,6 @@ from plotly.subplots import make_subplots
 
 from lengthgen.analysis.variance import loglog_slope
 from lengthgen.train.evaluate import first_error
-
-BOOK_ENV = "LENGTHGEN_BOOK"  # set by `lengthgen book`: figures become plain divs using the book's plotly.js
-
-
-def in_book() -> bool:
-    """True while `lengthgen book` executes a chapter (no live user, no widgets)."""
-    return bool(os.environ.get(BOOK_ENV))
-
-
-def show(fig: go.Figure) -> None:
-    """Display a figure: in the book build as an HTML div without plotly.js inside (the book serves plotly.js
-    once from _static); in a live notebook with plotly's default renderer."""
-    if in_book():
-        from IPython.display import HTML, display
-
-        display(HTML(fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})))
-    else:
-        fig.show()
-
-
-def show_parts(*parts) -> None:
-    """Display each part in order: a string as Markdown (an empty one is skipped), anything else as itself."""
-    from IPython.display import Markdown, display
-
-    for part in parts:
-        if isinstance(part, str):
-            if part:
-                display(Markdown(part))
-        else:
-            display(part)
 
 
 def loglog(df: pd.DataFrame, x: str, y: str, color: str, title: str, fit_from: int = 1) -> go.Figure:

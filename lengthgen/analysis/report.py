@@ -11,12 +11,12 @@ from lengthgen.analysis.compare import (
     divergences,
     failures_by,
     fit_and_length,
-    for_display,
     percent_iid,
     ranking,
     seeds_disagree,
 )
 from lengthgen.analysis.verdicts import ALPHA, NOT_RUN, NOT_TRAINED, TRAINED, share_verdict
+from lengthgen.display import for_display
 from lengthgen.seeding import seeds_text
 
 
@@ -55,7 +55,7 @@ def seed_protocol(runs: pd.DataFrame, seeds: list) -> str:
 
 
 def first_seeds_parts(changes: pd.DataFrame, first: list, cells: int, seeds: list) -> tuple[str, object]:
-    """For `figures.show_parts`, given `monotonic.first_seeds_changes` (changes, first seeds), the table's number of
+    """For `show_parts`, given `monotonic.first_seeds_changes` (changes, first seeds), the table's number of
     `cells` and all its `seeds`: a sentence on how many cells take another verdict on all the seeds than on the first
     ones alone, by change, and the changed cells rounded (each part "" when there is none to show; both "" when the
     table has no more seeds than `first`)."""
@@ -105,7 +105,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
 def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """A `compare.cell_side_by_side` table for reading (one row per mechanism, task and split) and, below it, its
     divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
-    `figures.show_parts`."""
+    `show_parts`."""
     table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "length"]).round(1)
     off = divergences(side)
     if off.empty:
@@ -253,7 +253,7 @@ def direction_summary(table: pd.DataFrame) -> str:
 
 
 def seed_agreement(seeds: pd.DataFrame) -> list:
-    """For `figures.show_parts`: a heading, a `compare.per_seed` table and a sentence saying in how many of its cells
+    """For `show_parts`: a heading, a `compare.per_seed` table and a sentence saying in how many of its cells
     the seeds land in different bands at the longest split; nothing when no cell has more than one seed."""
     if seeds.empty:
         return []

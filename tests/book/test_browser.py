@@ -33,8 +33,8 @@ def served_book(tmp_path_factory):
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make test installs it)")
-@pytest.mark.parametrize("page,min_figures", [("book/chapters/vanishing-variance.html", 7),
-                                              ("book/chapters/monotonic-attention.html", 2),
+@pytest.mark.parametrize("page,min_figures", [("book/chapters/vv.html", 7),
+                                              ("book/chapters/mla.html", 2),
                                               ("book/chapters/sparsity.html", 3), ("book/chapters/abc.html", 4),
                                               ("book/intro.html", 0), ("book/scorecard.html", 0),
                                               ("book/methods.html", 0)])
@@ -74,7 +74,7 @@ def test_page_renders_offline_without_errors(served_book, page, min_figures):
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed (make test installs it)")
-@pytest.mark.parametrize("page,selector", [("book/chapters/monotonic-attention.html", ".output table.dataframe"),
+@pytest.mark.parametrize("page,selector", [("book/chapters/mla.html", ".output table.dataframe"),
                                            ("book/scorecard.html", "table.table")])
 def test_tables_are_set_smaller_than_the_prose(served_book, page, selector):
     """book/_static/lengthgen.css compacts output DataFrames and Markdown tables (wide verdict tables hid their last

@@ -2,7 +2,6 @@
 profile), its explorer's first slider moved, and the explorer's figure redrawn in place; nothing requested off the
 machine, no console error."""
 
-import json
 import re
 import secrets
 import subprocess
@@ -10,9 +9,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import jupytext
+import nbformat
 import pytest
 
-from lengthgen.book import CHAPTERS, ROOT
+from lengthgen.book import CHAPTERS, ROOT, text_notebook
 from lengthgen.lab import free_port, lab_command
 
 CHROMIUM = "/usr/bin/chromium"
@@ -25,12 +26,11 @@ def smoke_copy(root: Path) -> None:
     and a scratch results store (what papermill's injected parameters do under `lengthgen book`)."""
     (root / "notebooks").mkdir()
     for chapter, source in CHAPTERS.items():
-        nb = json.loads((ROOT / source).read_text())
-        at = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c.get("metadata", {}).get("tags", []))
-        override = f'profile = "smoke"\nresults_dir = "{root / "results" / chapter}"\njobs = 1\n'
-        nb["cells"].insert(at + 1, {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-                                    "source": override})
-        (root / "notebooks" / f"{chapter}.ipynb").write_text(json.dumps(nb))
+        nb = text_notebook(ROOT / source)
+        at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+        override = f'profile = "smoke"\nresults_dir = "{root / "results" / chapter}"\njobs = 1'
+        nb.cells.insert(at + 1, nbformat.v4.new_code_cell(override))
+        jupytext.write(nb, root / source, fmt="md:myst")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_widget_redraws_its_figure_in_a_live_chapter(lab, chapter):
 
     port, token, root = lab
     base = f"http://127.0.0.1:{port}"
-    address = f"{base}/lab/workspaces/{chapter}/tree/notebooks/{chapter}.ipynb?token={token}"  # one tab, its own
+    address = f"{base}/lab/workspaces/{chapter}/tree/{CHAPTERS[chapter]}?token={token}"  # one tab, its own
     external, errors = [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

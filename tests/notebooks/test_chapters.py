@@ -7,7 +7,7 @@ import pytest
 
 from lengthgen.book import CHAPTERS, execute_chapter
 
-MIN_FIGURES = {"vanishing-variance": 7, "monotonic-attention": 3,  # smoke: grid, heatmaps, training curves
+MIN_FIGURES = {"vv": 7, "mla": 3,  # smoke: grid, heatmaps, training curves
                "sparsity": 3,  # heatmap, accuracy curves, attention
                "abc": 4}  # Table 1 and Table 3 curves, attention and bias heatmaps
 
@@ -25,7 +25,7 @@ def test_chapter_executes_in_smoke_profile(chapter, tmp_path):
     assert not [h for h in html if "<td>...</td>" in h]  # no table with rows or columns elided by pandas
     tables = [h[h.index("<table"):] for h in html if 'class="dataframe"' in h]
     data = [c for t in tables for c in re.findall("<t[dh][^>]*>(.*?)</t[dh]>", t)]
-    assert data and not [c for c in data if re.search(r"\w_(?!<wbr>)\w", c)]  # names may wrap (compare.table_html)
+    assert data and not [c for c in data if re.search(r"\w_(?!<wbr>)\w", c)]  # names may wrap (table_html)
     figures = [h for h in html if "Plotly.newPlot" in h]
     assert len(figures) >= MIN_FIGURES[chapter]  # figures render as plotly divs for the book ...
     assert not any("cdn.plot.ly" in h or len(h) > 3_000_000 for h in figures)  # ... without plotly.js inside

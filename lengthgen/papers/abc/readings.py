@@ -17,11 +17,11 @@ from collections.abc import Callable
 import pandas as pd
 import torch
 
-from lengthgen.analysis.abc import ATTENTION_KINDS, decoder_attention
-from lengthgen.analysis.sparsity import reach
+from lengthgen.analysis.calibration import ATTENTION_KINDS, decoder_attention
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.papers.sparsity.readings import reach
 from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
 

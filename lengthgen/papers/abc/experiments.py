@@ -15,16 +15,16 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 from torch import nn
 
-from lengthgen.analysis.abc import CODE_CROSS, CODE_SELF, PAPER, calibrated_table
-from lengthgen.analysis.arithmetic import accuracy_table, cells, model_claims
+from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER, calibrated_table
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import ignored
-from lengthgen.experiments.abc_paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, paper_table
-from lengthgen.experiments.base import Experiment, load_trained
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
+from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, paper_table
+from lengthgen.papers.abc.readings import accuracy_table, cells, model_claims
+from lengthgen.papers.base import Experiment, load_trained
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS

@@ -1,4 +1,6 @@
-"""What an experiment is: named configs per profile, a function computing one config, and row labels."""
+"""What a paper provides: its experiments (named configs per profile, a function computing one config, row labels)
+and its scorecard rows (`Paper`), in one shape for every paper, so that the scorecard and the book iterate over
+`papers.PAPERS` without naming one."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -7,6 +9,7 @@ import pandas as pd
 
 from lengthgen.errors import LengthgenError
 from lengthgen.results.store import ResultStore, RunOutput
+from lengthgen.results.sweep import stored_runs
 
 PROFILES = ("smoke", "quick", "cpu", "full")
 PROFILE_HELP = {
@@ -76,3 +79,41 @@ def load_trained(experiment: Experiment, cfg, store: ResultStore) -> tuple:
     task, model = experiment.build(cfg)
     model.load_state_dict(store.load_checkpoint(experiment.name, cfg))
     return model.eval(), task
+
+
+# The columns of a scorecard row, as a paper's `rows` returns them. "former verdict": the lenient rule's verdict on the
+# same numbers where one applied (`verdicts.former_cell_verdict`, `former_mean_verdict`), else None.
+ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason", "former verdict"]
+
+
+def row_frame(source, cell: list, paper, ours: list, seeds, verdict: list, reason,
+                   former: list | None = None) -> pd.DataFrame:
+    """Scorecard rows (`ROW`), one per cell; a scalar argument holds for every row."""
+    return pd.DataFrame({"source": source, "cell": cell, "paper value": paper, "ours": ours, "seeds": seeds,
+                         "verdict": verdict, "reason": reason, "former verdict": former}, columns=ROW)
+
+
+def grid_runs(experiment: Experiment, profile: str, store: ResultStore) -> pd.DataFrame:
+    """The stored runs of an experiment's grid at `profile`; none when the experiment has no such profile."""
+    return stored_runs(experiment, profile, store) if profile in experiment.profiles else pd.DataFrame()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One reproduced paper: its chapter, its experiments and its scorecard rows.
+
+    Attributes:
+        name: the short name used everywhere: folder (`papers/<name>/`), experiment prefix, notebook, chapter.
+        title: as the scorecard names the paper.
+        experiments: its experiments, in the order `lengthgen list` shows them.
+        rows: (store, profile) -> the scorecard rows (`ROW`) of the store's runs at that profile.
+        stored_profiles: the profiles whose runs are committed in `results/`.
+        compares_live: whether the chapter sets its live (quick) runs beside the paper, so that they are scored too.
+    """
+
+    name: str
+    title: str
+    experiments: tuple[Experiment, ...]
+    rows: Callable[[ResultStore, str], pd.DataFrame]
+    stored_profiles: tuple[str, ...]
+    compares_live: bool

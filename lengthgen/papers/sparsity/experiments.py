@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from lengthgen.analysis import sparsity
 from lengthgen.config import ignored
-from lengthgen.experiments.base import Experiment
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
+from lengthgen.papers.base import Experiment
+from lengthgen.papers.sparsity import readings as sparsity
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment

@@ -6,10 +6,10 @@ import pandas as pd
 
 from lengthgen.analysis.variance import readings
 from lengthgen.config import ignored
-from lengthgen.experiments.base import Experiment
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
+from lengthgen.papers.base import Experiment
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
@@ -157,7 +157,7 @@ def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: b
 
 VV_RETRIEVAL = Experiment(
     name="vv-retrieval",
-    chapter="vanishing-variance",
+    chapter="vv",
     description="argmax retrieval + dictionary lookup, baseline vs +LN vs +std, plain and adaptive softmax "
                 "(Tables 1-3, 6)",
     configs=retrieval_configs,
@@ -168,7 +168,7 @@ VV_RETRIEVAL = Experiment(
 
 VV_CURRICULUM = Experiment(
     name="vv-curriculum",
-    chapter="vanishing-variance",
+    chapter="vv",
     description="training on up to 256 items with a length curriculum, baseline vs +LN (Tables 4-5)",
     configs=lambda profile, seeds: retrieval_configs(profile, seeds, curriculum=True),
     run=run_probe,
@@ -192,7 +192,7 @@ def internals_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Probe
 
 VV_INTERNALS = Experiment(
     name="vv-internals",
-    chapter="vanishing-variance",
+    chapter="vv",
     description="argmax retrieval, baseline vs +LN, read at the paper's budget as Figs. 2-4 read them",
     configs=internals_configs,
     run=run_internals,
@@ -223,7 +223,7 @@ def trajectory_labels(cfg: ProbeRun) -> dict:
 
 VV_TRAJECTORY = Experiment(
     name="vv-trajectory",
-    chapter="vanishing-variance",
+    chapter="vv",
     description="argmax retrieval, baseline vs +LN, read as vv-internals after 1,000 to 30,000 training steps",
     configs=trajectory_configs,
     run=run_internals,
@@ -287,7 +287,7 @@ def factor_labels(cfg: ProbeRun) -> dict:
 
 VV_FACTORS = Experiment(
     name="vv-factors",
-    chapter="vanishing-variance",
+    chapter="vv",
     description="argmax retrieval, baseline vs +LN across training length, item-MLP depth and steps",
     configs=factor_configs,
     run=run_probe,

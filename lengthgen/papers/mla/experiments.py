@@ -14,12 +14,12 @@ from lengthgen.analysis import compare, report
 from lengthgen.analysis.compare import RUN, longest_accuracy
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band
 from lengthgen.config import ignored
-from lengthgen.experiments.base import Experiment
-from lengthgen.experiments.monotonic_paper import SCAN, SCAN_RUNS, TABLE2, TABLE4, TABLE6, TABLE7, paper_table
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPOCHS, FIRST_ERROR
 from lengthgen.models import CROSS_ATTENTION, build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import capture, hook_names
+from lengthgen.papers.base import Experiment
+from lengthgen.papers.mla.paper import SCAN, SCAN_RUNS, TABLE2, TABLE4, TABLE6, TABLE7, paper_table
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
@@ -298,7 +298,7 @@ def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
-    return Experiment(name=name, chapter="monotonic-attention", description=description, configs=configs,
+    return Experiment(name=name, chapter="mla", description=description, configs=configs,
                       run=run_seq2seq, labels=seq2seq_labels, build=build, profiles=tuple(PROFILE_SIZES))
 
 

@@ -1,0 +1,11 @@
+"""Golowich et al., "The Role of Sparsity for Length Generalization in Transformers": sparse parity, scratchpads with
+(predictive) position coupling, variable assignment, sparsity in natural language."""
+
+from lengthgen.papers.base import Paper
+from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
+from lengthgen.papers.sparsity.language import LANGUAGE
+from lengthgen.papers.sparsity.rows import scorecard_rows
+
+PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
+              experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE),
+              rows=scorecard_rows, stored_profiles=("cpu",), compares_live=True)
