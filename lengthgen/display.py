@@ -1,11 +1,13 @@
 """How the book and the lab show things: figures (`show`, offline in the static book), tables (`table_html`,
-`for_display`) and the Markdown tables of generated pages."""
+`for_display`), the Markdown tables of generated pages, and the numbers of the prose (`glue_values`, `holds`)."""
 
 import os
 import re
 
 import pandas as pd
 import plotly.graph_objects as go
+
+from lengthgen.errors import LengthgenError
 
 BOOK_ENV = "LENGTHGEN_BOOK"  # set by `lengthgen book`: figures become plain divs using the book's plotly.js
 
@@ -94,3 +96,24 @@ def breakable(page_text: str) -> str:
         return "".join(p if i % 2 else wrappable(p) for i, p in enumerate(parts))
 
     return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
+
+
+class ProseCheckFailed(LengthgenError):
+    """A sentence of a chapter's prose that the data no longer supports: the build stops here."""
+
+
+def glue_values(values: dict[str, object]) -> None:
+    """Glue each value under its name for the chapter's prose, where `{glue:text}`name`` (or `{glue:text}`name:.1f``
+    for a number) shows it at build time; nothing is displayed in the cell. Names are the chapter's own: one cell's
+    values must not reuse another's names."""
+    from myst_nb import glue
+
+    for name, value in values.items():
+        glue(name, value, display=False)
+
+
+def holds(condition: bool, sentence: str) -> None:
+    """Bind a sentence of the prose to a checked reading: raises `ProseCheckFailed`, naming the sentence, when the
+    data no longer supports it (so the chapter's build fails instead of stating something false)."""
+    if not condition:
+        raise ProseCheckFailed(f"the data no longer support the sentence: {sentence!r}; rewrite it")
