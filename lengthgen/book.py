@@ -161,16 +161,18 @@ def execute_chapter(chapter: str, profile: str, out_dir: Path, results_dir: str 
 
 
 def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
-    """Write root/book/scorecard.md (ignored by git) from the stored runs in root/results and the live runs of
-    `profile` in `live_dir`: generated at every build, so it cannot fall behind the results."""
+    """Write root/book/scorecard.md and root/book/findings.md (what the book found, which the introduction includes;
+    both ignored by git) from the stored runs in root/results and the live runs of `profile` in `live_dir`: generated
+    at every build, so they cannot fall behind the results. Returns the scorecard's path."""
     from lengthgen.results.store import ResultStore
-    from lengthgen.scorecard import grids, page, scorecard
+    from lengthgen.scorecard import findings, grids, page, scorecard
 
     stored = ResultStore(root / "results")
     card = scorecard(stored, ResultStore(live_dir), live_profile=profile)
     target = root / "book" / "scorecard.md"
     text = page(card, f"the stored runs in `results/` and this build's live {profile} runs", grids(stored))
     target.write_text(breakable(text))
+    (root / "book" / "findings.md").write_text(findings(card) + "\n")
     return target
 
 

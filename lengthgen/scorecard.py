@@ -170,6 +170,38 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
             "", markdown_table(shown), ""]
 
 
+def _counted(rows: pd.DataFrame) -> str:
+    """"<n> rows: <k> reproduced, <j> not reproduced, ..." over the verdict classes present, in `CLASSES` order."""
+    counts = rows["class"].value_counts()
+    return f"{len(rows)} row{'s' * (len(rows) != 1)}: " + ", ".join(f"{counts[c]} {c}" for c in CLASSES if c in counts)
+
+
+def _source_summary(source: str, rows: pd.DataFrame) -> str:
+    """One source (a table or figure) of a paper's headline: its one row's verdict, or how many of its rows reproduce
+    the paper, with the verdict of its ranking where it has one."""
+    if len(rows) == 1:
+        return f"{source}: {rows.verdict.iloc[0]}"
+    ranking = rows[rows.cell.str.startswith("ranking")]
+    rank = f" (ranking {ranking.verdict.iloc[0]}: {ranking.ours.iloc[0]})" if len(ranking) else ""
+    cells = rows.drop(ranking.index)
+    return f"{source}: {(cells['class'] == 'reproduced').sum()} of {len(cells)} rows reproduced{rank}"
+
+
+def findings(card: pd.DataFrame) -> str:
+    """What the book found, one Markdown list item per paper: the verdict classes of its stored rows at the profile
+    nearest the paper's regime (full where stored, else cpu), and each of its tables or figures in one phrase (a
+    source's name is its text up to the first colon). Empty when nothing is stored."""
+    stored = card[_kind(card) == "stored"]
+    lines = []
+    for paper, rows in stored.groupby("paper", sort=False):
+        runs = "stored full" if (rows.runs == "stored full").any() else rows.runs.iloc[0]
+        rows = rows[rows.runs == runs]
+        sources = rows.assign(source=rows.source.str.split(":").str[0]).groupby("source", sort=False)
+        parts = "; ".join(_source_summary(source, group) for source, group in sources)
+        lines.append(f"- **{paper}** ({runs.removeprefix('stored ')} runs; {_counted(rows)}). {parts}.")
+    return "\n".join(lines)
+
+
 def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = None) -> str:
     """The scorecard as a Markdown page: what it is built from (`sources`), the totals (and how many reproduced rows'
     seeds split), how far each stored grid is (`grids`, when given), what the strict rules changed, then one table

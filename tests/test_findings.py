@@ -1,0 +1,31 @@
+"""The introduction's findings: one line per paper, generated from the scorecard's stored rows."""
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import verdict_class
+from lengthgen.scorecard import COLUMNS, findings
+
+
+def card(rows: list[tuple]) -> pd.DataFrame:
+    frame = pd.DataFrame([dict(zip(["paper", "runs", "source", "cell", "ours", "verdict"], r, strict=True))
+                          for r in rows]).reindex(columns=COLUMNS[:-1])
+    return frame.assign(**{"class": frame.verdict.map(verdict_class)})
+
+
+def test_each_paper_gets_its_counts_and_one_phrase_per_table():
+    text = findings(card([
+        ("A", "stored full", "Table 2", "x / copy / 15", "10.0", "reproduced"),
+        ("A", "stored full", "Table 2", "y / copy / 15", "0.0", "not reproduced"),
+        ("A", "stored full", "Table 2", "ranking of its cells", "Spearman rho 0.9", "reproduced"),
+        ("A", "stored cpu", "Table 2", "x / copy / 15", "3.0", "not reproduced"),  # full is nearer the paper
+        ("A", "live quick", "Table 2", "x / copy / 15", "3.0", "not reproduced"),  # live rows never count
+        ("B", "stored cpu", "Fig. 3: depth 2", "assignment", "...", "not trained"),
+    ]))
+    assert text.split("\n") == [
+        "- **A** (full runs; 3 rows: 2 reproduced, 1 not reproduced). Table 2: 1 of 2 rows reproduced (ranking "
+        "reproduced: Spearman rho 0.9).",
+        "- **B** (cpu runs; 1 row: 1 not trained). Fig. 3: not trained."]
+
+
+def test_nothing_stored_finds_nothing():
+    assert findings(card([("A", "live quick", "Table 2", "x", "1.0", "reproduced")])) == ""
