@@ -5,9 +5,6 @@ import dataclasses
 import json
 import os
 import sys
-import tarfile
-import tempfile
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,18 +12,15 @@ import pandas as pd
 
 from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
+from lengthgen.export import DATA_FORMATS, example_lines
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.papers import EXPERIMENTS, PROFILES
 from lengthgen.papers.base import PROFILE_HELP
-from lengthgen.results.store import ResultStore
+from lengthgen.results.store import ResultStore, unpacked
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
-from lengthgen.seeding import fixed_generator, parse_seeds, seeds_text
+from lengthgen.seeding import parse_seeds, seeds_text
 from lengthgen.tasks import TASKS
-from lengthgen.tasks.lm import LMTask
-from lengthgen.tasks.seq2seq import Seq2SeqTask
-
-DATA_FORMATS = ("txt", "jsonl", "scan")
 
 
 def cmd_list(args) -> None:
@@ -53,56 +47,13 @@ def cmd_list(args) -> None:
 
 
 def cmd_data(args) -> None:
-    cls = TASKS[args.task]
-    sequence_tasks = [n for n in TASKS if issubclass(TASKS[n], Seq2SeqTask | LMTask)]
-    if not issubclass(cls, Seq2SeqTask | LMTask):
-        raise LengthgenError(f"task {args.task!r} has no fixed splits; valid: {', '.join(sequence_tasks)}")
-    if issubclass(cls, LMTask):
-        lines = lm_examples(cls(), args)
-        write_lines(lines, args, f"{cls.name} examples of length {args.split}")
-        return
-    if args.task == "cfq":
-        if not args.cfq_root:
-            raise LengthgenError("cfq needs --cfq-root DIR (a user-supplied copy; CFQ is never downloaded)")
-        task = cls(args.cfq_root, data_seed=args.data_seed)
-    else:
-        task = cls(data_seed=args.data_seed)
-    examples = task.examples(args.split, args.n)
-    write_lines([format_example(e, args.format) for e in examples], args, f"{task.name}/{args.split} examples")
-
-
-def write_lines(lines: list[str], args, what: str) -> None:
+    lines, what = example_lines(args.task, args.split, args.n, args.format, args.data_seed, args.cfq_root)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text("".join(line + "\n" for line in lines))
         print(f"wrote {len(lines)} {what} to {args.out}", file=sys.stderr)
     else:
         print("\n".join(lines))
-
-
-def lm_examples(task: LMTask, args) -> list[str]:
-    """`--n` (default 10) examples of a decoder-only task at the length `--split`, as prompt TAB answer [TAB ids]."""
-    if args.format == "scan" or not args.split.isdigit():
-        raise LengthgenError(f"{task.name} takes --split LENGTH (a number of {task.unit}) and --format txt or jsonl")
-    length = int(args.split)
-    task.check(length)
-    gen = fixed_generator(args.data_seed)
-    lines = []
-    for s in (task.sequence(length, gen) for _ in range(args.n or 10)):
-        prompt, answer = " ".join(s.tokens[: s.prompt]), " ".join(s.tokens[s.prompt:])
-        ids = "" if s.ids is None else " ".join(map(str, s.ids))
-        lines.append(json.dumps({"prompt": prompt, "answer": answer, "ids": ids}) if args.format == "jsonl"
-                     else "\t".join(filter(None, (prompt, answer, ids))))
-    return lines
-
-
-def format_example(example, fmt: str) -> str:
-    """One example as a line: txt (source TAB target), jsonl, or scan (the official IN:/OUT: format)."""
-    from lengthgen.tasks.scan import to_line
-
-    src, tgt = (" ".join(side) for side in example)
-    return {"txt": lambda: f"{src}\t{tgt}", "jsonl": lambda: json.dumps({"source": src, "target": tgt}),
-            "scan": lambda: to_line(example)}[fmt]()
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -258,29 +209,10 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
-@contextmanager
-def _unpacked(source: str):
-    """A results folder as a path: `source` itself, or, for a tar archive (e.g. `tar czf runs.tgz results`), a
-    temporary folder it is unpacked into (members that would land outside it are refused), removed afterwards. The
-    archive holds the experiment folders, at its top or inside its one top-level folder."""
-    if not Path(source).is_file():
-        yield source
-        return
-    if not tarfile.is_tarfile(source):
-        raise LengthgenError(f"{source!r} is neither a results folder nor a tar archive of one; nothing merged")
-    with tempfile.TemporaryDirectory(prefix="lengthgen-merge-") as tmp, tarfile.open(source) as archive:
-        try:
-            archive.extractall(tmp, filter="data")
-        except (tarfile.TarError, EOFError, OSError) as exc:  # a member outside the folder, a truncated archive
-            raise LengthgenError(f"cannot unpack {source!r}: {exc}; nothing merged") from exc
-        top = [p for p in Path(tmp).iterdir() if p.is_dir()]
-        yield str(top[0] if len(top) == 1 and top[0].name not in EXPERIMENTS else tmp)
-
-
 def cmd_merge(args) -> None:
     """Copy the complete runs of another results folder (or a tar archive of one) that this one lacks
     (`ResultStore.merge`), per experiment."""
-    with _unpacked(args.source) as folder:
+    with unpacked(args.source, EXPERIMENTS) as folder:
         source = _stored(folder)
         if Path(args.results).resolve() == source.root.resolve():
             raise LengthgenError(f"the source {args.source!r} is the results folder itself: nothing to merge")

@@ -14,7 +14,7 @@ LAYERS = [
     ("__init__", "errors"),
     ("config", "registry", "seeding", "data", "device", "metrics", "display"),
     ("tasks", "models", "pretrained"),
-    ("train", "results"),
+    ("train", "results", "export"),
     ("analysis",),
     ("papers",),
     ("scorecard",),

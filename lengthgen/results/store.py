@@ -17,6 +17,8 @@ import json
 import os
 import shutil
 import socket
+import tarfile
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -242,3 +244,22 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # it exists, owned by someone else
     return True
+
+
+@contextmanager
+def unpacked(source: str, experiments) -> Iterator[str]:
+    """A results folder as a path: `source` itself, or, for a tar archive (e.g. `tar czf runs.tgz results`), a
+    temporary folder it is unpacked into (members that would land outside it are refused), removed afterwards. The
+    archive holds the experiment folders (names in `experiments`), at its top or inside its one top-level folder."""
+    if not Path(source).is_file():
+        yield source
+        return
+    if not tarfile.is_tarfile(source):
+        raise LengthgenError(f"{source!r} is neither a results folder nor a tar archive of one; nothing merged")
+    with tempfile.TemporaryDirectory(prefix="lengthgen-merge-") as tmp, tarfile.open(source) as archive:
+        try:
+            archive.extractall(tmp, filter="data")
+        except (tarfile.TarError, EOFError, OSError) as exc:  # a member outside the folder, a truncated archive
+            raise LengthgenError(f"cannot unpack {source!r}: {exc}; nothing merged") from exc
+        top = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        yield str(top[0] if len(top) == 1 and top[0].name not in experiments else tmp)
