@@ -68,3 +68,17 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
             READINGS); a claim whose table is missing, None or empty says "not run yet".
     """
     return claims_versus(CLAIMS, READINGS, live, stored, "figure")
+
+
+# The paper's settings that the chapter's prose quotes (Appendices E and F; the symbols of Section 5's text are lost
+# from our copy, the appendices' tables keep them).
+PARITY_TRAIN_TOKENS = (20, 50)  # Table 2 (App. E.1): minimum and maximum training length of sparse parity, tokens
+PARITY_TEST_TOKENS = 500  # Table 2: maximum testing length; Sec. 5.1: "near-perfect ... up to lengths of 500"
+SCRATCHPAD_TRAIN_LENGTHS = (10, 40)  # Table 3 (App. E.2): minimum and maximum combined training length
+ASSIGNMENT_TRAIN_TOKENS = (20, 60)  # Table 4 (App. E.3): minimum and maximum training length, tokens
+ASSIGNMENT_TEST_TOKENS = 200  # Table 4: maximum testing length
+LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
+LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"
+LANGUAGE_CONTEXTS = (64, 128)  # App. F's table: training context lengths of the two models
+LANGUAGE_POSE_SHARE = 0.3  # Sec. 5.3: PoSE "on the final 30% of the iterations"
+LANGUAGE_POSE_STEPS = 15_000  # App. F: "34000 steps without PoSE, and 15000 steps with PoSE"

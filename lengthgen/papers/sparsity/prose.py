@@ -1,0 +1,322 @@
+"""The numbers and data-dependent phrases of the sparsity chapter's prose, read from what the notebook already has
+(the profiles' sizes, the stored runs and their readings, the paper's numbers in `paper`): each function serves one
+paragraph and returns {glue name: value} for `display.glue_values`, binding with `display.holds` the sentences about
+the stored runs whose truth depends on the data but which are not numbers. Values are plain Python numbers and
+strings (myst-nb formats a glued number from its repr)."""
+
+import math
+
+import pandas as pd
+
+from lengthgen.analysis.language import CORRELATION, SHARE
+from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import holds
+from lengthgen.metrics import PERPLEXITY
+from lengthgen.papers.sparsity import paper
+from lengthgen.papers.sparsity.experiments import (
+    ASSIGNMENT_POSITIONS,
+    ASSIGNMENT_PROFILES,
+    ASSIGNMENT_VARIABLES,
+    DEPTHS,
+    JUMPS,
+    PARITY_BOUNDS,
+    PARITY_PROFILES,
+    PARITY_TEST_KS,
+    SCRATCHPAD_PROFILES,
+    DecoderSizes,
+)
+from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
+from lengthgen.tasks.sparsity import ScratchpadParity
+
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
+REACH = "stays >= 90% up to"  # the column of `readings.fit_and_reach`
+FIT = "in distribution"
+
+
+def word(n: int) -> str:
+    """A small count as a word ("three"); from 11 on, digits ("1,024")."""
+    return WORDS[n] if 0 <= n < len(WORDS) else f"{n:,}"
+
+
+def and_list(items) -> str:
+    """"a", "a and b", "a, b and c"."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def int_range(values) -> str:
+    """Integers as the prose lists them: "1-4" when there are three or more consecutive ones, else "2 and 3"."""
+    v = sorted({int(x) for x in values})
+    return f"{v[0]}-{v[-1]}" if len(v) > 2 and v == list(range(v[0], v[-1] + 1)) else and_list(v)
+
+
+def percent(value: float) -> str:
+    """An accuracy as the prose writes it: one decimal, none when it reads whole ("96.5%", "100%")."""
+    return f"{value:.1f}".removesuffix(".0") + "%"
+
+
+def span(values, fmt: str = "{:.2f}") -> str:
+    """"lo-hi" of the values, each formatted by `fmt`, or the one value when both ends read the same."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def percent_span(values) -> str:
+    """"99.7-100%", or "100%" when both ends read the same."""
+    lo, hi = percent(min(values))[:-1], percent(max(values))[:-1]
+    return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
+
+
+def seeds_phrase(count: int, of: int) -> str:
+    """In how many of `of` seeds something holds: "in all three seeds", "in two of three seeds", "in none of the
+    three seeds" ("in both seeds", "in its one seed")."""
+    if count == of:
+        return "in its one seed" if of == 1 else "in both seeds" if of == 2 else f"in all {word(of)} seeds"
+    return f"in none of the {word(of)} seeds" if count == 0 else f"in {word(count)} of {word(of)} seeds"
+
+
+def every_depth(n: int) -> str:
+    """"both depths" (two), "every depth" (more), "its one depth"."""
+    return "its one depth" if n == 1 else "both depths" if n == 2 else "every depth"
+
+
+def depths_text(depths) -> str:
+    """"depth 3", "depths 2 and 3"."""
+    depths = sorted(depths)
+    return f"depth{'s' if len(depths) > 1 else ''} {and_list(depths)}"
+
+
+def by_depth(values: pd.Series) -> str:
+    """Accuracies by depth (a Series indexed by depth): "66.8% (depth 2) and 78% (depth 3)"."""
+    return and_list(f"{percent(v)} (depth {d})" for d, v in values.sort_index().items())
+
+
+def fits_phrase(fit: pd.Series, chains: int) -> str:
+    """How a variant fits its training lengths (`fit`: in-distribution accuracy by depth, trained at >= TRAINED):
+    "fits 3 chains at both depths (100% and 100%)", "fits 3 chains at depth 3 (100%) but not at depth 2 (67.4%)",
+    "fits 3 chains at neither depth (31.6% and 29.3%)"."""
+    fit = fit.sort_index()
+    yes, no = fit[fit >= TRAINED], fit[fit < TRAINED]
+    values = and_list(percent(v) for v in fit)
+    if no.empty:
+        return f"fits {chains} chains at {every_depth(len(fit))} ({values})"
+    if yes.empty:
+        where = "neither depth" if len(fit) == 2 else "no depth" if len(fit) > 2 else "its one depth"
+        return f"{'does not fit' if len(fit) == 1 else 'fits'} {chains} chains at {where} ({values})"
+    return (f"fits {chains} chains at {depths_text(yes.index)} ({and_list(percent(v) for v in yes)}) but not at "
+            f"{depths_text(no.index)} ({and_list(percent(v) for v in no)})")
+
+
+def round_to(x: float, digits: int = 2) -> float:
+    """`x` rounded to `digits` significant digits (3611.1 -> 3600.0)."""
+    return float(f"{x:.{digits}g}")
+
+
+def minutes(runs: pd.DataFrame, fmt: str = "{:.0f}") -> str:
+    """The span of the runs' wall-clock minutes (one value per stored run, its `key`)."""
+    return span(runs.groupby("key").wall_seconds.first() / 60, fmt)
+
+
+# Section 3 and 4: the live runs' sizes (they follow the profile) beside the paper's.
+
+def parity_setup(sizes: DecoderSizes) -> dict:
+    """Section 3's first paragraph: the training lengths (pairs, and tokens beside the paper's) and how far the
+    tests go, as a multiple of the longest training length."""
+    lo, hi = sizes.train_lengths
+    return {"parity_train": f"{lo}-{hi}", "parity_tokens": f"{TOKENS_PER_PAIR * lo}-{TOKENS_PER_PAIR * hi}",
+            "parity_paper_tokens": "{}-{}".format(*paper.PARITY_TRAIN_TOKENS),
+            "parity_reach": max(sizes.eval_lengths) / hi}
+
+
+def t1_rule() -> dict:
+    """The T1 rule: the bar of a trained model and of a solved k, and how far the paper finds k = 1 solved."""
+    return {"t1_bar": TRAINED, "t1_paper_reach": paper.PARITY_TEST_TOKENS / paper.PARITY_TRAIN_TOKENS[1]}
+
+
+def scratchpad_setup(sizes: DecoderSizes, jumps: tuple[int, ...]) -> dict:
+    """Section 4's first paragraph: how many models (a coupled one per jump, and the two ablations at j = 1), the
+    jumps, and the combined training lengths of j = 1, and whether they are the paper's."""
+    ours = tuple(ScratchpadParity(jump=1).combined(n) for n in sizes.train_lengths)
+    theirs = paper.SCRATCHPAD_TRAIN_LENGTHS
+    return {"scratch_models": word(len(jumps) + 2).capitalize(), "scratch_jumps": int_range(jumps),
+            "scratch_train": "{}-{}".format(*ours),
+            "scratch_vs_paper": "as in the paper" if ours == theirs else "the paper's: {}-{}".format(*theirs)}
+
+
+def t2_rule() -> dict:
+    """The T2 rule: the bar of a trained model and of a length it still solves."""
+    return {"t2_bar": TRAINED}
+
+
+# Section 6: the stored runs.
+
+def stored_setup(profile: str = "cpu") -> dict:
+    """Section 6's first paragraph: the stored profile's steps, bounds K, test sparsities, jumps and seeds."""
+    parity, scratch = PARITY_PROFILES[profile], SCRATCHPAD_PROFILES[profile]
+    return {"stored_steps": span({parity.steps, scratch.steps}, "{:,}"),
+            "stored_bounds": int_range(PARITY_BOUNDS[profile]), "stored_ks": int_range(PARITY_TEST_KS[profile]),
+            "stored_jumps": int_range(JUMPS[profile]), "stored_seeds": word(len(parity.seeds))}
+
+
+def assignment_setup(profile: str = "cpu") -> dict:
+    """The variable-assignment paragraph: depths, variables, training and test chains (and the paper's tokens),
+    steps, seeds, the length the rule judges at."""
+    p = ASSIGNMENT_PROFILES[profile]
+    lo, hi = p.train_lengths
+    return {"assign_depths": and_list(DEPTHS[profile]), "assign_variables": ASSIGNMENT_VARIABLES[profile],
+            "assign_train": f"{lo}-{hi}", "assign_longest": max(p.eval_lengths),
+            "assign_ratio": max(p.eval_lengths) / hi,
+            "assign_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
+            "assign_steps": p.steps, "assign_seeds": word(len(p.seeds)), "assign_judged": hi}
+
+
+def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length: int) -> dict:
+    """"What the stored runs say" of variable assignment: the verdict, RoPE + PoSE's accuracies, PPC's fit and its
+    fall beyond the training lengths, and how the two ablations fit; the sentences about them are bound.
+
+    Args:
+        curves: `assignment_reading`'s curves (depth, variant, seed, length, value).
+        claim: `assignment_reading`'s T2 table (variant, depth, in distribution, stays >= 90% up to, verdict).
+        trained_length: the longest training length, in chains.
+    """
+    mean = curves.groupby(["variant", "depth", "length"]).value.mean()
+    claim = claim.set_index(["variant", "depth"])
+    longest = int(curves.length.max())
+    beyond = int(curves.length[curves.length > trained_length].min())
+    ppc = claim.loc["PPC"]
+    reproduced = ppc.verdict.str.startswith("reproduced")
+    verdict = ("reproduces" if reproduced.all() else "does not reproduce" if not reproduced.any() else
+               f"reproduces at {depths_text(ppc.index[reproduced])} only")
+    holds(not reproduced.all(), "Fig. 3 ... at our scale, and the way it fails is informative")
+    pose, pose_reach = mean.loc["RoPE+PoSE"], claim.loc["RoPE+PoSE", REACH]
+    holds(bool((pose_reach == longest).all()), f"RoPE + PoSE, the paper's failing baseline, holds ... to {longest} "
+                                               "chains ... at every depth")
+    fit, ppc_mean = ppc[FIT], mean.loc["PPC"]
+    at_beyond, at_longest = ppc_mean.xs(beyond, level="length"), ppc_mean.xs(longest, level="length")
+    holds(bool((fit >= TRAINED).all()), "PPC fits its training lengths")
+    holds(bool((at_beyond < fit).all() and (at_longest <= at_beyond).all()),
+          f"PPC ... falls to ... at {beyond} chains and to ... at {longest}")
+    coupling, scratchpad = claim.loc["no coupling", FIT], claim.loc["no scratchpad", FIT]
+    holds(bool((scratchpad < coupling).all()), "without a scratchpad it fits less than without coupling: the "
+                                               "scratchpad helps, as the paper finds")
+    return {"fig3_seeds": span(curves.groupby(["variant", "depth"]).seed.nunique(), "{:d}"),
+            "fig3_verdict": verdict, "fig3_pose": percent_span(pose.to_numpy()), "fig3_longest": longest,
+            "fig3_ratio": longest / trained_length, "fig3_depths": every_depth(len(ppc)),
+            "fig3_ppc_fit": by_depth(fit), "fig3_judged": trained_length, "fig3_beyond": beyond,
+            "fig3_ppc_beyond": by_depth(at_beyond), "fig3_ppc_longest": by_depth(at_longest),
+            "fig3_coupling": fits_phrase(coupling, trained_length),
+            "fig3_scratchpad": fits_phrase(scratchpad, trained_length)}
+
+
+# Section 7: the natural-language study.
+
+def model_parameters(sizes: LanguageSizes) -> int:
+    """Parameters of one model of a language profile's pair (builds it; reads the corpus's vocabulary)."""
+    return sum(p.numel() for p in build_language_models(sizes.run(0))[1]["short"].parameters())
+
+
+def orders_phrase(ratios) -> str:
+    """Between which orders of magnitude the ratios lie: "three to four" (3,600 and 6,100), "two to four"."""
+    lo, hi = (math.floor(math.log10(r)) for r in (min(ratios), max(ratios)))
+    return f"{word(lo)} to {word(hi + 1)}"
+
+
+def language_setup(sizes: LanguageSizes, summary: dict, parameters: int, python: str) -> dict:
+    """Section 7's first two paragraphs: the paper's models beside ours (size, tokens, how many times fewer), the
+    corpus as this interpreter reads it, and the influence study's windows.
+
+    Args:
+        sizes: the stored runs' profile (`LANGUAGE_PROFILES["cpu"]`).
+        summary: `Corpus.summary()` of the profile's corpus.
+        parameters: `model_parameters(sizes)`.
+        python: the interpreter's version ("3.11"), which fixes the corpus.
+    """
+    cfg = sizes.run(0)
+    tokens = sizes.steps * sizes.tokens
+    fewer = (round_to(paper.LANGUAGE_PARAMETERS / parameters), round_to(paper.LANGUAGE_TOKENS / tokens))
+    short, long = paper.LANGUAGE_CONTEXTS
+    return {"lang_paper_params": paper.LANGUAGE_PARAMETERS / 1e9, "lang_paper_tokens": paper.LANGUAGE_TOKENS / 1e9,
+            "lang_paper_short": short, "lang_paper_long": long, "lang_paper_pose": paper.LANGUAGE_POSE_SHARE,
+            "lang_orders": orders_phrase(fewer), "lang_python": python, "lang_documents": summary["documents"],
+            "lang_characters": summary["characters"] / 1e6, "lang_train_tokens": summary["train tokens"] / 1e3,
+            "lang_test_tokens": summary["test tokens"] / 1e3, "lang_vocab": summary["vocabulary"],
+            "lang_unknown": summary["unknown (test)"], "lang_width": cfg.model.width, "lang_layers": cfg.model.layers,
+            "lang_heads": cfg.model.heads, "lang_parameters": parameters / 1e6, "lang_fewer_parameters": fewer[0],
+            "lang_steps": sizes.steps, "lang_step_tokens": sizes.tokens, "lang_tokens": tokens / 1e6,
+            "lang_fewer_tokens": fewer[1], "lang_passes": tokens / summary["train tokens"],
+            "lang_windows": sizes.examples, "lang_long": sizes.long, "lang_context": sizes.long - 1,
+            "lang_recent": cfg.recent, "lang_short": sizes.short}
+
+
+def language_rules(runs: pd.DataFrame) -> dict:
+    """Section 7's rules: the k, share and correlation the few-tokens claim is judged by, and the stored runs'
+    wall-clock minutes (why there is no live size)."""
+    return {"langrule_k": CLAIM_K, "langrule_share": SHARE, "langrule_r": CORRELATION,
+            "langrule_minutes": minutes(runs)}
+
+
+def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataFrame, claims: pd.DataFrame,
+                    points: pd.DataFrame, sizes: LanguageSizes) -> dict:
+    """"What the stored runs say" of the language study: Table 1's verdict, medians and seeds; the PoSE steps
+    beside the paper's; the few-tokens verdict, what the far context does on average, and the shares and
+    correlations with the model's own choice and with the other's; the sentences about them are bound.
+
+    Args:
+        runs: the stored runs; table_1, summary, claims, points: `language_reading` of them.
+        sizes: their profile.
+    """
+    cfg = sizes.run(0)
+    short, long = cfg.name("short"), cfg.name("long")
+    k = min(CLAIM_K, max(cfg.ks))
+    at = {lm: table_1.loc[lm, [f"ppl at {sizes.short}", f"ppl at {sizes.long}"]].astype(float).tolist()
+          for lm in (short, long)}
+    ppl = runs[(runs.metric == PERPLEXITY) & (runs.lm == short)].pivot_table(index="seed", columns="length",
+                                                                           values="value")
+    worse = int((ppl[sizes.long] > ppl[sizes.short]).sum())
+    table_verdict, few_verdict = (claims[claims.claim.str.contains(text)].verdict.iloc[0]
+                                  for text in ("perplexity", "far tokens"))
+    holds(at[short][1] > at[short][0], f"the {sizes.short}-token model trained with PoSE is worse at {sizes.long} "
+                                       f"than at {sizes.short}: PoSE ... did not teach this small model to use "
+                                       "tokens beyond its training window")
+    holds(at[long][1] < at[long][0], f"the {sizes.long}-token model gains from its longer window")
+    own, at_k = summary.loc[(k, short, short)], summary.loc[k]
+    r, share = float(own["pearson r"]), float(own["share recovered"])
+    exactly = f"{r:.2f}" == f"{CORRELATION:.2f}"
+    holds(share > 1, "mostly through selection: tokens chosen by the loss of the predicted token itself recover more "
+                     "than what the far context gives")
+    mine = points[(points.k == k) & (points.lm == short) & (points.chooser == short)]
+    cross = at_k[at_k.index.get_level_values("lm") != at_k.index.get_level_values("chooser")]
+    chosen = at_k[at_k.index.get_level_values("lm") == at_k.index.get_level_values("chooser")]
+    holds(bool(cross["share recovered"].max() < chosen["share recovered"].min()
+               and cross["pearson r"].max() < chosen["pearson r"].min()),
+          "scored with the other model's choice, the share falls ... and r ...: much of what leave-one-out finds is "
+          "particular to the model that chose it")
+    table_phrase = "reproduces" if table_verdict == "reproduced" else "does not reproduce"
+    return {"langres_seeds": int(ppl.index.nunique()), "langres_table_verdict": table_phrase,
+            "langres_short_at_short": at[short][0], "langres_short_at_long": at[short][1],
+            "langres_worse_seeds": seeds_phrase(worse, int(ppl.index.nunique())),
+            "langres_long_at_short": at[long][0], "langres_long_at_long": at[long][1],
+            "langres_pose_steps": sum(1 for s in range(cfg.short.steps) if s >= cfg.short.pose_from * cfg.short.steps),
+            "langres_steps": cfg.short.steps, "langres_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,
+            "langres_paper_pose_steps": paper.LANGUAGE_POSE_STEPS,
+            "langres_few_verdict": ("passes" if few_verdict == "reproduced" else "fails") + (
+                " exactly at its bar" if exactly else ""),
+            "langres_r": r, "langres_k": k, "langres_far_effect": "hurts" if mine.far_gain.mean() < 0 else "helps",
+            "langres_far_mean": float(mine.far_gain.mean()), "langres_far_helps": float((mine.far_gain > 0).mean()),
+            "langres_share": share, "langres_cross_share": span(cross["share recovered"]),
+            "langres_cross_r": span(cross["pearson r"])}
+
+
+# Section 9.
+
+def not_yet(assign_runs: pd.DataFrame, profile: str = "cpu", beyond: str = "full") -> dict:
+    """Section 9: what a stored PPC run of variable assignment cost (wall-clock minutes), its steps, how many
+    variants a depth has, and what the larger profile adds (depths, variables, positions)."""
+    p = ASSIGNMENT_PROFILES[profile]
+    return {"notyet_chains": word(p.train_lengths[1]), "notyet_minutes": minutes(
+                assign_runs[assign_runs.variant == "PPC"], "{:.1f}"), "notyet_steps": p.steps,
+            "notyet_variants": word(int(assign_runs.variant.nunique())),
+            "notyet_depths": and_list(sorted(set(DEPTHS[beyond]) - set(DEPTHS[profile]))),
+            "notyet_variables": ASSIGNMENT_VARIABLES[beyond], "notyet_positions": ASSIGNMENT_POSITIONS[beyond],
+            "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}

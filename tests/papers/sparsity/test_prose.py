@@ -1,0 +1,200 @@
+"""The sparsity chapter's prose values: each paragraph's function on a small hand-made frame with hand-computed
+values, the sentences bound by `holds` failing when the data contradict them, and holding on the committed runs;
+every value the chapter's prose names is one a function returns."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from lengthgen.book import CHAPTERS, ROOT
+from lengthgen.display import ProseCheckFailed
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.sparsity import prose
+from lengthgen.papers.sparsity.experiments import (
+    ASSIGNMENT_PROFILES,
+    JUMPS,
+    PARITY_PROFILES,
+    SCRATCHPAD_PROFILES,
+    DecoderSizes,
+    assignment_reading,
+)
+from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, language_reading
+from lengthgen.papers.sparsity.readings import assignment_claim
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
+
+
+def test_phrases():
+    assert [prose.percent(v) for v in (96.5, 100.0, 66.84, 0.0, 99.96)] == ["96.5%", "100%", "66.8%", "0%", "100%"]
+    assert prose.percent_span([99.7, 100.0, 99.8]) == "99.7-100%" and prose.percent_span([100.0, 99.99]) == "100%"
+    assert prose.span([0.478, 0.591]) == "0.48-0.59" and prose.span([0.347, 0.350]) == "0.35"
+    assert [prose.int_range(v) for v in ((1, 2, 3, 4), (2, 3), (1, 2, 4), (1,))] == ["1-4", "2 and 3", "1, 2 and 4",
+                                                                                    "1"]
+    assert [prose.seeds_phrase(c, n) for c, n in ((3, 3), (2, 3), (0, 3), (2, 2), (1, 1))] == [
+        "in all three seeds", "in two of three seeds", "in none of the three seeds", "in both seeds",
+        "in its one seed"]
+    assert prose.word(4) == "four" and prose.word(1024) == "1,024"
+    assert prose.orders_phrase([3611.1, 6103.5]) == "three to four"
+    assert prose.orders_phrase([150.0, 4.9e6]) == "two to seven"
+    assert prose.round_to(3611.1) == 3600.0 and prose.round_to(6103.5) == 6100.0
+
+
+def test_fits_phrase():
+    fit = pd.Series({3: 100.0, 2: 67.4})
+    assert prose.fits_phrase(fit, 3) == "fits 3 chains at depth 3 (100%) but not at depth 2 (67.4%)"
+    assert prose.fits_phrase(pd.Series({2: 31.6, 3: 29.3}), 3) == "fits 3 chains at neither depth (31.6% and 29.3%)"
+    assert prose.fits_phrase(pd.Series({2: 95.0, 3: 90.0}), 4) == "fits 4 chains at both depths (95% and 90%)"
+    assert prose.by_depth(pd.Series({3: 78.0, 2: 66.8})) == "66.8% (depth 2) and 78% (depth 3)"
+
+
+def test_live_setups_follow_the_profile():
+    sizes = DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (3, 5), (3, 5, 20), 16, 64, (0,))
+    assert prose.parity_setup(sizes) == {"parity_train": "3-5", "parity_tokens": "6-10",
+                                         "parity_paper_tokens": "20-50", "parity_reach": 4.0}
+    assert prose.scratchpad_setup(sizes, (1,)) == {"scratch_models": "Three", "scratch_jumps": "1",
+                                                   "scratch_train": "6-10", "scratch_vs_paper": "the paper's: 10-40"}
+    same = DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (5, 20), (5, 60), 16, 64, (0,))
+    setup = prose.scratchpad_setup(same, (1, 2, 3))
+    assert (setup["scratch_models"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
+        "Five", "1-3", "as in the paper")
+    assert prose.t1_rule() == {"t1_bar": 90.0, "t1_paper_reach": 10.0} and prose.t2_rule() == {"t2_bar": 90.0}
+
+
+def test_stored_setups_read_the_profile():
+    assert prose.stored_setup("smoke") == {"stored_steps": "20", "stored_bounds": "1 and 2", "stored_ks": "1 and 2",
+                                           "stored_jumps": "1", "stored_seeds": "one"}
+    setup = prose.assignment_setup("smoke")
+    assert setup == {"assign_depths": "2", "assign_variables": 200, "assign_train": "1-2", "assign_longest": 3,
+                     "assign_ratio": 1.5, "assign_paper_tokens": "60 to 200", "assign_steps": 20,
+                     "assign_seeds": "one", "assign_judged": 2}
+
+
+def _assignment_curves(pose_at_longest: float = 100.0) -> pd.DataFrame:
+    """Two depths, two seeds, chains 1-4 and 6 (trained on 1-3): RoPE + PoSE holds, PPC fits and falls, no
+    coupling fits depth 3 only, no scratchpad fits neither."""
+    means = {  # (variant, depth): accuracy at chains 1, 2, 3, 4, 6 (both seeds the same +- 1)
+        ("PPC", 2): [100, 100, 96, 60, 2], ("PPC", 3): [100, 100, 100, 80, 1],
+        ("no coupling", 2): [100, 80, 70, 30, 0], ("no coupling", 3): [100, 100, 99, 90, 5],
+        ("no scratchpad", 2): [100, 50, 30, 20, 0], ("no scratchpad", 3): [100, 40, 28, 10, 0],
+        ("RoPE+PoSE", 2): [100, 100, 100, 99, pose_at_longest], ("RoPE+PoSE", 3): [100, 100, 100, 100, 99.5],
+    }
+    rows = [{"variant": v, "depth": d, "seed": seed, "length": n, "metric": "accuracy",
+             "value": min(100.0, a + (1 if seed else -1) * (a not in (0, 100)))}
+            for (v, d), accuracy in means.items() for seed in (0, 1)
+            for n, a in zip((1, 2, 3, 4, 6), accuracy, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def test_stored_assignment_on_a_hand_made_grid():
+    curves = _assignment_curves()
+    values = prose.stored_assignment(curves, assignment_claim(curves, 3), 3)
+    assert values == {
+        "fig3_seeds": "2", "fig3_verdict": "does not reproduce", "fig3_pose": "99-100%", "fig3_longest": 6,
+        "fig3_ratio": 2.0, "fig3_depths": "both depths", "fig3_ppc_fit": "96% (depth 2) and 100% (depth 3)",
+        "fig3_judged": 3, "fig3_beyond": 4, "fig3_ppc_beyond": "60% (depth 2) and 80% (depth 3)",
+        "fig3_ppc_longest": "2% (depth 2) and 1% (depth 3)",
+        "fig3_coupling": "fits 3 chains at depth 3 (99%) but not at depth 2 (70%)",
+        "fig3_scratchpad": "fits 3 chains at neither depth (30% and 28%)"}
+
+
+def test_stored_assignment_refuses_a_baseline_that_falls():
+    curves = _assignment_curves(pose_at_longest=40.0)  # RoPE + PoSE no longer holds to the longest length
+    with pytest.raises(ProseCheckFailed, match="RoPE \\+ PoSE"):
+        prose.stored_assignment(curves, assignment_claim(curves, 3), 3)
+
+
+SHORT, LONG = "context 16 + PoSE", "context 32"  # the smoke profile's pair
+FAR_GAIN = [1.0, 2.0, -1.0, -4.0]  # recent - full, per window
+OWN = [2.0, 4.0, -2.0, -8.0]  # recent - recent+2 with the model's own choice: twice the far gain (r = 1, share 2)
+CROSS = [1.0, 0.0, 0.0, 1.0]  # with the other's choice: r = -2 / sqrt(21) = -0.44, share (1 + 0) / (1 + 2) = 0.33
+
+
+def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
+    """Two seeds of the smoke pair: perplexity (at 16, at 32) per seed, and four influence windows per pair."""
+    long_ppl = ((60.0, 55.0), (62.0, 57.0))
+    rows = [{"seed": seed, "lm": lm, "length": n, "metric": "perplexity", "value": v}
+            for lm, ppl in ((SHORT, short_ppl), (LONG, long_ppl)) for seed, pair in enumerate(ppl)
+            for n, v in zip((16, 32), pair, strict=True)]
+    for seed in (0, 1):
+        for lm in (SHORT, LONG):
+            for chooser in (SHORT, LONG):
+                recovered = OWN if lm == chooser else CROSS
+                for example, (gain, got) in enumerate(zip(FAR_GAIN, recovered, strict=True)):
+                    base = {"seed": seed, "lm": lm, "chooser": chooser, "example": example, "length": 32}
+                    rows += [base | {"metric": m, "value": v} for m, v in (
+                        ("nll recent", 10.0), ("nll full", 10.0 - gain), ("nll recent+1", 10.0),
+                        ("nll recent+2", 10.0 - got))]
+    return pd.DataFrame(rows)
+
+
+def test_stored_language_on_hand_made_runs():
+    runs = _language_runs()
+    table_1, summary, claims, points = language_reading(runs, "smoke")
+    values = prose.stored_language(runs, table_1, summary, claims, points, LANGUAGE_PROFILES["smoke"])
+    assert values == pytest.approx({
+        "langres_seeds": 2, "langres_table_verdict": "does not reproduce",
+        "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_worse_seeds": "in one of two seeds",
+        "langres_long_at_short": 61.0, "langres_long_at_long": 56.0, "langres_pose_steps": 6, "langres_steps": 20,
+        "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000, "langres_few_verdict": "passes",
+        "langres_r": 1.0, "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5,
+        "langres_far_helps": 0.5, "langres_share": 2.0, "langres_cross_share": "0.33", "langres_cross_r": "-0.44"})
+
+
+def test_stored_language_refuses_a_short_model_better_at_the_long_length():
+    runs = _language_runs(short_ppl=((40.0, 39.0), (50.0, 49.0)))  # the PoSE model gains: Table 1 would reproduce
+    with pytest.raises(ProseCheckFailed, match="worse at 32"):
+        prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
+
+
+def test_language_setup_and_rules():
+    summary = {"documents": 1234, "characters": 2_500_000, "train tokens": 2560, "test tokens": 410,
+               "vocabulary": 512, "unknown (test)": 0.05}
+    values = prose.language_setup(LANGUAGE_PROFILES["smoke"], summary, 130_000, "3.11.9")
+    assert values == pytest.approx({
+        "lang_paper_params": 1.3, "lang_paper_tokens": 25.0, "lang_paper_short": 64, "lang_paper_long": 128,
+        "lang_paper_pose": 0.3, "lang_orders": "four to seven", "lang_python": "3.11.9", "lang_documents": 1234,
+        "lang_characters": 2.5, "lang_train_tokens": 2.56, "lang_test_tokens": 0.41, "lang_vocab": 512,
+        "lang_unknown": 0.05, "lang_width": 16, "lang_layers": 1, "lang_heads": 4, "lang_parameters": 0.13,
+        "lang_fewer_parameters": 10_000.0, "lang_steps": 20, "lang_step_tokens": 256, "lang_tokens": 0.00512,
+        "lang_fewer_tokens": 4.9e6, "lang_passes": 2.0, "lang_windows": 4, "lang_long": 32, "lang_context": 31,
+        "lang_recent": 16, "lang_short": 16})
+    runs = pd.DataFrame({"key": ["a", "a", "b"], "wall_seconds": [660.0, 660.0, 899.0]})
+    assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_r": 0.5,
+                                          "langrule_minutes": "11-15"}
+
+
+def test_not_yet():
+    runs = pd.DataFrame({"variant": ["PPC", "PPC", "PPC", "no coupling", "no scratchpad", "RoPE+PoSE"],
+                         "key": ["a", "a", "b", "c", "d", "e"], "wall_seconds": [300.0, 300.0, 330.0, 1, 1, 1]})
+    assert prose.not_yet(runs, "smoke", "cpu") == {
+        "notyet_chains": "two", "notyet_minutes": "5.0-5.5", "notyet_steps": 20, "notyet_variants": "four",
+        "notyet_depths": "3", "notyet_variables": 48, "notyet_positions": "rope", "notyet_paper_params": 1.3}
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict:
+    store = ResultStore(ROOT / "results")
+    return {name: stored_runs(EXPERIMENTS[f"sparsity-{name}"], "cpu", store) for name in ("assignment", "language")}
+
+
+def test_the_bound_sentences_hold_on_the_committed_runs(committed):
+    """Every value of the chapter's prose comes from one function (names unique), and the sentences bound by
+    `holds` hold on the committed stored runs."""
+    curves, claim = assignment_reading(committed["assignment"], "cpu")
+    language = committed["language"]
+    sizes = LANGUAGE_PROFILES["cpu"]
+    summary = {"documents": 1, "characters": 1, "train tokens": 1, "test tokens": 1, "vocabulary": 1,
+               "unknown (test)": 0.0}
+    parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(),
+             prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"], JUMPS["smoke"]), prose.t2_rule(),
+             prose.stored_setup("cpu"), prose.assignment_setup("cpu"),
+             prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
+             prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
+             prose.stored_language(language, *language_reading(language, "cpu"), sizes),
+             prose.not_yet(committed["assignment"])]
+    names = [name for part in parts for name in part]
+    assert len(names) == len(set(names))
+    used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
+    assert used and used <= set(names)
+    assert all(isinstance(v, int | float | str) and type(v).__module__ == "builtins" for p in parts for v in p.values())
