@@ -1,0 +1,338 @@
+"""The numbers and verdict words of the attention-bias-calibration chapter's prose, read from its frames: one function
+per paragraph, returning the values that the paragraph shows with `{glue:text}` (`display.glue_values`), each name
+with the paragraph's prefix. Sentences about the stored runs that are not numbers are bound with `display.holds`
+(the build fails when the runs stop supporting them); sentences about the live run are generated, since the
+chapter runs at every profile.
+
+Frames: `curves` is `experiments.arithmetic_reading`'s "curves" (task, model, seed, length, value: exact match in %;
+ABC models by stage, e.g. "ABC (code, NoPE)"), `claims` its "claims" (`readings.model_claims`), `runs` tidy stored
+runs (for the final training loss)."""
+
+import pandas as pd
+
+from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER
+from lengthgen.analysis.verdicts import NOT_TRAINED, TOLERANCE, TRAINED
+from lengthgen.display import holds
+from lengthgen.metrics import ACCURACY
+from lengthgen.papers.abc.experiments import ArithmeticSizes
+from lengthgen.papers.abc.phrases import (
+    ABC_NOPE,
+    ABC_POSITIONS,
+    FAILED,
+    WORDS,
+    by_seed,
+    claim,
+    collapse_from,
+    count_phrase,
+    describe,
+    fit_collapse,
+    fits,
+    listing,
+    loss_of,
+    loss_span,
+    loss_text,
+    losses,
+    mean_curve,
+    num,
+    paper_class,
+    paper_values,
+    seed_list,
+    seeds_phrase,
+    span,
+    times,
+    values,
+    versus_paper,
+)
+from lengthgen.papers.abc.readings import COLLAPSE_FROM, TRAINED_DIGITS, curve_class
+from lengthgen.papers.sparsity.readings import reach
+from lengthgen.tasks import TASKS
+
+RULE_WORDS = {"ABC (paper)": "by the paper's rule", "ABC (code)": "by the code's rule",
+              "ABC (paper, NoPE)": "by the paper's rule", "ABC (code, NoPE)": "by the code's rule"}
+MAX_TRAINING_DIGITS = len(str(2**20))  # the interpolation numbers, 0 .. 2^20, have at most this many digits
+
+
+def rules() -> dict[str, str]:
+    """The rules' bars, as the rules paragraph states them."""
+    return {"rule_tol": num(TOLERANCE), "rule_bar": num(TRAINED), "rule_fail": num(FAILED),
+            "rule_iid": str(TRAINED_DIGITS), "rule_far": str(COLLAPSE_FROM)}
+
+
+def live_successor(live: dict[str, pd.DataFrame], profile: str, operand_width: int) -> dict[str, str]:
+    """Section 3's paragraph on the live Successor run: each Table 1 model's curve in words beside the paper's, ABC
+    with and without positions, and what they say together (generated: the live run's profile may be any)."""
+    curves, claims, task = live["curves"], live["claims"], "successor"
+    present = set(curves[curves.task == task].model)
+    out = {"live_profile": profile, "live_seeds": seed_list(sorted(set(curves.seed)))}
+    for model in ("vanilla", "RoPE", "ALiBi"):
+        key = f"live_{model.lower()}"
+        out[key] = describe(mean_curve(curves, task, model)) if model in present else "is not run at this profile"
+        tested = model in present and TRAINED_DIGITS in set(mean_curve(curves, task, model).length)
+        out[key + "_vs"] = versus_paper(claims, task, model) if tested else "so it says nothing beside the paper"
+    out["live_paper_alibi6"] = num(paper_values(task, "ALiBi")[0])
+    out["live_abc_pos"] = _rules_in_words(curves, task, [m for m in ABC_POSITIONS if m in present])
+    out["live_abc_nope"] = _rules_in_words(curves, task, [m for m in ABC_NOPE if m in present])
+    pos = [curve_class(mean_curve(curves, task, m), "value") for m in ABC_POSITIONS if m in present]
+    nope = [curve_class(mean_curve(curves, task, m), "value") for m in ABC_NOPE if m in present]
+    if pos and nope and all(c == "collapses" for c in pos) and all(c == "extrapolates" for c in nope):
+        out["live_lesson"] = (
+            "So at our size the failure is not only where the model looks: trained on operands padded to "
+            f"{operand_width} digits, it has only ever seen zeros at positions {MAX_TRAINING_DIGITS + 1}-"
+            f"{operand_width}, and with positions in its embeddings it can write zeros there whatever its attention "
+            "reads. Without positions it cannot.")
+    else:
+        out["live_lesson"] = ("At this profile the live runs do not show ABC failing with positions and holding "
+                              "without them; section 7 reads the stored runs.")
+    return out
+
+
+def _rules_in_words(curves: pd.DataFrame, task: str, models: list[str]) -> str:
+    """ABC models of both rules in words, each rule's curve by `describe` ("is not run at this profile": none)."""
+    if not models:
+        return "is not run at this profile"
+    return "; ".join(f"{RULE_WORDS[m]} {describe(mean_curve(curves, task, m))}" for m in models)
+
+
+def live_attention(mass: pd.DataFrame) -> dict[str, str]:
+    """Section 4's sentence on the anti-diagonal weight of the live Successor models' last layer at their longest
+    length (`readings.anti_diagonal_mass` rows: task, model, length, inside, beyond)."""
+    rows = mass[mass.task == "successor"]
+    last = rows[rows.length == rows.length.max()].set_index("model")
+
+    def weight(model: str, where: str) -> str:
+        value = last[where].get(model, float("nan"))
+        return "–" if value != value else f"{value:.2f}"
+
+    abc = [m for m in last.index if m.startswith("ABC") and "NoPE" not in m]
+    return {"attn_length": str(int(rows.length.max())), "attn_vanilla_inside": weight("vanilla", "inside"),
+            "attn_vanilla_beyond": weight("vanilla", "beyond"),
+            "attn_abc": "; ".join(f"{m}: {weight(m, 'inside')} inside, {weight(m, 'beyond')} beyond" for m in abc)
+            or "no ABC model with positions at this profile"}
+
+
+def complete(curves: pd.DataFrame, seeds) -> bool:
+    """Whether every (task, model) of `curves` has every one of `seeds`."""
+    have = curves.groupby(["task", "model"]).seed.agg(lambda s: set(s.astype(int)))
+    return all(set(seeds) <= got for got in have)
+
+
+def stored_successor(curves: pd.DataFrame, claims: pd.DataFrame, seeds, steps: int, quick_steps: int) -> dict:
+    """Section 7's Successor paragraph on the stored runs (`seeds`: the grid's declared seeds; `steps`: its
+    training steps, `quick_steps` the live `quick` profile's)."""
+    task, cls = "successor", {m: claim(claims, "successor", m) for m in (
+        "vanilla", "ALiBi", "RoPE", *ABC_POSITIONS, *ABC_NOPE, "w=1, sinusoidal", "w=1, T=3", "w=1, NoPE")}
+    holds(complete(curves, seeds), "every cell of both grids, three seeds")
+    mean = {m: dict(zip(c.length, c.value, strict=True)) for m in cls for c in [mean_curve(curves, task, m)]}
+    vanilla, pair = fit_collapse(curves, task, "vanilla"), fit_collapse(curves, task, ["ALiBi", "RoPE"])
+    holds(vanilla["seeds"] == sorted(seeds), "The vanilla model is 100% at 6 digits and 0% from 8")
+    holds(all(cls[m].ours == "collapses" for m in ABC_POSITIONS), "ABC with the sinusoids collapses by both rules")
+    holds(all(cls[m].verdict == "reproduced" for m in ABC_NOPE) and all(cls[m].verdict != "reproduced"
+                                                                         for m in ABC_POSITIONS),
+          "ABC reproduced, but only without positions")
+    holds(cls["w=1, T=3"].ours == "extrapolates", "The scaffold with cyclic positions holds 100% to 24")
+    holds(cls["w=1, sinusoidal"].ours == "collapses", "with the sinusoids it collapses like the vanilla model")
+    holds(cls["w=1, NoPE"].ours == "does not interpolate", "without positions it does not fit")
+    holds(cls["RoPE"].verdict == "reproduced", "RoPE as in the paper")
+    holds(paper_class(task, "ALiBi") == "does not interpolate" and cls["ALiBi"].ours != "does not interpolate",
+          "ALiBi, which the paper finds unable to interpolate, fits here")
+    return {"succ_seeds": WORDS.get(len(seeds), str(len(seeds))), "succ_steps": f"{steps:,}",
+            "succ_budget": times(steps, quick_steps),
+            "succ_van6": vanilla["at6"], "succ_van_far": vanilla["far"], "succ_van_from": str(vanilla["from"]),
+            "succ_abc_p8": num(mean["ABC (paper)"][8]), "succ_abc_c8": num(mean["ABC (code)"][8]),
+            "succ_abc_far": span(v for m in ABC_POSITIONS for n, v in mean[m].items() if n >= COLLAPSE_FROM),
+            "succ_nope": span(v for m in ABC_NOPE for v in mean[m].values()),
+            "succ_longest": str(max(mean["vanilla"])),
+            "succ_t3": span(values(curves, task, "w=1, T=3")),
+            "succ_paper_sin": span(paper_values(task, "w=1, sinusoidal")),
+            "succ_nope6": num(mean["w=1, NoPE"][TRAINED_DIGITS]),
+            "succ_paper_nope": span(paper_values(task, "w=1, NoPE")),
+            "succ_ar6": pair["at6"], "succ_ar_from": str(pair["from"]),
+            "succ_ar_seeds": seeds_phrase(pair["seeds"], pair["all"]),
+            "succ_paper_alibi6": num(paper_values(task, "ALiBi")[0])}
+
+
+def _fitting(curves: pd.DataFrame, task: str, model: str) -> tuple[list[int], list[int]]:
+    """(seeds where a model fits its training numbers, seeds where it does not)."""
+    seeds = by_seed(curves, task, model)
+    return [s for s, c in seeds.items() if fits(c)], [s for s, c in seeds.items() if not fits(c)]
+
+
+def stored_addition(curves: pd.DataFrame, claims: pd.DataFrame, runs: pd.DataFrame, seeds, steps: int,
+                    retrain: int, successor_steps: int) -> dict:
+    """Section 7's Addition paragraph: which seeds fit, how the models that fit collapse, seed by seed, the ABC models
+    of the seeds whose vanilla model fits, and Table 3's scaffolds. `runs`: the stored tidy runs (their losses)."""
+    task, at6, loss = "addition", (lambda n: n == TRAINED_DIGITS), losses(runs)
+    holds(complete(curves[curves.task == task], seeds), "every cell has its three seeds")
+    fit, unfit = _fitting(curves, task, "vanilla")
+    holds(bool(fit) and bool(unfit), "The vanilla model fits its training numbers in some seeds, not in others")
+    vanilla = fit_collapse(curves, task, "vanilla")
+    holds(vanilla["seeds"] == fit and paper_class(task, "vanilla") == "collapses",
+          "[the vanilla model] collapses beyond, as in the paper")
+    alibi = fit_collapse(curves, task, "ALiBi")
+    rope_fit, rope_unfit = _fitting(curves, task, "RoPE")
+    plateau = [round(v, 2) for v in loss_of(loss, task, "RoPE", rope_unfit) + loss_of(loss, task, "vanilla", unfit)]
+    holds(bool(rope_unfit) and len(set(plateau)) == 1, "seed 2 stays on the same plateau as the vanilla model's seed 1")
+    abc = [*ABC_POSITIONS, *ABC_NOPE]
+    per_seed = {m: by_seed(curves, task, m) for m in abc}
+    best_model, best_seed = max(((m, s) for m in abc for s in per_seed[m]), key=lambda ms: reach(pd.DataFrame(
+        {"length": list(per_seed[ms[0]][ms[1]]), "value": list(per_seed[ms[0]][ms[1]].values())})))
+    best = per_seed[best_model][best_seed]
+    held = sorted(n for n in best if n > TRAINED_DIGITS and all(best[k] >= TRAINED for k in best if k <= n))
+    others = [per_seed[m][best_seed] for m in abc if m != best_model]
+    holds(best_model == "ABC (code, NoPE)" and bool(held) and curve_class(pd.DataFrame(
+        {"length": list(best), "v": list(best.values())}), "v") == "partly",
+          "one extrapolates, and only partly: the public code's rule without positions")
+    holds(all(collapse_from(c) == min(n for n in c if n > TRAINED_DIGITS) for c in others),
+          "the paper's rule without positions, and both rules with the sinusoids, collapse from 8 digits")
+    abc_fit = {s for m in abc for s, c in per_seed[m].items() if fits(c)}
+    abc_unfit = [s for s in fit if s not in abc_fit]  # seeds whose vanilla model fits and no ABC model does
+    holds(bool(abc_unfit), "Seed 2's ABC models do not fit 6 digits")
+    sin = fit_collapse(curves, task, "w=1, sinusoidal")
+    t3_nope = ("w=1, T=3", "w=1, NoPE")
+    holds(all(claim(claims, task, m).verdict == NOT_TRAINED for m in t3_nope),
+          "Table 3's Addition rows with T = 3 and without positions are \"not trained\"")
+    return {
+        "add_steps": f"{steps:,}", "add_ratio": times(steps, successor_steps),
+        "add_seeds": WORDS.get(len(seeds), str(len(seeds))), "add_van_fit_seeds": seeds_phrase(fit, seeds),
+        "add_van_fit6": vanilla["at6"], "add_van_fit_loss": loss_text(max(loss_of(loss, task, "vanilla", fit))),
+        "add_van_far": vanilla["far"], "add_van_from": str(vanilla["from"]),
+        "add_van_unfit_seeds": seeds_phrase(unfit, seeds),
+        "add_van_unfit6": span(c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "vanilla").items() if s in unfit),
+        "add_van_unfit_loss": loss_span(loss_of(loss, task, "vanilla", unfit)),
+        "add_alibi_seeds": seeds_phrase(alibi["seeds"], seeds), "add_alibi6": alibi["at6"],
+        "add_alibi_far": alibi["far"], "add_alibi_from": str(alibi["from"]),
+        "add_rope_fit_seeds": seeds_phrase(rope_fit, seeds), "add_rope_unfit": seed_list(rope_unfit),
+        "add_rope_unfit6": span(c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "RoPE").items()
+                                if s in rope_unfit),
+        "add_rope_unfit_loss": loss_span(loss_of(loss, task, "RoPE", rope_unfit)),
+        "add_best_seed": seed_list([best_seed]), "add_abc_n": WORDS.get(len(abc), str(len(abc))),
+        "add_best_held": " / ".join(num(best[n]) for n in held), "add_best_held_at": " / ".join(map(str, held)),
+        "add_best_fades": ", ".join(f"{num(best[n])}% at {n}" for n in sorted(best) if n > max(held)),
+        "add_paper_abc": span(paper_values(task, "ABC")),
+        "add_others": span(v for c in others for n, v in c.items() if n > TRAINED_DIGITS),
+        "add_abc_unfit_seeds": seeds_phrase(abc_unfit, seeds), "add_retrain": f"{retrain:,}",
+        "add_abc_unfit6": span(per_seed[m][s][TRAINED_DIGITS] for m in abc for s in abc_unfit),
+        "add_abc_novan6": span(per_seed[m][s][TRAINED_DIGITS] for m in abc for s in unfit),
+        "add_sin_seeds": seeds_phrase(sin["seeds"], seeds), "add_sin6": sin["at6"], "add_sin_far": sin["far"],
+        "add_sin_from": str(sin["from"]),
+        "add_t3_6": span(values(curves, task, "w=1, T=3", at6)),
+        "add_t3_loss": loss_span(loss_of(loss, task, "w=1, T=3")),
+        "add_nope6": span(values(curves, task, "w=1, NoPE", at6)),
+        "add_nope_loss": loss_span(loss_of(loss, task, "w=1, NoPE")),
+        "add_t3nope_fit": seeds_phrase({s for m in t3_nope for s in _fitting(curves, task, m)[0]}, seeds),
+        "add_paper_t3nope": span(v for m in t3_nope for v in paper_values(task, m))}
+
+
+def six_item_share() -> float:
+    """The share (%) of ListOps' training lists that have 6 items: its training pool's 6-digit numbers (training
+    draws from the pool uniformly)."""
+    pool = TASKS["listops_sum"]().pool("train")
+    return 100.0 * float(((pool >= 10**5) & (pool < 10**6)).float().mean())
+
+
+def balanced_intro(share: float) -> dict[str, str]:
+    """The ListOps-mix subsection's opening: the share of 6-item lists in the stock training mix (`six_item_share`)."""
+    return {"mix_six": f"{share:.0f}"}
+
+
+def stored_others(curves: pd.DataFrame, claims: pd.DataFrame, balanced: pd.DataFrame, seeds, steps: int,
+                  share: float) -> dict:
+    """Section 7's paragraph on N x 1, Parity and ListOps, and the stored `abc-balanced` runs (`balanced`: their
+    tidy runs) beside them; `share`: the stock mix's share of 6-item lists (`six_item_share`)."""
+    n1, at6, beyond = "times_digit", (lambda n: n == TRAINED_DIGITS), (lambda n: n > TRAINED_DIGITS)
+    plain, abc = ("vanilla", "ALiBi", "RoPE"), (*ABC_POSITIONS, *ABC_NOPE)
+    holds(complete(curves[curves.task.isin([n1, "parity", "listops_sum", "listops_max", "listops_min"])], seeds),
+          "(3,000 steps, three seeds each)")
+    holds(all(fits(c) for m in plain for c in by_seed(curves, n1, m).values())
+          and claim(claims, n1, "vanilla").verdict == "reproduced",
+          "N x 1's vanilla model, ALiBi and RoPE fit and collapse, as the paper's vanilla model")
+    holds(not any(fits(c) for m in abc for c in by_seed(curves, n1, m).values()),
+          "none of its ABC models fits its training numbers")
+    t3 = {s for s, c in by_seed(curves, n1, "w=1, T=3").items() if min(c.values()) >= TRAINED}
+    holds(claim(claims, n1, "w=1, T=3").verdict == "reproduced", "The scaffold with cyclic positions holds ..., as in "
+                                                                  "the paper")
+    sin_far = max(v for n, v in dict(mean_curve(curves, n1, "w=1, sinusoidal").values).items() if n >= COLLAPSE_FROM)
+    holds(claim(claims, n1, "w=1, sinusoidal").ours == "partly" and FAILED < sin_far <= FAILED + TOLERANCE,
+          "[its mean from 10 digits] is just above our collapse bar, hence \"partly\"")
+    holds(claim(claims, n1, "w=1, NoPE").ours == "does not interpolate", "without positions it does not fit")
+    paper_sin = dict(zip((6, 10, 15, 20, 50), paper_values(n1, "w=1, sinusoidal"), strict=True))
+    parity = by_seed(curves, "parity", "w=1, T=3")
+    longest = max(next(iter(parity.values())))
+    kept = min(reach(pd.DataFrame({"length": list(c), "value": list(c.values())})) for c in parity.values())
+    sin_mean = mean_curve(curves, "parity", "w=1, sinusoidal")
+    sin_reach = reach(sin_mean)
+    after = min(n for n in sin_mean.length if n > sin_reach)
+    holds(sin_reach <= len(bin(2**20)) - 2, "With the sinusoids Parity holds ..., inside its training numbers")
+    holds(claim(claims, "parity", "w=1, NoPE").ours == "does not interpolate", "[Parity] without positions it does "
+                                                                               "not fit")
+    maxmin = [values(curves, t, "w=1, T=3") for t in ("listops_max", "listops_min")]
+    mm_seeds = [s for s in seeds if all(min(by_seed(curves, t, "w=1, T=3")[s].values()) >= TRAINED
+                                        for t in ("listops_max", "listops_min"))]
+    holds(all(claim(claims, t, "w=1, T=3").verdict == "reproduced" for t in ("listops_max", "listops_min")),
+          "MAX and MIN hold ..., as the paper says")
+    lsum = curves[(curves.task == "listops_sum") & (curves.length > TRAINED_DIGITS)]
+    in_phase, off_phase = lsum[lsum.length % 3 == 0], lsum[lsum.length % 3 != 0]
+    holds(in_phase.value.min() > off_phase.value.max(), "SUM mod 10 is ... uneven beyond, in step with the length "
+                                                        "modulo the period T = 3")
+    bal = balanced[(balanced.metric == ACCURACY) & (balanced.length > 0)]
+    bal_seeds = [s for s, g in bal.groupby("seed") if g.value.min() >= TRAINED]
+    holds(complete(bal.assign(model="balanced"), seeds) and len(bal_seeds) == len(seeds),
+          "the same config scores ... at every length from 3 to 24 items in all three seeds")
+    return {
+        "oth_steps": f"{steps:,}", "oth_seeds": WORDS.get(len(seeds), str(len(seeds))),
+        "oth_n1_6": span(values(curves, n1, plain, at6)), "oth_n1_far": num(max(values(curves, n1, plain, beyond))),
+        "oth_n1_abc6": span(values(curves, n1, abc, at6)),
+        "oth_n1_t3": span(values(curves, n1, "w=1, T=3")), "oth_n1_t3_seeds": seeds_phrase(t3, seeds),
+        "oth_n1_sin_far": span(values(curves, n1, "w=1, sinusoidal", beyond)),
+        "oth_paper_sin10": num(paper_sin[10]), "oth_paper_sin_after": num(max(v for n, v in paper_sin.items()
+                                                                              if n > 10)),
+        "oth_n1_sin_max": num(sin_far), "oth_n1_nope6": span(values(curves, n1, "w=1, NoPE", at6)),
+        "oth_par_t3": span(v for c in parity.values() for n, v in c.items() if n <= kept), "oth_par_reach": str(kept),
+        "oth_par_t3_seeds": seeds_phrase(list(parity), seeds), "oth_par_longest": str(longest),
+        "oth_par_last": f"{seed_list(parity)} score {listing(num(parity[s][longest]) for s in sorted(parity))}",
+        "oth_par_sin_reach": str(sin_reach), "oth_par_sin_after": span(values(curves, "parity", "w=1, sinusoidal",
+                                                                              lambda n: n == after)),
+        "oth_par_sin_at": str(after), "oth_par_nope": span(values(curves, "parity", "w=1, NoPE")),
+        "oth_mm": span(v for vs in maxmin for v in vs), "oth_mm_seeds": seeds_phrase(mm_seeds, seeds),
+        "oth_sum6": span(values(curves, "listops_sum", "w=1, T=3", at6)),
+        "oth_sum_in": span(in_phase.value), "oth_sum_in_at": listing(sorted(set(in_phase.length))),
+        "oth_sum_off": span(off_phase.value), "oth_sum_off_at": listing(sorted(set(off_phase.length))),
+        "oth_six": f"{share:.0f}", "oth_bal": span(bal.value), "oth_bal_from": str(bal.length.min()),
+        "oth_bal_to": str(bal.length.max()), "oth_bal_seeds": seeds_phrase(bal_seeds, seeds)}
+
+
+def not_yet(curves: pd.DataFrame, seeds, steps: int) -> dict[str, str]:
+    """Section 9's Addition item: how many vanilla seeds fit at the stored budget, and that no scaffold with T = 3 or
+    without positions does."""
+    fit, _ = _fitting(curves, "addition", "vanilla")
+    holds(not any(_fitting(curves, "addition", m)[0] for m in ("w=1, T=3", "w=1, NoPE")),
+          "no scaffold with T = 3 or without positions [fits Addition]")
+    return {"ny_steps": f"{steps:,}", "ny_fit": count_phrase(len(fit), len(seeds))}
+
+
+def task_sizes(quick: ArithmeticSizes) -> dict[str, str]:
+    """Section 1's test sizes: the examples per length of the `quick` profile."""
+    return {"tasks_quick_samples": f"{quick.samples:,}"}
+
+
+def calibration_rules() -> dict[str, str]:
+    """Section 2's two rules for the lines ABC keeps (`analysis.calibration.PAPER`, `CODE_CROSS`, `CODE_SELF`)."""
+    code = (CODE_CROSS, CODE_SELF)
+    holds(PAPER.reduce == "mean" and PAPER.subtract_max and not PAPER.nonzero_only and PAPER.rows is None,
+          "The paper's: the mean of each line, kept above the mean + 2 sd, then shifted so the strongest is 0")
+    holds(all(r.reduce == "sum" and r.nonzero_only and not r.subtract_max and r.rows == CODE_CROSS.rows for r in code),
+          "The public code's: line sums, kept above ... of the distinct non-zero sums, from the first six rows only")
+    return {"calib_paper_sd": f"{PAPER.sigmas:g}", "calib_cross_sd": f"{CODE_CROSS.sigmas:g}",
+            "calib_self_sd": f"{CODE_SELF.sigmas:g}", "calib_rows": WORDS.get(CODE_CROSS.rows, str(CODE_CROSS.rows))}
+
+
+def stored_setup(cpu: ArithmeticSizes) -> dict[str, str]:
+    """Section 7's opening: the `cpu` profile's budgets, Parity's padding and tests, the test examples per length."""
+    steps, retrain = cpu.budget("successor")
+    add_steps, add_retrain = cpu.budget("addition")
+    parity = cpu.for_task("parity")
+    return {"setup_seeds": WORDS.get(len(cpu.seeds), str(len(cpu.seeds))), "setup_steps": f"{steps:,}",
+            "setup_retrain": f"{retrain:,}", "setup_add_steps": f"{add_steps:,}",
+            "setup_add_retrain": f"{add_retrain:,}",
+            "setup_par_width": str(parity.operand_width), "setup_par_longest": str(max(parity.eval_lengths)),
+            "setup_par_train_bits": str(len(bin(2**20)) - 2), "setup_samples": f"{cpu.samples:,}"}
