@@ -11,6 +11,7 @@ from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 from lengthgen.seeding import seeds_text
 
 LENGTHS = [2**k for k in range(4, 15)]
+SEEDS = 100  # the seeds behind each mean and paired t-test ("averaged over 100 runs", Tables 1, 2, 4, 5)
 
 # (table, task, row) -> 11 values; p-values compare the row pair above them (paired t-test).
 _ROWS = {
