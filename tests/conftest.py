@@ -13,3 +13,27 @@ def _deterministic_threads():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def runs_frame():
+    """Tidy run rows (task, variant, seed, length, metric, value) from tuples: the frame that collected runs make."""
+    import pandas as pd
+
+    def make(rows):
+        return pd.DataFrame(rows, columns=["task", "variant", "seed", "length", "metric", "value"])
+
+    return make
+
+
+@pytest.fixture
+def model_and_task():
+    """An untrained GRU seq2seq model (in eval mode) and its task, built as the MLA experiments build them."""
+    from lengthgen.models.gru_seq2seq import Seq2SeqConfig
+    from lengthgen.papers.mla.experiments import Seq2SeqRun, build
+
+    def make(attention="onestep", task="copy"):
+        task, model = build(Seq2SeqRun(task=task, seed=0, model=Seq2SeqConfig(attention=attention)))
+        return model.eval(), task
+
+    return make

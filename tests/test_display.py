@@ -1,10 +1,11 @@
-"""The prose's numbers: glued values reach the notebook's outputs under their names, and a checked sentence stops the
-build when the data stop supporting it."""
+"""How the book shows things: wide tables cut into parts; the prose's numbers (glued values reach the notebook's
+outputs under their names, and a checked sentence stops the build when the data stop supporting it)."""
 
+import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from lengthgen.display import ProseCheckFailed, glue_values, holds
+from lengthgen.display import ProseCheckFailed, glue_values, holds, in_parts
 
 
 def test_glued_values_are_recorded_under_their_names_without_showing(capsys):
@@ -22,3 +23,12 @@ def test_a_sentence_the_data_no_longer_support_stops_the_build():
     holds(3 > 2, "three beat two")
     with pytest.raises(ProseCheckFailed, match="'worse in all three seeds'"):
         holds(False, "worse in all three seeds")
+
+
+def test_in_parts_cuts_a_wide_table_by_its_first_column_level_in_order():
+    columns = pd.MultiIndex.from_tuples([(t, n) for t in ("copy", "lookup", "recopy") for n in ("7", "15")])
+    table = pd.DataFrame([range(6)], columns=columns)
+    parts = in_parts(table, 2)
+    assert [list(p.columns) for p in parts] == [list(columns[:4]), list(columns[4:])]
+    assert pd.concat(parts, axis=1).equals(table)
+    assert len(in_parts(table, 3)) == 1

@@ -15,15 +15,9 @@ from lengthgen.analysis.compare import (
     ranking,
     seeds_disagree,
 )
-from lengthgen.analysis.verdicts import ALPHA, NOT_RUN, NOT_TRAINED, TRAINED, share_verdict
+from lengthgen.analysis.verdicts import ALPHA, NOT_TRAINED, TRAINED, share_verdict
 from lengthgen.display import for_display
 from lengthgen.seeding import seeds_text
-
-
-def claims_table(claims: list[tuple[str, str, str]]) -> pd.DataFrame:
-    """A paper's claims that a chapter tests, as (where in the paper, what it states, which experiment of ours)
-    triples (a `*_paper.CLAIMS`), as a table for the chapter's opening."""
-    return pd.DataFrame(claims, columns=["where", "the paper states", "our experiment"])
 
 
 def provenance_summary(runs: pd.DataFrame, name: str, total: int, profile: str) -> str:
@@ -327,22 +321,3 @@ def largest_gaps(side: pd.DataFrame, n: int) -> str:
     gap = side.assign(gap=(side.ours - side.paper).abs()).sort_values("gap", ascending=False)
     return "; ".join(f"{r.variant} at {r.length}: ours {r.ours:.0f}%, paper {r.paper:.0f}%"
                      for r in gap.head(n).itertuples())
-
-
-def claims_versus(claims: list[tuple], readings: dict[str, tuple[str, Callable]], live: dict, stored: dict,
-                  first: str) -> pd.DataFrame:
-    """A paper's claims, each with our verdict and the numbers behind it, for the live and the stored runs.
-
-    Args:
-        claims: (where in the paper, what it states, our experiment) rows.
-        readings: where -> (the key of its reading table, the function that reads that table as text).
-        live, stored: reading tables by key; a missing, None or empty table reads NOT_RUN.
-        first: the name of the first column ("figure", "where").
-    """
-    def cell(tables, where):
-        key, read = readings[where]
-        table = tables.get(key)
-        return NOT_RUN if table is None or table.empty else read(table)
-
-    return pd.DataFrame([(where, text, cell(live, where), cell(stored, where)) for where, text, _ in claims],
-                        columns=[first, "the paper states", "ours, live", "ours, stored cpu runs"])

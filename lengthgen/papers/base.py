@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from lengthgen.analysis.claims import Claim
+from lengthgen.analysis.verdicts import NOT_RUN
 from lengthgen.errors import LengthgenError
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
@@ -91,6 +93,14 @@ def row_frame(source, cell: list, paper, ours: list, seeds, verdict: list, reaso
     """Scorecard rows (`ROW`), one per cell; a scalar argument holds for every row."""
     return pd.DataFrame({"source": source, "cell": cell, "paper value": paper, "ours": ours, "seeds": seeds,
                          "verdict": verdict, "reason": reason, "former verdict": former}, columns=ROW)
+
+
+def claim_rows(claims: list[Claim], readings: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """A scorecard row per claim whose reading is there: where in the paper, the reading's key, what the paper
+    states, our side (`Claim.text`) and the claim's verdict (`Claim.verdict`)."""
+    shown = [c for c in claims if c.verdict(readings) != NOT_RUN]
+    return row_frame([c.where for c in shown], [c.reading for c in shown], [c.statement for c in shown],
+                     [c.text(readings) for c in shown], None, [c.verdict(readings) for c in shown], "")
 
 
 def grid_runs(experiment: Experiment, profile: str, store: ResultStore) -> pd.DataFrame:

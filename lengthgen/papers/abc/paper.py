@@ -5,7 +5,7 @@ we do not run); the rows of other papers' models that it quotes (RPE, the Parity
 
 import pandas as pd
 
-from lengthgen.analysis.report import claims_versus
+from lengthgen.analysis.claims import Claim, claims_versus
 from lengthgen.analysis.verdicts import NOT_TRAINED
 
 LENGTHS = (6, 10, 15, 20, 50)  # the tables' columns: operand digits
@@ -46,20 +46,6 @@ LISTOPS_TASKS = ("listops_sum", "listops_max", "listops_min")
 # to 50 digits is what the paper means by solved): the class of each such model's curve
 APPENDIX_C = {(task, "w=1, T=3"): "extrapolates" for task in LISTOPS_TASKS}
 
-CLAIMS = [  # (where, what the paper states, which experiment of ours tests it)
-    ("Table 1, Figs. 1, 7", "vanilla (sinusoidal) and RoPE models interpolate (100% at 6 digits) and collapse to 0% "
-                            "from 10 digits; ALiBi does not even interpolate", "abc-table1"),
-    ("Figs. 2, 8, 9", "the vanilla model's last-layer attention follows the anti-diagonal up to the training length "
-                      "and loses it beyond", "abc-table1"),
-    ("Table 1, Figs. 4, 5", "ABC (the interpolating model's attention, averaged along lines, kept where strong, "
-                            "extended and retrained with) holds ~100% to 50 digits", "abc-table1"),
-    ("Table 3", "a windowed attention bias (w = 1) with cyclic positions (T = 3) holds 100% to 50 digits on every "
-                "task; without positions (NoPE) nearly so", "abc-scaffolding"),
-    ("Appendix C", "the same scaffold (w = 1, T = 3) solves single-operator, depth-1 ListOps (SUM mod 10, MAX, MIN)",
-     "abc-scaffolding"),
-]
-
-
 def paper_table(rows: list[tuple]) -> pd.DataFrame:
     """Long table (task, model, length, paper) of TABLE_1 or TABLE_3."""
     return pd.DataFrame([(task, model, length, value) for task, model, values in rows
@@ -70,12 +56,11 @@ def paper_table(rows: list[tuple]) -> pd.DataFrame:
 UNITS = {"parity": "bits", **{task: "items" for task in LISTOPS_TASKS}}  # what a length counts (default: digits)
 
 
-def _models(claims: pd.DataFrame, pick) -> str:
-    """The picked (task, model) rows of `analysis.arithmetic.model_claims` as one text, grouped by verdict with their
-    counts (reproduced, not reproduced, not trained): each reproduced or not reproduced model with its class, the
-    paper's where they differ, and how far it holds >= 90%; the models that did not fit their training lengths by
-    name only."""
-    rows = claims[[pick(t, m) for t, m in zip(claims.task, claims.model, strict=True)]]
+def _models(rows: pd.DataFrame) -> str:
+    """A claim's (task, model) rows of `readings.model_claims` as one text, grouped by verdict with their counts
+    (reproduced, not reproduced, not trained): each reproduced or not reproduced model with its class, the paper's
+    where they differ, and how far it holds >= 90%; the models that did not fit their training lengths by name
+    only."""
     if rows.empty:
         return "not run"
 
@@ -98,13 +83,27 @@ def _attention(claim: pd.DataFrame) -> str:
                      f"{r.beyond} beyond, at {r.length} digits)" for r in claim.itertuples())
 
 
-READINGS = {  # claim -> (the key of its reading, how the reading reads as verdicts with their numbers)
-    "Table 1, Figs. 1, 7": ("claims", lambda t: _models(t, lambda _, m: m in ("vanilla", "ALiBi", "RoPE"))),
-    "Figs. 2, 8, 9": ("attention", _attention),  # analysis.arithmetic.attention_claim
-    "Table 1, Figs. 4, 5": ("claims", lambda t: _models(t, lambda _, m: m == "ABC")),
-    "Table 3": ("claims", lambda t: _models(t, lambda task, m: m.startswith("w=") and task not in LISTOPS_TASKS)),
-    "Appendix C": ("claims", lambda t: _models(t, lambda task, _: task in LISTOPS_TASKS)),
-}
+def _picked(pick):
+    """A claim's rows of `readings.model_claims`: those whose (task, model) `pick` keeps."""
+    return lambda table: table[[pick(t, m) for t, m in zip(table.task, table.model, strict=True)]]
+
+
+CLAIMS = [  # each claim of the paper, and the reading of ours that judges it ("claims": `readings.model_claims`,
+    # "attention": `readings.attention_claim`)
+    Claim("Table 1, Figs. 1, 7", "vanilla (sinusoidal) and RoPE models interpolate (100% at 6 digits) and collapse to "
+                                 "0% from 10 digits; ALiBi does not even interpolate", "abc-table1", "claims", _models,
+          _picked(lambda _, m: m in ("vanilla", "ALiBi", "RoPE"))),
+    Claim("Figs. 2, 8, 9", "the vanilla model's last-layer attention follows the anti-diagonal up to the training "
+                           "length and loses it beyond", "abc-table1", "attention", _attention),
+    Claim("Table 1, Figs. 4, 5", "ABC (the interpolating model's attention, averaged along lines, kept where strong, "
+                                 "extended and retrained with) holds ~100% to 50 digits", "abc-table1", "claims",
+          _models, _picked(lambda _, m: m == "ABC")),
+    Claim("Table 3", "a windowed attention bias (w = 1) with cyclic positions (T = 3) holds 100% to 50 digits on "
+                     "every task; without positions (NoPE) nearly so", "abc-scaffolding", "claims", _models,
+          _picked(lambda task, m: m.startswith("w=") and task not in LISTOPS_TASKS)),
+    Claim("Appendix C", "the same scaffold (w = 1, T = 3) solves single-operator, depth-1 ListOps (SUM mod 10, MAX, "
+                        "MIN)", "abc-scaffolding", "claims", _models, _picked(lambda task, _: task in LISTOPS_TASKS)),
+]
 
 
 def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
@@ -114,4 +113,4 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
         live, stored: readings by key ("claims": `analysis.arithmetic.model_claims`, "attention":
             `analysis.arithmetic.attention_claim`); a missing, None or empty one says "not run yet".
     """
-    return claims_versus(CLAIMS, READINGS, live, stored, "where")
+    return claims_versus(CLAIMS, live, stored, "where", "stored cpu runs")

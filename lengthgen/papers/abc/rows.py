@@ -3,28 +3,30 @@ sets beside our runs, one row each (`papers.base.ROW`), from a results store and
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import (
-    former_cell_verdict,
-)
+from lengthgen.analysis.verdicts import former_cell_verdict
 from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, arithmetic_reading
-from lengthgen.papers.base import ROW, grid_runs, row_frame
+from lengthgen.papers.abc.paper import CLAIMS
+from lengthgen.papers.base import ROW, claim_rows, grid_runs, row_frame
 from lengthgen.results.store import ResultStore
 
 GRIDS = {e.name: e for e in ABC_EXPERIMENTS}
 
 
-
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
-    """Tables 1 and 3 cell by cell: the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds
-    (with its range); a model that does not fit its training numbers is "not trained"."""
+    """Tables 1 and 3 cell by cell (the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds,
+    with its range; a model that does not fit its training numbers is "not trained"), then the paper's claims
+    (`paper.CLAIMS`) that the stored runs judge: every claim on the models' curves (the attention claim needs the
+    live models)."""
     runs = pd.concat([grid_runs(GRIDS[name], profile, store) for name in ("abc-table1", "abc-scaffolding")])
     if runs.empty:
         return pd.DataFrame(columns=ROW)
-    cells = arithmetic_reading(runs)["cells"]
-    return row_frame(["Table 3" if m.startswith("w=") else "Table 1" for m in cells.model],
-                          [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
-                           for r in cells.itertuples()],
-                          [f"{p:.1f}" for p in cells.paper],
-                          [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
-                          cells.seeds.tolist(), cells.verdict.tolist(), "",
-                          [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
+    reading = arithmetic_reading(runs)
+    cells = reading["cells"]
+    table = row_frame(["Table 3" if m.startswith("w=") else "Table 1" for m in cells.model],
+                     [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
+                      for r in cells.itertuples()],
+                     [f"{p:.1f}" for p in cells.paper],
+                     [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
+                     cells.seeds.tolist(), cells.verdict.tolist(), "",
+                     [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
+    return pd.concat([table, claim_rows(CLAIMS, {"claims": reading["claims"]})], ignore_index=True)

@@ -18,7 +18,6 @@ from lengthgen.results.store import ResultStore
 GRIDS = {e.name: e for e in MLA_EXPERIMENTS}
 
 
-
 SEPARATION = {"yes": "reproduced", "no": "not reproduced", "not judged": NOT_TRAINED}  # compare.separation's answers
 
 
@@ -26,18 +25,18 @@ def _table(source: str, side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """A table's cells (a `monotonic.against_paper` frame, whose medians are of `runs`), its ranking over the cells
     whose runs learned their task, and each task's separation."""
     cells = row_frame(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
-                           [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
-                           side.verdict.tolist(), side.reason.tolist(),
-                           [former_cell_verdict(p, o) for p, o in zip(side.paper, side.ours, strict=True)])
+                      [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
+                      side.verdict.tolist(), side.reason.tolist(),
+                      [former_cell_verdict(p, o) for p, o in zip(side.paper, side.ours, strict=True)])
     rank = compare.ranking(side)
     ranking = row_frame(source, ["ranking of its cells"], f"{rank['cells']} cells whose runs learned their task",
-                             [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]], "")
+                        [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]], "")
     sep = compare.separation(side, runs)
     solves = [f"{task} at {r.split}: which mechanisms solve it" for task, r in sep.iterrows()]
     separation = row_frame(source, solves,
-                                sep["paper: solved by"].tolist(), sep["ours: solved by"].tolist(), None,
-                                sep["same separation"].map(SEPARATION).tolist(),
-                                sep["off the paper's pattern (ours, ours iid)"].replace("none", "").tolist())
+                           sep["paper: solved by"].tolist(), sep["ours: solved by"].tolist(), None,
+                           sep["same separation"].map(SEPARATION).tolist(),
+                           sep["off the paper's pattern (ours, ours iid)"].replace("none", "").tolist())
     return pd.concat([cells, ranking, separation], ignore_index=True)
 
 
@@ -62,15 +61,15 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     if not scan.empty:
         side = monotonic.scan_side(scan)
         frames.append(row_frame("Tables 3, 8 (SCAN length split)", side.index.tolist(),
-                                     [f"{m:.1f} ± {s:.1f}"
-                                      for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
-                                     [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
-                                     side.reason.tolist(),
-                                     [former_mean_verdict(m, s, o) if n else NOT_RUN for m, s, o, n in
-                                      zip(side["paper mean"], side["paper std"], side.ours, side.seeds, strict=True)]))
+                                [f"{m:.1f} ± {s:.1f}"
+                                 for m, s in zip(side["paper mean"], side["paper std"], strict=True)],
+                                [f"{o:.1f}" for o in side.ours], side.seeds.tolist(), side.verdict.tolist(),
+                                side.reason.tolist(),
+                                [former_mean_verdict(m, s, o) if n else NOT_RUN for m, s, o, n in
+                                 zip(side["paper mean"], side["paper std"], side.ours, side.seeds, strict=True)]))
         rank = compare.ranking(side, paper="paper mean")
         frames.append(row_frame("Tables 3, 8 (SCAN length split)", ["ranking of the mechanisms"],
-                                     f"{rank['cells']} mechanisms whose runs learned their task",
-                                     [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]],
-                                     ""))
+                                f"{rank['cells']} mechanisms whose runs learned their task",
+                                [f"Spearman rho {rank['rho']:.2f} (p {rank['p']:.2g})"], [None], [rank["verdict"]],
+                                ""))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)

@@ -3,21 +3,8 @@ support (it reports curves, not tables; these are the statements of its text) an
 
 import pandas as pd
 
-from lengthgen.analysis.report import claims_versus
+from lengthgen.analysis.claims import Claim, claims_versus
 from lengthgen.analysis.verdicts import NOT_TRAINED
-
-CLAIMS = [  # (where: the figure, what the paper states, which experiment of ours tests it)
-    ("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and out "
-                   "of distribution (T1)", "sparsity-parity"),
-    ("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
-               "although its scratchpad is longer", "sparsity-scratchpad"),
-    ("Fig. 8", "without coupling (absolute positions with a random shift), and with RoPE + PoSE, length "
-               "generalization is much worse than with PPC (T2)", "sparsity-scratchpad"),
-    ("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no scratchpad "
-               "and RoPE + PoSE do not", "sparsity-assignment"),
-    ("Table 1, Figs. 4-6", "a context-64 model (PoSE) has lower perplexity at 128 than at 64; a few far tokens "
-                           "recover most of the gain", "sparsity-language"),
-]
 
 # Table 1: perplexity of 1.3B OLMo models on C4, by training context (rows) and evaluation length (columns).
 TABLE_1 = pd.DataFrame({"eval length 64": [17.59, 17.62], "eval length 128": [14.74, 14.49]},
@@ -51,13 +38,21 @@ def _language(claims: pd.DataFrame) -> str:
     return "; ".join(f"{r.verdict} ({r.ours})" for r in claims.itertuples())
 
 
-READINGS = {  # figure -> (the key of its reading, how the reading reads as one verdict with its numbers)
-    "Figs. 1, 7": ("parity", _t1),  # analysis.sparsity.sparsity_claim
-    "Fig. 2": ("jumps", _jumps),  # analysis.sparsity.jump_claim
-    "Fig. 8": ("scratchpad", _t2),  # analysis.sparsity.coupling_claim
-    "Fig. 3": ("assignment", _assignment),  # analysis.sparsity.assignment_claim
-    "Table 1, Figs. 4-6": ("language", _language),  # analysis.language.language_claims
-}
+CLAIMS = [  # each figure's statement, and the reading of ours that judges it (papers/sparsity/readings.py)
+    Claim("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and "
+                        "out of distribution (T1)", "sparsity-parity", "parity", _t1),  # readings.sparsity_claim
+    Claim("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
+                    "although its scratchpad is longer", "sparsity-scratchpad", "jumps", _jumps),  # jump_claim
+    Claim("Fig. 8", "without coupling (absolute positions with a random shift), and with RoPE + PoSE, length "
+                    "generalization is much worse than with PPC (T2)", "sparsity-scratchpad", "scratchpad",
+          _t2),  # readings.coupling_claim
+    Claim("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no "
+                    "scratchpad and RoPE + PoSE do not", "sparsity-assignment", "assignment",
+          _assignment),  # readings.assignment_claim
+    Claim("Table 1, Figs. 4-6", "a context-64 model (PoSE) has lower perplexity at 128 than at 64; a few far "
+                                "tokens recover most of the gain", "sparsity-language", "language",
+          _language),  # analysis.language.language_claims
+]
 
 
 def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
@@ -65,9 +60,9 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
 
     Args:
         live, stored: reading tables by key ("parity", "jumps", "scratchpad", "assignment", "language"; see
-            READINGS); a claim whose table is missing, None or empty says "not run yet".
+            CLAIMS); a claim whose table is missing, None or empty says "not run yet".
     """
-    return claims_versus(CLAIMS, READINGS, live, stored, "figure")
+    return claims_versus(CLAIMS, live, stored, "figure", "stored cpu runs")
 
 
 # The paper's settings that the chapter's prose quotes (Appendices E and F; the symbols of Section 5's text are lost

@@ -13,7 +13,6 @@ from lengthgen.results.store import ResultStore
 GRIDS = {e.name: e for e in VV_EXPERIMENTS}
 
 
-
 def _reasons(table: pd.DataFrame, reason: str, declared: int) -> list[str]:
     """The reason of each row of a table with columns seeds and verdict: `reason` and how many of the `declared` pairs
     the row rests on where it does not reproduce the paper, else empty."""
@@ -24,20 +23,20 @@ def _reasons(table: pd.DataFrame, reason: str, declared: int) -> list[str]:
 def _paired(source: str, side: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
     """A `versus` table's rows, with `_reasons`."""
     return row_frame(source, [f"N = {n}" for n in side.N],
-                          [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
-                          [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],
-                          side.seeds.tolist(), side.verdict.tolist(),
-                          _reasons(side, reason, declared))
+                     [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
+                     [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],
+                     side.seeds.tolist(), side.verdict.tolist(),
+                     _reasons(side, reason, declared))
 
 
 def _gains(source: str, gains: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
     """A `gains` table's rows: each variant's gain over the baseline per N, ours with its 95% interval."""
     return row_frame(source, [f"{r.variant} gain, N = {r.N}" for r in gains.itertuples()],
-                          [f"{p:+.2f}" for p in gains.paper],
-                          [f"{o:+.2f}" + (f" ± {c:.2f}" if c == c else "")
-                           for o, c in zip(gains.ours, gains.ci95, strict=True)],
-                          gains.seeds.tolist(), gains.verdict.tolist(),
-                          _reasons(gains, reason, declared))
+                     [f"{p:+.2f}" for p in gains.paper],
+                     [f"{o:+.2f}" + (f" ± {c:.2f}" if c == c else "")
+                      for o, c in zip(gains.ours, gains.ci95, strict=True)],
+                     gains.seeds.tolist(), gains.verdict.tolist(),
+                     _reasons(gains, reason, declared))
 
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
@@ -77,6 +76,6 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                   f"{len(configs) // 2} declared pairs stored")
         claims = [f"{c}, N = {lengths[1]:,} vs {lengths[0]}" for c in figs.claim]
         frames.append(row_frame(figs.figure.tolist(), claims,
-                                     "holds (plot)", figs.evidence.tolist(), figs.pairs.tolist(), figs.verdict.tolist(),
-                                     [reason if not v.startswith("reproduced") else "" for v in figs.verdict]))
+                                "holds (plot)", figs.evidence.tolist(), figs.pairs.tolist(), figs.verdict.tolist(),
+                                [reason if not v.startswith("reproduced") else "" for v in figs.verdict]))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW)

@@ -1,13 +1,12 @@
+"""The vanishing-variance experiments (papers/vv/experiments.py): probe runs, internals, trajectories."""
+
 from dataclasses import replace
 
 import pandas as pd
-import pytest
-import torch
-from torch import nn
 
 from lengthgen.models.probe import ProbeConfig
 from lengthgen.papers.vv.experiments import ProbeRun, run_probe
-from lengthgen.train.loop import EpochConfig, TrainConfig, train_epochs
+from lengthgen.train.loop import TrainConfig
 
 TINY = ProbeRun(task="argmax", seed=0, model=ProbeConfig(width=16),
                 train=TrainConfig(steps=150, batch_size=32, progress=False), eval_lengths=(8, 64), eval_samples=200)
@@ -82,60 +81,3 @@ def test_trajectory_runs_end_each_seed_with_its_internals_run(tmp_path):
     assert set(runs[runs.steps == 20].experiment) == {"vv-internals"}
     table, _ = trajectory(runs, (16, 64), 64)
     assert list(table.index) == [5, 10, 20] and (table.pairs == 2).all()
-
-
-def test_curriculum_caps_length():
-    cfg = TrainConfig(steps=100, min_length=2, max_length=256, curriculum=True)
-    caps = [cfg.length_cap(s) for s in range(100)]
-    assert caps == sorted(caps) and caps[-1] == 256 and caps[0] < 10
-    assert TrainConfig(max_length=16).length_cap(0) == 16
-
-
-class _Counter(nn.Module):
-    """A one-parameter model whose weight moves at every step, so each epoch's weights are distinct."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = nn.Parameter(torch.zeros(()))
-
-    def loss(self, batch):
-        return -self.w * batch.sum()  # the gradient step raises w every update
-
-
-def _train(scores, **cfg):
-    """train_epochs on a scripted sequence of dev scores; returns (stats, weight kept, weight after each epoch)."""
-    model, seen = _Counter(), []
-    script = iter(scores)
-
-    def dev_score():
-        seen.append(model.w.item())
-        return next(script)
-
-    stats = train_epochs(model, [1.0] * 4, torch.tensor, dev_score,
-                         EpochConfig(epochs=len(scores), batch_size=2, lr=0.1, progress=False, **cfg),
-                         torch.Generator().manual_seed(0))
-    return stats, model.w.item(), seen
-
-
-def test_epoch_loop_keeps_the_latest_tie_with_the_best():
-    stats, kept, seen = _train([50.0, 60.0, 60.0, 60.0, 55.0])
-    assert stats["best_epoch"] == 3 and stats["best_dev"] == 60.0
-    assert kept == seen[3] and len(set(seen)) == 5  # the weights of epoch 3, not of epoch 1 or the last one
-
-
-def test_epoch_loop_stops_after_patience_non_improving_epochs():
-    stats, kept, seen = _train([10.0] + [5.0] * 9, patience=3)
-    assert stats["epochs"] == 5  # epochs 1..4 bring nothing: impatience 4 > 3 stops it
-    assert stats["best_epoch"] == 0 and kept == seen[0]
-
-
-def test_saturated_dev_score_trains_to_the_last_epoch():
-    stats, kept, seen = _train([100.0] * 8, patience=3)
-    assert stats["epochs"] == 8 and stats["best_epoch"] == 7 and kept == seen[7]
-
-
-def test_learning_rate_halves_after_plateau_epochs_without_strict_improvement():
-    stats, _, _ = _train([10.0, 20.0, 20.0, 20.0, 20.0, 20.0, 30.0], plateau=2)
-    lrs = [lr for _, _, _, lr in stats["history"]]
-    # the scheduler starts at epoch 1 (20 = its best); ties at epochs 2, 3, 4 are 3 > 2 bad epochs: halve after 4
-    assert lrs == pytest.approx([0.1] * 5 + [0.05] * 2)

@@ -1,12 +1,9 @@
-"""The sparsity chapter's tasks against plain reference functions and hand-written ids; the transformer training
-config (schedule, id transforms)."""
+"""The sparsity chapter's tasks (tasks/sparsity.py) against plain reference functions and hand-written ids."""
 
 import pytest
 import torch
 
-from lengthgen.data import LMBatch
 from lengthgen.errors import LengthgenError
-from lengthgen.tasks.corpus import Corpus, stdlib_docstrings, tokenize
 from lengthgen.tasks.sparsity import (
     ScratchpadParity,
     SparseParity,
@@ -15,7 +12,6 @@ from lengthgen.tasks.sparsity import (
     sparse_parity_reference,
     variable_assignment_reference,
 )
-from lengthgen.train.loop import LMTrainConfig, TrainConfig
 
 
 def draws(task, length, n=200, seed=0):
@@ -108,54 +104,3 @@ def test_a_batch_holds_one_length_with_ids():
     batch = VariableAssignment(depth=2).sample(5, 2, torch.Generator().manual_seed(0))
     assert batch.tokens.shape == batch.ids.shape == (5, 19) and batch.prompt == 16
     assert batch.answer.shape == (5, 3)
-
-
-def test_lm_training_schedule_and_position_transforms():
-    cfg = LMTrainConfig(steps=10, warmup=4, lr=1.0, max_positions=30, pose_length=40)
-    opt = cfg.optimizer([torch.nn.Parameter(torch.zeros(1))])
-    schedule = cfg.schedule(opt)
-    rates = []
-    for _ in range(10):
-        rates.append(opt.param_groups[0]["lr"])
-        opt.step()
-        schedule.step()
-    assert rates == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6])
-    batch = LMBatch(torch.zeros(3, 8, dtype=torch.long), None, 4)
-    gen = torch.Generator().manual_seed(0)
-    assert TrainConfig().transform(batch, gen) is batch
-    shifted = LMTrainConfig(positions="offset", max_positions=30).transform(batch, gen).ids
-    assert bool((shifted[:, 0] == 0).all()) and int(shifted.max()) <= 29
-    assert bool((shifted[:, 1:].diff(dim=1) == 1).all())  # one shift per row
-    posed = LMTrainConfig(positions="pose", pose_length=40).transform(batch, gen).ids
-    assert int(posed.max()) <= 39 and bool((posed.diff(dim=1) >= 1).all())
-    with pytest.raises(ValueError, match="valid: given, offset, pose"):
-        LMTrainConfig(positions="shift")
-
-
-def test_docstrings_are_read_without_importing(tmp_path):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "mod.py").write_text('"""Module text."""\nclass A:\n    """Class text."""\n'
-                                             '    def f(self):\n        """Method text."""\nraise SystemExit\n')
-    (tmp_path / "test").mkdir()
-    (tmp_path / "test" / "t.py").write_text('"""Never read."""\n')
-    (tmp_path / "broken.py").write_text('"""Not Python 3""" print "x"\n')
-    assert stdlib_docstrings(tmp_path) == [("pkg/mod.py:", "Module text."), ("pkg/mod.py:A", "Class text."),
-                                           ("pkg/mod.py:f", "Method text.")]
-
-
-def test_the_corpus_windows_are_slices_of_its_token_streams():
-    corpus = Corpus(vocab_size=500)
-    summary = corpus.summary()
-    assert len(corpus.vocab) == 500 and summary["documents"] > 1000
-    train, test = corpus.stream("train"), corpus.stream("test")
-    assert summary["train tokens"] == len(train) > 8 * len(test) > 0  # a tenth of the documents held out
-    assert int(train.max()) < 500 and 0 < summary["unknown (test)"] < 0.5
-    batch = corpus.sample(3, 12, torch.Generator().manual_seed(0), split="test")
-    assert batch.tokens.shape == (3, 12) and batch.prompt == 1 and batch.ids is None
-    windows = test.unfold(0, 12, 1)  # every window of the test stream
-    assert all(bool((windows == row).all(1).any()) for row in batch.tokens)
-    assert tokenize("x**2, isn't it?") == ["x", "*", "*", "2", ",", "isn", "'", "t", "it", "?"]
-    with pytest.raises(LengthgenError, match="valid: train, test"):
-        corpus.stream("dev")
-    with pytest.raises(LengthgenError, match="impossible length 1"):
-        corpus.sample(1, 1, torch.Generator())

@@ -164,7 +164,10 @@ def test_bias_maps_show_the_window_in_source_order(smoke_models):
 
 def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
     from lengthgen.analysis.verdicts import NOT_TRAINED
-    from lengthgen.papers.abc.paper import READINGS
+    from lengthgen.papers.abc.paper import CLAIMS
+
+    def reads(where: str, table: pd.DataFrame) -> str:  # a claim's text from its rows of the model claims
+        return next(c for c in CLAIMS if c.where == where).text({"claims": table})
 
     claims = pd.DataFrame([
         ("successor", "ABC", "code", "extrapolates", "extrapolates", 24, 24, "reproduced"),
@@ -172,20 +175,20 @@ def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
         ("addition", "w=1, T=3", "", "extrapolates", "does not interpolate", 0, 24, NOT_TRAINED),
         ("listops_max", "w=1, T=3", "", "extrapolates", "extrapolates", 24, 24, "reproduced"),
     ], columns=["task", "model", "rule", "paper", "ours", "ours >= 90% up to", "longest tested", "verdict"])
-    table3 = READINGS["Table 3"][1](claims)
+    table3 = reads("Table 3", claims)
     assert table3 == ("1 of 2 not reproduced: parity w=1, T=3 (ours partly, paper extrapolates; >= 90% to 40 of 48 "
                       f"bits). 1 of 2 {NOT_TRAINED}: addition w=1, T=3")
     claims.loc[len(claims)] = ("times_digit", "w=1, NoPE", "", "extrapolates", "does not interpolate", 0, 24,
                                NOT_TRAINED)
     claims.loc[len(claims)] = ("times_digit", "w=1, T=3", "", "extrapolates", "extrapolates", 24, 24, "reproduced")
-    assert READINGS["Table 3"][1](claims).startswith("1 of 4 reproduced: times_digit w=1, T=3 (extrapolates; >= 90% "
+    assert reads("Table 3", claims).startswith("1 of 4 reproduced: times_digit w=1, T=3 (extrapolates; >= 90% "
                                                      "to 24 of 24 digits). 1 of 4 not reproduced: parity")
-    assert READINGS["Table 3"][1](claims).endswith(f"2 of 4 {NOT_TRAINED}: addition w=1, T=3; times_digit w=1, NoPE")
-    assert READINGS["Appendix C"][1](claims) == ("1 of 1 reproduced: listops_max w=1, T=3 (extrapolates; >= 90% to "
+    assert reads("Table 3", claims).endswith(f"2 of 4 {NOT_TRAINED}: addition w=1, T=3; times_digit w=1, NoPE")
+    assert reads("Appendix C", claims) == ("1 of 1 reproduced: listops_max w=1, T=3 (extrapolates; >= 90% to "
                                                  "24 of 24 items)")
-    assert READINGS["Table 1, Figs. 4, 5"][1](claims) == ("1 of 1 reproduced: successor ABC (code) (extrapolates; "
+    assert reads("Table 1, Figs. 4, 5", claims) == ("1 of 1 reproduced: successor ABC (code) (extrapolates; "
                                                           ">= 90% to 24 of 24 digits)")
-    assert READINGS["Table 1, Figs. 1, 7"][1](claims) == "not run"
+    assert reads("Table 1, Figs. 1, 7", claims) == "not run"
 
 
 def test_misread_changes_counts_the_steps_a_neighbouring_item_would_change():

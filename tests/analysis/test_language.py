@@ -1,5 +1,5 @@
-"""The natural-language study: perplexity, leave-one-out influence and the (a)/(b)/(c) losses against plain loops;
-PoSE for the last part of training only."""
+"""The natural-language study (analysis/language.py): perplexity, leave-one-out influence and the (a)/(b)/(c)
+losses against plain loops; the claims by hand."""
 
 import math
 
@@ -17,11 +17,7 @@ from lengthgen.analysis.language import (
     leave_one_out,
     perplexity,
 )
-from lengthgen.data import LMBatch
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
-from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, influence_rows
-from lengthgen.tasks.corpus import Corpus
-from lengthgen.train.loop import LanguageTrainConfig
 
 VOCAB = 50
 
@@ -85,36 +81,6 @@ def test_perplexity_of_non_overlapping_windows(model):
                 for w in stream[:20].view(4, 5)]
     assert perplexity(model, stream, 5) == pytest.approx(math.exp(float(sum(nlls)) / 16), rel=1e-5)
     assert perplexity(model, stream, 5, max_windows=1) == pytest.approx(math.exp(float(nlls[0]) / 4), rel=1e-5)
-
-
-def test_influence_windows_are_slices_of_the_test_stream():
-    corpus = Corpus(vocab_size=512)
-    stream, w = corpus.stream("test"), corpus.sample(6, 10, torch.Generator().manual_seed(0), split="test").tokens
-    assert w.shape == (6, 10) and all(any(bool((stream[i:i + 10] == row).all()) for i in range(len(stream) - 9))
-                                      for row in w[:1])
-
-
-def test_pose_only_in_the_last_part_of_training():
-    cfg = LanguageTrainConfig(steps=10, positions="pose", pose_length=40, pose_from=0.7)
-    batch = LMBatch(torch.zeros(8, 12, dtype=torch.long), None, prompt=1)
-    gen = torch.Generator().manual_seed(0)
-    assert cfg.transform(batch, gen, step=6) is batch
-    late = cfg.transform(batch, gen, step=7).ids
-    assert bool((late[:, 1:] > late[:, :-1]).all()) and int(late.max()) > 11  # in order, beyond the window
-
-
-def test_influence_rows_are_tidy():
-    rows = influence_rows(pd.DataFrame({"example": [0, 1], "full": [1.0, 2.0], "recent+2": [3.0, 4.0]}), 128)
-    assert set(rows.metric) == {"nll full", "nll recent+2"} and set(rows.length) == {128}
-    assert rows[(rows.example == 1) & (rows.metric == "nll recent+2")].value.item() == 4.0
-
-
-def test_profiles_pair_a_short_pose_model_with_a_long_one():
-    for name, p in LANGUAGE_PROFILES.items():
-        cfg = p.run(0)
-        assert cfg.short.positions == "pose" and cfg.short.pose_length == cfg.long.max_length == p.long, name
-        assert cfg.long.positions == "given" and cfg.short.max_length == cfg.recent == p.short, name
-        assert cfg.name("short") == f"context {p.short} + PoSE" and cfg.name("long") == f"context {p.long}"
 
 
 def hand_runs() -> pd.DataFrame:

@@ -228,12 +228,29 @@ def test_encoder_decoder_fits_a_batch_and_decodes_it_with_the_cache(encoder_laye
     assert torch.equal(model.predict(batch), batch.tgt)  # greedy, cached decoding reproduces the fitted targets
 
 
-def test_registry_builds_both_transformers():
+def test_registry_builds_both_transformers_from_the_config_over_the_tasks_vocabulary():
+    """A task of 13 tokens (not the width, 16): each name builds its own class with the config's layers, embeddings
+    and output head over those 13 tokens, the very parameters the class itself draws from the same random state."""
     class Task:
-        vocab = list(range(16))
+        vocab = list(range(13))
 
-    assert isinstance(MODELS["decoder"].build(TransformerConfig(width=16, heads=2), Task()), DecoderOnly)
-    assert isinstance(MODELS["encoder_decoder"].build(TransformerConfig(width=16, heads=2), Task()), EncoderDecoder)
+    cfg = TransformerConfig(width=16, heads=2, layers=3, encoder_layers=2)
+    built = {}
+    for name, cls in (("decoder", DecoderOnly), ("encoder_decoder", EncoderDecoder)):
+        assert MODELS[name].config is TransformerConfig
+        torch.manual_seed(0)
+        built[name] = MODELS[name].build(cfg, Task())
+        torch.manual_seed(0)
+        direct = cls(cfg, 13).state_dict()
+        assert type(built[name]) is cls and built[name].head.weight.shape == (13, 16)
+        assert built[name].state_dict().keys() == direct.keys()
+        assert all(torch.equal(v, direct[k]) for k, v in built[name].state_dict().items())
+    decoder, encoder_decoder = built["decoder"], built["encoder_decoder"]
+    assert decoder.stack.embed.weight.shape == (13, 16) and len(decoder.stack.blocks) == 3
+    assert (len(encoder_decoder.encoder.blocks), len(encoder_decoder.decoder.blocks)) == (2, 3)
+    assert encoder_decoder.encoder.embed.weight.shape == encoder_decoder.decoder.embed.weight.shape == (13, 16)
+    tokens = torch.zeros(2, 5, dtype=torch.long)
+    assert decoder.logits(tokens, torch.arange(5).expand(2, 5)).shape == (2, 5, 13)  # scores for the 13 tokens
 
 
 def test_schemes_compose_by_name():

@@ -1,0 +1,65 @@
+"""A paper's claims as data, one type for every paper: where in the paper, what it states, the experiment that tests
+it, the reading that judges it and how (`Claim`). A chapter shows them (`claims_table`, `claims_versus`); the
+scorecard lists each as a row (`papers.base.claim_rows`)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import NOT_RUN, claim_class, verdict_class
+
+BASELINE = "baseline"  # the verdict of a reading's reference rows (e.g. the uncoupled models): never judged
+
+
+def every_row(table: pd.DataFrame) -> pd.DataFrame:
+    """A claim's default choice of rows: the whole reading."""
+    return table
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of a paper that a chapter tests.
+
+    Attributes:
+        where: where the paper makes it ("Fig. 3", "Table 1, Figs. 4, 5").
+        statement: what it states, in our words.
+        experiment: the experiment of ours that tests it (an `EXPERIMENTS` name).
+        reading: the key of the reading table that judges it (the chapter's readings of its runs, by key).
+        read: the claim's rows of that table -> the text shown beside the statement: verdicts and numbers.
+        rows: the reading -> the rows that judge the claim (default: all of them); the claim's verdict is
+            `verdicts.claim_class` of their verdicts' classes, baseline rows left out.
+    """
+
+    where: str
+    statement: str
+    experiment: str
+    reading: str
+    read: Callable[[pd.DataFrame], str]
+    rows: Callable[[pd.DataFrame], pd.DataFrame] = every_row
+
+    def text(self, readings: dict[str, pd.DataFrame | None]) -> str:
+        """Our side of the claim from the readings by key; NOT_RUN when its reading is missing, None or empty."""
+        table = readings.get(self.reading)
+        return NOT_RUN if table is None or table.empty else self.read(self.rows(table))
+
+    def verdict(self, readings: dict[str, pd.DataFrame | None]) -> str:
+        """The claim's class (`verdicts.CLASSES`) from the verdicts of its rows; NOT_RUN without its reading."""
+        table = readings.get(self.reading)
+        if table is None or table.empty:
+            return NOT_RUN
+        judged = self.rows(table)
+        return claim_class([verdict_class(v) for v in judged.verdict if v != BASELINE])
+
+
+def claims_table(claims: list[Claim]) -> pd.DataFrame:
+    """The claims a chapter tests (where, what the paper states, our experiment), for the chapter's opening."""
+    return pd.DataFrame([(c.where, c.statement, c.experiment) for c in claims],
+                        columns=["where", "the paper states", "our experiment"])
+
+
+def claims_versus(claims: list[Claim], live: dict, stored: dict, first: str, stored_label: str) -> pd.DataFrame:
+    """Each claim with our side (`Claim.text`) for the live and the stored runs' readings by key; `first` names the
+    first column ("figure", "where"), `stored_label` the stored runs (e.g. "stored cpu runs")."""
+    return pd.DataFrame([(c.where, c.statement, c.text(live), c.text(stored)) for c in claims],
+                        columns=[first, "the paper states", "ours, live", f"ours, {stored_label}"])

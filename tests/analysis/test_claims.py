@@ -1,0 +1,44 @@
+"""One claim type for every paper: its text and verdict read from a reading table, its rows chosen by the claim."""
+
+import importlib
+
+import pandas as pd
+import pytest
+
+from lengthgen.analysis.claims import Claim, claims_table, claims_versus
+from lengthgen.analysis.verdicts import NOT_RUN
+from lengthgen.papers import EXPERIMENTS
+
+READING = pd.DataFrame({"model": ["PPC", "NoPE", "RoPE"], "verdict": ["reproduced", "baseline", "not reproduced"]})
+
+
+def claim(**kw) -> Claim:
+    return Claim(where="Fig. 3", statement="PPC generalizes", experiment="sparsity-assignment", reading="assign",
+                 read=lambda t: ", ".join(t.model), **kw)
+
+
+def test_a_claim_is_judged_on_its_rows_without_the_baselines():
+    assert claim().verdict({"assign": READING}) == "partly"  # one row reproduces, one does not; NoPE is a baseline
+    ppc = claim(rows=lambda t: t[t.model == "PPC"])
+    assert ppc.verdict({"assign": READING}) == "reproduced" and ppc.text({"assign": READING}) == "PPC"
+    assert claim().text({"assign": READING}) == "PPC, NoPE, RoPE"  # the text sees the baselines too
+
+
+def test_a_claim_without_its_reading_is_not_run():
+    for readings in ({}, {"assign": None}, {"assign": READING.iloc[:0]}):
+        assert claim().text(readings) == NOT_RUN and claim().verdict(readings) == NOT_RUN
+
+
+def test_the_chapter_tables_list_each_claim_once():
+    assert claims_table([claim()]).values.tolist() == [["Fig. 3", "PPC generalizes", "sparsity-assignment"]]
+    table = claims_versus([claim()], {}, {"assign": READING}, "figure", "stored cpu runs")
+    assert table.columns.tolist() == ["figure", "the paper states", "ours, live", "ours, stored cpu runs"]
+    assert table.values.tolist() == [["Fig. 3", "PPC generalizes", NOT_RUN, "PPC, NoPE, RoPE"]]
+
+
+@pytest.mark.parametrize("paper", ["sparsity", "abc"])
+def test_every_claim_of_a_paper_names_a_runnable_experiment(paper):
+    claims = importlib.import_module(f"lengthgen.papers.{paper}.paper").CLAIMS
+    assert claims and all(isinstance(c, Claim) for c in claims)
+    assert {c.experiment for c in claims} <= set(EXPERIMENTS)
+    assert len({c.where for c in claims}) == len(claims)  # the scorecard's rows name them by where

@@ -1,0 +1,118 @@
+"""The verdict rules (analysis/verdicts.py) on hand-chosen numbers."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from lengthgen.analysis import verdicts
+
+
+@pytest.mark.parametrize("paper,ours,ci95,expected", [
+    (1.0, 2.0, 1.5, "reproduced"),
+    (0.5, 2.0, 1.5, "reproduced"),  # on the interval's edge
+    (0.0, 2.0, 1.5, "not reproduced (ours higher)"),
+    (4.0, 2.0, 1.5, "not reproduced (ours lower)"),
+    (2.0, 2.0, float("nan"), "inconclusive (one seed pair)"),
+])
+def test_gain_verdict_reads_the_papers_number_against_our_interval(paper, ours, ci95, expected):
+    assert verdicts.gain_verdict(paper, ours, ci95) == expected
+
+
+@pytest.mark.parametrize("pd_,pp,od,op,expected", [
+    (2.0, 0.01, 1.0, 0.01, "reproduced"),
+    (2.0, 0.01, -1.0, 0.01, "not reproduced (opposite sign)"),
+    (2.0, 0.01, 1.0, 0.30, "inconclusive (ours not significant)"),
+    (0.1, 0.60, 0.0, 0.90, "reproduced (no difference)"),
+    (0.1, 0.60, 3.0, 0.001, "not reproduced (we find a difference)"),
+])
+def test_verdict_rules(pd_, pp, od, op, expected):
+    assert verdicts.verdict(pd_, pp, od, op) == expected
+
+
+@pytest.mark.parametrize("paper,lo,hi,iid,expected", [
+    (95.0, 90.0, 90.0, None, "reproduced"),  # one seed: within TOLERANCE (5 points)
+    (95.0, 89.0, 89.0, None, "not reproduced (ours lower)"), (5.0, 95.0, 95.0, None, "not reproduced (ours higher)"),
+    (33.3, 23.0, 23.0, None, "not reproduced (ours lower)"),  # both "partial" in bands, ten points apart: off
+    (33.3, 23.0, 41.0, None, "reproduced"),  # the paper's value inside our seeds' range
+    (50.0, 0.0, 44.9, None, "not reproduced (ours lower)"), (50.0, 0.0, 45.0, None, "reproduced"),  # closed at 5
+    (0.0, 0.0, 0.0, 40.0, "not trained"),  # agrees with the paper, but the model never learned its task
+    (100.0, 100.0, 100.0, 89.9, "not trained"), (0.0, 0.0, 0.0, 90.0, "reproduced"),
+    (100.0, 0.0, 0.0, 95.0, "not reproduced (ours lower)"),
+    (100.0, 100.0, 100.0, float("nan"), "reproduced"),  # no iid split: not judged on it
+    (100.0, 0.0, 100.0, 99.0, "reproduced (seeds split)"),  # seeds 0 / 100 / 0: the paper's 100 within their range
+    (95.0, 10.0, 90.0, None, "reproduced (seeds split)"), (95.0, 10.1, 95.0, None, "reproduced"),  # band edges
+    (50.0, 5.0, 89.9, None, "reproduced"), (100.0, 0.0, 80.0, None, "not reproduced (ours lower)"),
+])
+def test_cell_verdict_uses_our_seeds_range_and_sets_untrained_cells_apart(paper, lo, hi, iid, expected):
+    assert verdicts.cell_verdict(paper, lo, hi, iid) == expected
+
+
+def test_more_seeds_can_bring_a_cell_into_reproduced_but_never_take_it_out():
+    """What Methods says of the range rule: added seeds only widen the range (the fit bar aside)."""
+    rng, gained = np.random.default_rng(0), 0
+    for _ in range(2000):
+        seeds, paper = rng.choice([0.0, 3.0, 20.0, 50.0, 85.0, 97.0, 100.0], size=5), rng.uniform(0, 100)
+        first = verdicts.cell_verdict(paper, seeds[:3].min(), seeds[:3].max())
+        every = verdicts.cell_verdict(paper, seeds.min(), seeds.max())
+        assert every.startswith("reproduced") or not first.startswith("reproduced")
+        gained += every.startswith("reproduced") and not first.startswith("reproduced")
+    assert gained > 100  # the other way happens, often
+
+
+@pytest.mark.parametrize("mean,std,n,ours,expected", [
+    (20.0, 5.0, 5, [19.0, 22.0, 21.0], "reproduced (no significant difference)"),
+    (15.0, 0.15, 5, [14.0, 14.2, 13.9], "not reproduced (ours lower)"),
+    (8.4, 1.2, 5, [20.0, 22.0, 21.0], "not reproduced (ours higher)"),
+    (24.6, 17.5, 5, [0.0], "inconclusive (one seed)"),  # no spread of ours to test
+    (15.0, 0.0, 5, [15.0, 15.0], "reproduced (no significant difference)"),  # neither varies: equal means
+    (15.0, 0.0, 5, [14.0, 14.0], "not reproduced (ours lower)"),
+])
+def test_mean_verdict_is_welchs_test(mean, std, n, ours, expected):
+    verdict, p = verdicts.mean_verdict(mean, std, n, ours)
+    assert verdict == expected
+    if len(ours) > 1 and std > 0:  # against the test written out: t on the two standard errors, Welch's df
+        m, s2 = sum(ours) / len(ours), pd.Series(ours).var()
+        se2 = s2 / len(ours) + std**2 / n
+        df = se2**2 / ((s2 / len(ours)) ** 2 / (len(ours) - 1) + (std**2 / n) ** 2 / (n - 1))
+        assert p == pytest.approx(2 * sps.t.sf(abs(m - mean) / se2**0.5, df))
+
+
+@pytest.mark.parametrize("paper,ours,expected", [
+    ([0, 10, 20, 30, 40, 50], [1, 12, 18, 35, 41, 60], "reproduced"),  # the same order: rho 1
+    ([0, 10, 20, 30, 40, 50], [60, 41, 35, 18, 12, 1], "not reproduced"),  # reversed: rho -1
+    ([0, 10, 20, 30], [0, 20, 10, 30], "inconclusive (too few cells)"),  # rho 0.8 on four cells: p 0.2
+    ([100, 100, 100], [0, 50, 100], "inconclusive (a constant side)"),
+])
+def test_ranking_verdict_is_a_rank_correlation(paper, ours, expected):
+    verdict, rho, _ = verdicts.ranking_verdict(paper, ours)
+    assert verdict == expected
+    if expected.startswith(("reproduced", "not")):
+        assert rho == pytest.approx(1.0 if expected == "reproduced" else -1.0)
+
+
+@pytest.mark.parametrize("fit,expected", [(89.9, "not trained"), (90.0, "reproduced (no significant difference)"),
+                                          (float("nan"), "reproduced (no significant difference)"),
+                                          (None, "reproduced (no significant difference)")])
+def test_mean_verdict_sets_runs_that_did_not_fit_their_training_data_apart(fit, expected):
+    verdict, p = verdicts.mean_verdict(20.0, 5.0, 5, [19.0, 22.0, 21.0], fit)
+    assert verdict == expected and (p != p) == (expected == "not trained")  # p NaN only when not judged
+
+
+@pytest.mark.parametrize("holds,pairs,expected", [(5, 5, "reproduced"), (0, 5, "not reproduced"),
+                                                  (3, 5, "partly (3 of 5 pairs)")])
+def test_share_verdict_counts_the_pairs_a_claim_holds_in(holds, pairs, expected):
+    assert verdicts.share_verdict(holds, pairs) == expected
+
+
+@pytest.mark.parametrize("slopes,expected", [([-1.02, -0.95, -1.08], "reproduced"), ([-1.0, -0.89], "not reproduced"),
+                                             ([-1.1], "not reproduced"), ([-0.5, -1.0], "not reproduced")])
+def test_exponent_verdict_needs_every_slope_within_a_tenth_of_the_law(slopes, expected):
+    assert verdicts.exponent_verdict(slopes, -1.0) == expected
+
+
+@pytest.mark.parametrize("slope,expected", [(-0.5, "reproduced"), (-0.45, "reproduced"), (-0.9, "reproduced"),
+                                            (-0.44, "partly"), (-0.01, "partly"), (0.0, "not reproduced"),
+                                            (0.3, "not reproduced")])
+def test_decay_verdict_reads_steeper_as_reproduced_and_slower_as_partly(slope, expected):
+    assert verdicts.decay_verdict(slope, -0.5) == expected

@@ -1,0 +1,49 @@
+"""SCAN (tasks/scan.py): grammar counts, splits, semantics on official examples, line format."""
+
+import pytest
+
+from lengthgen.errors import LengthgenError
+from lengthgen.tasks import TASKS
+from lengthgen.tasks import scan as scan_mod
+
+
+def test_scan_grammar_counts_and_split():
+    commands = scan_mod.commands()
+    assert len(commands) == len(set(commands)) == 20_910
+    lengths = [len(scan_mod.interpret(c)) for c in commands]
+    assert sum(n <= 22 for n in lengths) == 16_990 and sum(n >= 24 for n in lengths) == 3_920
+    assert 23 not in lengths and max(lengths) == 48
+    task = TASKS["scan"]()
+    assert {k: v.size for k, v in task.splits.items()} == {"train": 15_291, "dev": 1_699, "test": 3_920}
+    assert not set(task.examples("train")) & set(task.examples("dev"))
+
+
+def test_scan_semantics_on_official_examples():
+    cases = {
+        "jump opposite right twice and turn opposite right thrice":
+            "I_TURN_RIGHT I_TURN_RIGHT I_JUMP I_TURN_RIGHT I_TURN_RIGHT I_JUMP " + "I_TURN_RIGHT " * 6,
+        "walk around left": "I_TURN_LEFT I_WALK " * 4,
+        "look after run left": "I_TURN_LEFT I_RUN I_LOOK",
+        "turn around right thrice": "I_TURN_RIGHT " * 12,
+        "jump": "I_JUMP",
+    }
+    for command, actions in cases.items():
+        assert " ".join(scan_mod.interpret(command.split())) == actions.strip()
+    with pytest.raises(LengthgenError, match="not a SCAN command"):
+        scan_mod.interpret("jump jump".split())
+
+
+def test_scan_constructions_and_tasks_without_them():
+    scan = TASKS["scan"]()
+    assert [scan.construction(c.split()) for c in ("jump twice after walk left", "look and turn right",
+                                                   "run around left thrice")] == ["after", "and", "single"]
+    assert TASKS["copy"]().construction(["1", "2"]) is None
+
+
+def test_scan_line_format_roundtrip():
+    ex = TASKS["scan"]().examples("test", 3)
+    for e in ex:
+        line = scan_mod.to_line(e)
+        assert line.startswith("IN: ") and " OUT: " in line and scan_mod.from_line(line) == e
+    with pytest.raises(LengthgenError, match="expected 'IN: ... OUT: ...'"):
+        scan_mod.from_line("jump => I_JUMP")
