@@ -180,7 +180,7 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     return RunOutput(pd.DataFrame(rows), checkpoint=models.state_dict())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ArithmeticSizes:
     """The sizes of one profile of the chapter's experiments."""
 
@@ -257,17 +257,24 @@ class ArithmeticSizes:
 LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
                  for task in (*LISTOPS_TASKS, "listops_sum_balanced")}  # the last: abc-balanced, beyond the paper
 ARITHMETIC_PROFILES = {
-    "smoke": ArithmeticSizes(16, 2, 0, 1, 20, 16, 1e-3, 0.0, 10, 16, 9, (1, 3, 8), 16, 24, (0,),
-                             ("successor", "addition")),
-    "quick": ArithmeticSizes(64, 4, 0, 2, 1000, 64, 1e-3, 0.0, 500, 128, 25, (6, 8, 10, 12, 15, 20, 24), 100, 64,
-                             (0,), ("successor",), abc_models=("paper", "code", "code/nope")),
-    "cpu": ArithmeticSizes(64, 4, 0, 2, 3000, 64, 1e-3, 0.0, 1000, 128, 25, (6, 8, 10, 12, 15, 20, 24), 500, 64,
-                           (0, 1, 2), ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
+    "smoke": ArithmeticSizes(width=16, heads=2, encoder_layers=0, layers=1, steps=20, batch=16, lr=1e-3, dropout=0.0,
+                             retrain_steps=10, abc_samples=16, operand_width=9, eval_lengths=(1, 3, 8), samples=16,
+                             max_positions=24, seeds=(0,), tasks=("successor", "addition")),
+    "quick": ArithmeticSizes(width=64, heads=4, encoder_layers=0, layers=2, steps=1000, batch=64, lr=1e-3, dropout=0.0,
+                             retrain_steps=500, abc_samples=128, operand_width=25,
+                             eval_lengths=(6, 8, 10, 12, 15, 20, 24), samples=100, max_positions=64, seeds=(0,),
+                             tasks=("successor",), abc_models=("paper", "code", "code/nope")),
+    "cpu": ArithmeticSizes(width=64, heads=4, encoder_layers=0, layers=2, steps=3000, batch=64, lr=1e-3, dropout=0.0,
+                           retrain_steps=1000, abc_samples=128, operand_width=25,
+                           eval_lengths=(6, 8, 10, 12, 15, 20, 24), samples=500, max_positions=64, seeds=(0, 1, 2),
+                           tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                            per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000},
                                      "parity": {"operand_width": 49, "eval_lengths": (6, 12, 20, 24, 32, 40, 48)},
                                      **LISTOPS_SIZES}),
-    "full": ArithmeticSizes(128, 8, 1, 6, 20_000, 512, 1e-4, 0.3, 2_000, 1024, 51, tuple(range(1, 51)), 10_000, 128,
-                            (0, 1, 2), ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
+    "full": ArithmeticSizes(width=128, heads=8, encoder_layers=1, layers=6, steps=20_000, batch=512, lr=1e-4,
+                            dropout=0.3, retrain_steps=2_000, abc_samples=1024, operand_width=51,
+                            eval_lengths=tuple(range(1, 51)), samples=10_000, max_positions=128, seeds=(0, 1, 2),
+                            tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                             per_task=LISTOPS_SIZES),
 }
 TABLE1_TASKS = tuple(dict.fromkeys(task for task, _, _ in TABLE_1))  # Parity is in Table 3 only: the paper's vanilla

@@ -111,9 +111,9 @@ def decoder_labels(cfg: DecoderRun) -> dict:
     return {"task": cfg.task.name, "model": "decoder", "variant": variant(cfg), "seed": cfg.seed} | depth
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecoderSizes:
-    """The sizes of one profile of one experiment of the chapter."""
+    """The sizes of one profile of one experiment of the chapter (each experiment's own fields default to empty)."""
 
     width: int  # D
     heads: int  # H
@@ -127,6 +127,12 @@ class DecoderSizes:
     samples: int  # test prompts per length
     max_positions: int  # id table of learned positions and the PPC head; PoSE's target; offsets stay below it
     seeds: tuple[int, ...]  # the profile's seeds (the --seeds default)
+    bounds: tuple[int, ...] = ()  # sparse parity: the training bounds K, one model each (k ~ U{1..K})
+    test_ks: tuple[int, ...] = ()  # sparse parity: the sparsities k tested, each separately
+    jumps: tuple[int, ...] = ()  # parity with a scratchpad: the jump lengths j of the coupled models
+    depths: tuple[int, ...] = ()  # variable assignment: the chain depths d
+    positions: str = ""  # variable assignment: the positional scheme of its models but RoPE + PoSE
+    variables: int = 0  # variable assignment: the number of variable names
 
     def model(self, positional: str, ppc: bool = False) -> TransformerConfig:
         return TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
@@ -142,35 +148,42 @@ class DecoderSizes:
 # Sparse parity (lengths in pairs: the paper's 20-50 training and up to 500 test tokens are 10-25 and 250 pairs).
 # quick and cpu were chosen by timing on 2 CPU cores (book/methods.md); full is the paper's (GPT-NeoX 12 x 16 x 1024).
 PARITY_PROFILES = {
-    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (2, 4), (2, 8), 16, 64, (0,)),
-    "quick": DecoderSizes(64, 4, 2, 2000, 64, 1e-3, 100, (10, 25), (10, 25, 50, 100, 250), 256, 512, (0,)),
-    "cpu": DecoderSizes(64, 4, 2, 4000, 64, 1e-3, 100, (10, 25), (10, 25, 50, 100, 175, 250), 512, 512,
-                        (0, 1, 2)),
-    "full": DecoderSizes(1024, 16, 12, 50_000, 64, 1e-4, 300, (10, 25), tuple(range(10, 251, 10)), 512, 512, (0,)),
+    "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(2, 4),
+                          eval_lengths=(2, 8), samples=16, max_positions=64, seeds=(0,), bounds=(1, 2), test_ks=(1, 2)),
+    "quick": DecoderSizes(width=64, heads=4, layers=2, steps=2000, batch=64, lr=1e-3, warmup=100,
+                          train_lengths=(10, 25), eval_lengths=(10, 25, 50, 100, 250), samples=256, max_positions=512,
+                          seeds=(0,), bounds=(2,), test_ks=(1, 2, 3, 4)),
+    "cpu": DecoderSizes(width=64, heads=4, layers=2, steps=4000, batch=64, lr=1e-3, warmup=100, train_lengths=(10, 25),
+                        eval_lengths=(10, 25, 50, 100, 175, 250), samples=512, max_positions=512, seeds=(0, 1, 2),
+                        bounds=(1, 2, 3, 4), test_ks=(1, 2, 3, 4, 5, 6)),
+    "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=64, lr=1e-4, warmup=300,
+                         train_lengths=(10, 25), eval_lengths=tuple(range(10, 251, 10)), samples=512,
+                         max_positions=512, seeds=(0,), bounds=(4, 6, 8, 10, 12), test_ks=tuple(range(1, 13))),
 }
-PARITY_BOUNDS = {"smoke": (1, 2), "quick": (2,), "cpu": (1, 2, 3, 4), "full": (4, 6, 8, 10, 12)}
-PARITY_TEST_KS = {"smoke": (1, 2), "quick": (1, 2, 3, 4), "cpu": (1, 2, 3, 4, 5, 6), "full": tuple(range(1, 13))}
 
 
 def parity_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ParityRun]:
     """One model per training sparsity bound K (k ~ U{1..K}), RoPE + PoSE, as the paper's Fig. 1."""
     p = PARITY_PROFILES[profile]
     return [ParityRun(task=SparseParity(max_k=bound), seed=seed, model=p.model("rope"), train=p.training("pose"),
-                      eval_lengths=p.eval_lengths, eval_samples=p.samples, test_ks=PARITY_TEST_KS[profile])
-            for bound in PARITY_BOUNDS[profile] for seed in (seeds if seeds is not None else p.seeds)]
+                      eval_lengths=p.eval_lengths, eval_samples=p.samples, test_ks=p.test_ks)
+            for bound in p.bounds for seed in (seeds if seeds is not None else p.seeds)]
 
 
 # Parity with a scratchpad (lengths in scratchpad tokens; combined length = (j + 1) x that; the paper trains on
 # combined lengths 10-40 and tests to 200). Learned absolute positions, as the paper.
 SCRATCHPAD_PROFILES = {
-    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (2, 4), (2, 4, 6), 16, 32, (0,)),
-    "quick": DecoderSizes(64, 4, 2, 2000, 64, 1e-3, 100, (5, 20), (5, 10, 20, 30, 40, 60), 128, 210, (0,)),
-    "cpu": DecoderSizes(64, 4, 2, 4000, 64, 1e-3, 100, (5, 20), (5, 10, 20, 30, 40, 60, 80, 100), 192, 210,
-                        (0, 1, 2)),
-    "full": DecoderSizes(1024, 16, 12, 50_000, 64, 1e-4, 300, (5, 20), tuple(range(5, 101, 5)), 192, 210,
-                         tuple(range(10))),
+    "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(2, 4),
+                          eval_lengths=(2, 4, 6), samples=16, max_positions=32, seeds=(0,), jumps=(1,)),
+    "quick": DecoderSizes(width=64, heads=4, layers=2, steps=2000, batch=64, lr=1e-3, warmup=100, train_lengths=(5, 20),
+                          eval_lengths=(5, 10, 20, 30, 40, 60), samples=128, max_positions=210, seeds=(0,), jumps=(1,)),
+    "cpu": DecoderSizes(width=64, heads=4, layers=2, steps=4000, batch=64, lr=1e-3, warmup=100, train_lengths=(5, 20),
+                        eval_lengths=(5, 10, 20, 30, 40, 60, 80, 100), samples=192, max_positions=210, seeds=(0, 1, 2),
+                        jumps=(1, 2, 3)),
+    "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=64, lr=1e-4, warmup=300,
+                         train_lengths=(5, 20), eval_lengths=tuple(range(5, 101, 5)), samples=192, max_positions=210,
+                         seeds=tuple(range(10)), jumps=(1, 2, 3, 4)),
 }
-JUMPS = {"smoke": (1,), "quick": (1,), "cpu": (1, 2, 3), "full": (1, 2, 3, 4)}
 
 
 def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ScratchpadRun]:
@@ -180,7 +193,7 @@ def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Scra
     p = SCRATCHPAD_PROFILES[profile]
     out = []
     for seed in seeds if seeds is not None else p.seeds:
-        for jump in JUMPS[profile]:
+        for jump in p.jumps:
             lo, hi = (max(1, -(-2 * n // (jump + 1))) for n in p.train_lengths)  # the same combined lengths as j=1
             lengths = tuple(dict.fromkeys(max(1, 2 * n // (jump + 1)) for n in p.eval_lengths))
             out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=p.model("learned", ppc=True),
@@ -198,13 +211,16 @@ def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Scra
 # learned absolute ids with a random shift at full size; RoPE at cpu size, where learned ids did not fit even two
 # chains (2% after 10,000 steps; methods.md).
 ASSIGNMENT_PROFILES = {
-    "smoke": DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (1, 2), (1, 3), 16, 64, (0,)),
-    "cpu": DecoderSizes(64, 4, 2, 10_000, 64, 1e-3, 100, (1, 3), (1, 2, 3, 4, 5, 6, 9), 192, 128, (0, 1, 2)),
-    "full": DecoderSizes(1024, 16, 12, 50_000, 32, 1e-4, 300, (1, 3), tuple(range(1, 10)), 192, 256, (0, 1, 2)),
+    "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(1, 2),
+                          eval_lengths=(1, 3), samples=16, max_positions=64, seeds=(0,), depths=(2,), positions="rope",
+                          variables=200),
+    "cpu": DecoderSizes(width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, warmup=100, train_lengths=(1, 3),
+                        eval_lengths=(1, 2, 3, 4, 5, 6, 9), samples=192, max_positions=128, seeds=(0, 1, 2),
+                        depths=(2, 3), positions="rope", variables=48),
+    "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=32, lr=1e-4, warmup=300,
+                         train_lengths=(1, 3), eval_lengths=tuple(range(1, 10)), samples=192, max_positions=256,
+                         seeds=(0, 1, 2), depths=(2, 3, 4, 5), positions="learned", variables=200),
 }
-DEPTHS = {"smoke": (2,), "cpu": (2, 3), "full": (2, 3, 4, 5)}
-ASSIGNMENT_POSITIONS = {"smoke": "rope", "cpu": "rope", "full": "learned"}
-ASSIGNMENT_VARIABLES = {"smoke": 200, "cpu": 48, "full": 200}
 
 
 def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[AssignmentRun]:
@@ -212,7 +228,8 @@ def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Assi
     three with the profile's positions, and RoPE + PoSE (3d). PPC always trains with position coupling's random shift
     of the ids (its head must have seen the ids of longer prompts), the others with learned ids only (RoPE does not
     see a shift)."""
-    p, scheme = ASSIGNMENT_PROFILES[profile], ASSIGNMENT_POSITIONS[profile]
+    p = ASSIGNMENT_PROFILES[profile]
+    scheme = p.positions
     shift = "offset" if scheme == "learned" else "given"
     variants = (  # (task options, positional scheme, PPC head, id transform)
         ({}, scheme, True, "offset"),
@@ -220,10 +237,10 @@ def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Assi
         ({"coupled": False, "scratchpad": False}, scheme, False, shift),
         ({"coupled": False}, "rope", False, "pose"),
     )
-    return [AssignmentRun(task=VariableAssignment(depth=depth, variables=ASSIGNMENT_VARIABLES[profile], **options),
+    return [AssignmentRun(task=VariableAssignment(depth=depth, variables=p.variables, **options),
                           seed=seed, model=p.model(positional, ppc), train=p.training(positions),
                           eval_lengths=p.eval_lengths, eval_samples=p.samples)
-            for depth in DEPTHS[profile] for seed in (seeds if seeds is not None else p.seeds)
+            for depth in p.depths for seed in (seeds if seeds is not None else p.seeds)
             for options, positional, ppc, positions in variants]
 
 

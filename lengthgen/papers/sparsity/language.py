@@ -102,7 +102,7 @@ def run_language(cfg: LanguageRun) -> RunOutput:
     return RunOutput(pd.concat([pd.DataFrame(rows), *studies], ignore_index=True), checkpoint=models.state_dict())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LanguageSizes:
     """The sizes of one profile of the language experiment."""
 
@@ -138,9 +138,12 @@ class LanguageSizes:
 # chapter's budget, so the chapter shows the stored cpu runs. full is larger, for a GPU, on the same small corpus
 # (~40 passes over it): the paper's scale needs a corpus this machine cannot hold offline.
 LANGUAGE_PROFILES = {
-    "smoke": LanguageSizes(16, 1, 512, 20, 256, 1e-3, 16, 32, 4, (1, 2), (0,)),
-    "cpu": LanguageSizes(64, 2, 2048, 2000, 2048, 1e-3, 64, 128, 128, (1, 2, 4, 8, 16), (0, 1, 2)),
-    "full": LanguageSizes(256, 4, 8192, 2_000, 8192, 3e-4, 64, 128, 512, (1, 2, 4, 8, 16), (0, 1, 2)),
+    "smoke": LanguageSizes(width=16, layers=1, vocab=512, steps=20, tokens=256, lr=1e-3, short=16, long=32, examples=4,
+                           ks=(1, 2), seeds=(0,)),
+    "cpu": LanguageSizes(width=64, layers=2, vocab=2048, steps=2000, tokens=2048, lr=1e-3, short=64, long=128,
+                         examples=128, ks=(1, 2, 4, 8, 16), seeds=(0, 1, 2)),
+    "full": LanguageSizes(width=256, layers=4, vocab=8192, steps=2_000, tokens=8192, lr=3e-4, short=64, long=128,
+                          examples=512, ks=(1, 2, 4, 8, 16), seeds=(0, 1, 2)),
 }
 
 

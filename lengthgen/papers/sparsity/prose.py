@@ -14,14 +14,8 @@ from lengthgen.display import holds
 from lengthgen.metrics import PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
-    ASSIGNMENT_POSITIONS,
     ASSIGNMENT_PROFILES,
-    ASSIGNMENT_VARIABLES,
-    DEPTHS,
-    JUMPS,
-    PARITY_BOUNDS,
     PARITY_PROFILES,
-    PARITY_TEST_KS,
     SCRATCHPAD_PROFILES,
     DecoderSizes,
 )
@@ -134,12 +128,12 @@ def t1_rule() -> dict:
     return {"t1_bar": TRAINED, "t1_paper_reach": paper.PARITY_TEST_TOKENS / paper.PARITY_TRAIN_TOKENS[1]}
 
 
-def scratchpad_setup(sizes: DecoderSizes, jumps: tuple[int, ...]) -> dict:
+def scratchpad_setup(sizes: DecoderSizes) -> dict:
     """Section 4's first paragraph: how many models (a coupled one per jump, and the two ablations at j = 1), the
     jumps, and the combined training lengths of j = 1, and whether they are the paper's."""
     ours = tuple(ScratchpadParity(jump=1).combined(n) for n in sizes.train_lengths)
     theirs = paper.SCRATCHPAD_TRAIN_LENGTHS
-    return {"scratch_models": word(len(jumps) + 2).capitalize(), "scratch_jumps": int_range(jumps),
+    return {"scratch_models": word(len(sizes.jumps) + 2).capitalize(), "scratch_jumps": int_range(sizes.jumps),
             "scratch_train": "{}-{}".format(*ours),
             "scratch_vs_paper": "as in the paper" if ours == theirs else "the paper's: {}-{}".format(*theirs)}
 
@@ -155,8 +149,8 @@ def stored_setup(profile: str = "cpu") -> dict:
     """Section 6's first paragraph: the stored profile's steps, bounds K, test sparsities, jumps and seeds."""
     parity, scratch = PARITY_PROFILES[profile], SCRATCHPAD_PROFILES[profile]
     return {"stored_steps": span({parity.steps, scratch.steps}, "{:,}"),
-            "stored_bounds": int_range(PARITY_BOUNDS[profile]), "stored_ks": int_range(PARITY_TEST_KS[profile]),
-            "stored_jumps": int_range(JUMPS[profile]), "stored_seeds": word(len(parity.seeds))}
+            "stored_bounds": int_range(parity.bounds), "stored_ks": int_range(parity.test_ks),
+            "stored_jumps": int_range(scratch.jumps), "stored_seeds": word(len(parity.seeds))}
 
 
 def assignment_setup(profile: str = "cpu") -> dict:
@@ -164,7 +158,7 @@ def assignment_setup(profile: str = "cpu") -> dict:
     steps, seeds, the length the rule judges at."""
     p = ASSIGNMENT_PROFILES[profile]
     lo, hi = p.train_lengths
-    return {"assign_depths": and_list(DEPTHS[profile]), "assign_variables": ASSIGNMENT_VARIABLES[profile],
+    return {"assign_depths": and_list(p.depths), "assign_variables": p.variables,
             "assign_train": f"{lo}-{hi}", "assign_longest": max(p.eval_lengths),
             "assign_ratio": max(p.eval_lengths) / hi,
             "assign_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
@@ -313,10 +307,10 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 def not_yet(assign_runs: pd.DataFrame, profile: str = "cpu", beyond: str = "full") -> dict:
     """Section 9: what a stored PPC run of variable assignment cost (wall-clock minutes), its steps, how many
     variants a depth has, and what the larger profile adds (depths, variables, positions)."""
-    p = ASSIGNMENT_PROFILES[profile]
+    p, larger = ASSIGNMENT_PROFILES[profile], ASSIGNMENT_PROFILES[beyond]
     return {"notyet_chains": word(p.train_lengths[1]), "notyet_minutes": minutes(
                 assign_runs[assign_runs.variant == "PPC"], "{:.1f}"), "notyet_steps": p.steps,
             "notyet_variants": word(int(assign_runs.variant.nunique())),
-            "notyet_depths": and_list(sorted(set(DEPTHS[beyond]) - set(DEPTHS[profile]))),
-            "notyet_variables": ASSIGNMENT_VARIABLES[beyond], "notyet_positions": ASSIGNMENT_POSITIONS[beyond],
+            "notyet_depths": and_list(sorted(set(larger.depths) - set(p.depths))),
+            "notyet_variables": larger.variables, "notyet_positions": larger.positions,
             "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}

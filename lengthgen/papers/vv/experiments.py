@@ -74,9 +74,10 @@ def probe_labels(cfg: ProbeRun) -> dict:
     return {"task": cfg.task, "model": "probe", "variant": variant, "seed": cfg.seed}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RetrievalSizes:
-    """The sizes of one profile of the retrieval experiments."""
+    """The sizes of one profile of the retrieval experiments (vv-internals' and vv-trajectory's fields are empty in
+    the profiles they do not define)."""
 
     argmax_steps: int  # training steps on argmax retrieval
     dictionary_steps: int  # training steps on dictionary lookup
@@ -88,6 +89,10 @@ class RetrievalSizes:
     width: int  # D
     compared: int  # until a task's grid is complete, its paired tests use the first `compared` seeds, declared
     # before the runs; the rest of `seeds` are stored toward the paper's grid (`compared_seeds`)
+    figure_lengths: tuple[int, ...] = ()  # vv-internals: the set sizes N at which Figs. 2-4 read the argmax models
+    figure_samples: int = 0  # vv-internals: test sets per N
+    figure_seeds: tuple[int, ...] = ()  # vv-internals' own declared seeds (pairs)
+    trajectory_steps: tuple[int, ...] = ()  # vv-trajectory: the training steps at which vv-internals is read again
 
     def steps(self, task: str) -> int:
         return self.argmax_steps if task == "argmax" else self.dictionary_steps
@@ -102,7 +107,8 @@ class RetrievalSizes:
 # full is the paper's (100 seeds; 100k argmax / 10k dictionary steps).
 RETRIEVAL_PROFILES = {
     "smoke": RetrievalSizes(argmax_steps=20, dictionary_steps=20, batch=16, lengths=(16, 64), samples=32,
-                            seeds=(0, 1), norms=("baseline", "ln"), width=16, compared=2),
+                            seeds=(0, 1), norms=("baseline", "ln"), width=16, compared=2, figure_lengths=(16, 64),
+                            figure_samples=32, figure_seeds=(0, 1), trajectory_steps=(5, 10)),
     "quick": RetrievalSizes(argmax_steps=1000, dictionary_steps=800, batch=128, lengths=(16, 64, 256, 1024, 4096),
                             samples=400, seeds=tuple(range(5)), norms=("baseline", "ln"), width=64,
                             compared=5),
@@ -110,7 +116,8 @@ RETRIEVAL_PROFILES = {
                           seeds=tuple(range(20)), norms=("baseline", "ln", "std"), width=64, compared=20),
     "full": RetrievalSizes(argmax_steps=100_000, dictionary_steps=10_000, batch=128, lengths=PAPER_LENGTHS,
                            samples=1000, seeds=tuple(range(100)), norms=("baseline", "ln", "std"), width=64,
-                           compared=20),
+                           compared=20, figure_lengths=(16, 256, 4096, 16384), figure_samples=1000,
+                           figure_seeds=tuple(range(5)), trajectory_steps=(1000, 4000, 10_000, 30_000)),
 }
 
 
@@ -178,15 +185,16 @@ VV_CURRICULUM = Experiment(
 
 
 # Figs. 2-4 at the paper's budget: the argmax runs of vv-retrieval (same training, so the same models), baseline and
-# +LN, read at four set sizes. Their own declared seeds: 5 pairs (the issue's minimum for a figure's verdict).
-INTERNALS_SIZES = {"smoke": ((16, 64), 32, (0, 1)), "full": ((16, 256, 4096, 16384), 1000, tuple(range(5)))}
+# +LN, read at four set sizes (`RetrievalSizes.figure_*`). Their own declared seeds: 5 pairs, the fewest a figure's
+# verdict is read on.
+FIGURE_PROFILES = tuple(p for p, sizes in RETRIEVAL_PROFILES.items() if sizes.figure_seeds)
 
 
 def internals_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
-    """vv-retrieval's argmax configs, baseline and +LN, with the readings' lengths and sets (INTERNALS_SIZES)."""
-    lengths, sets, declared = INTERNALS_SIZES[profile]
-    return [replace(c, eval_lengths=lengths, eval_samples=sets)
-            for c in retrieval_configs(profile, seeds if seeds is not None else declared)
+    """vv-retrieval's argmax configs, baseline and +LN, with the readings' lengths and sets (`figure_*`)."""
+    p = RETRIEVAL_PROFILES[profile]
+    return [replace(c, eval_lengths=p.figure_lengths, eval_samples=p.figure_samples)
+            for c in retrieval_configs(profile, seeds if seeds is not None else p.figure_seeds)
             if c.task == "argmax" and c.model.norm in ("baseline", "ln")]
 
 
@@ -198,23 +206,22 @@ VV_INTERNALS = Experiment(
     run=run_internals,
     labels=probe_labels,
     build=build_probe,
-    profiles=tuple(INTERNALS_SIZES),
+    profiles=FIGURE_PROFILES,
 )
 
 
 # How Figs. 2-4's readings develop with training (beyond the paper): vv-internals' configs stopped after fewer steps.
 # The learning rate is constant and every step draws its batch from the run's generator in turn, so a run of k steps
 # is the first k steps of the vv-internals run of its seed (on the same machine and threads; tested on the losses):
-# with it, one training trajectory per seed, read at TRAJECTORY_STEPS and at the paper's 100,000 steps. Its first
+# with it, one training trajectory per seed, read at `trajectory_steps` and at the paper's 100,000 steps. Its first
 # point is the chapter's live quick budget (1,000 steps, the same configs but for the readings' lengths and sets).
-TRAJECTORY_STEPS = {"smoke": (5, 10), "full": (1000, 4000, 10_000, 30_000)}
 
 
 def trajectory_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
-    """vv-internals' configs at each of the profile's TRAJECTORY_STEPS (fewest steps first: a partly finished sweep
+    """vv-internals' configs at each of the profile's `trajectory_steps` (fewest steps first: a partly finished sweep
     already covers every seed early in training)."""
     return [replace(c, train=replace(c.train, steps=steps))
-            for steps in TRAJECTORY_STEPS[profile] for c in internals_configs(profile, seeds)]
+            for steps in RETRIEVAL_PROFILES[profile].trajectory_steps for c in internals_configs(profile, seeds)]
 
 
 def trajectory_labels(cfg: ProbeRun) -> dict:
@@ -229,7 +236,7 @@ VV_TRAJECTORY = Experiment(
     run=run_internals,
     labels=trajectory_labels,
     build=build_probe,
-    profiles=tuple(TRAJECTORY_STEPS),
+    profiles=tuple(p for p in FIGURE_PROFILES if RETRIEVAL_PROFILES[p].trajectory_steps),
 )
 
 
@@ -245,7 +252,7 @@ def trajectory_runs(store: ResultStore, profile: str = "full") -> pd.DataFrame:
 
 # What does the +LN effect depend on? Argmax retrieval only, paired baseline/+LN runs over a grid of
 # training length, item-MLP depth and training steps (not in the paper: our follow-up of its headline).
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FactorSizes:
     """The sizes of one profile of the factor study: every combination of the first three is run."""
 

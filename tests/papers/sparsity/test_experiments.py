@@ -78,7 +78,8 @@ def test_a_smoke_run_reports_every_test_sparsity_and_is_deterministic():
 
 def test_a_small_decoder_learns_sparse_parity_and_holds_at_four_times_the_length():
     """k = 1 (the parity of the one bit after `*`): RoPE + PoSE, 600 steps, trained on 4-8 pairs, tested to 32."""
-    sizes = DecoderSizes(32, 2, 2, 600, 32, 3e-3, 50, (4, 8), (8, 32), 128, 80, (0,))
+    sizes = DecoderSizes(width=32, heads=2, layers=2, steps=600, batch=32, lr=3e-3, warmup=50, train_lengths=(4, 8),
+                         eval_lengths=(8, 32), samples=128, max_positions=80, seeds=(0,))
     cfg = ParityRun(task=SparseParity(max_k=1), model=sizes.model("rope"), train=sizes.training("pose"),
                     eval_lengths=sizes.eval_lengths, eval_samples=sizes.samples, test_ks=(1,))
     acc = run_decoder(cfg).metrics.set_index(["metric", "length"]).value

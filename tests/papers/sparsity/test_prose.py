@@ -3,6 +3,7 @@ values, the sentences bound by `holds` failing when the data contradict them, an
 every value the chapter's prose names is one a function returns."""
 
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -13,7 +14,6 @@ from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.sparsity import prose
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
-    JUMPS,
     PARITY_PROFILES,
     SCRATCHPAD_PROFILES,
     DecoderSizes,
@@ -49,13 +49,14 @@ def test_fits_phrase():
 
 
 def test_live_setups_follow_the_profile():
-    sizes = DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (3, 5), (3, 5, 20), 16, 64, (0,))
+    sizes = DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(3, 5),
+                         eval_lengths=(3, 5, 20), samples=16, max_positions=64, seeds=(0,), jumps=(1,))
     assert prose.parity_setup(sizes) == {"parity_train": "3-5", "parity_tokens": "6-10",
                                          "parity_paper_tokens": "20-50", "parity_reach": 4.0}
-    assert prose.scratchpad_setup(sizes, (1,)) == {"scratch_models": "Three", "scratch_jumps": "1",
+    assert prose.scratchpad_setup(sizes) == {"scratch_models": "Three", "scratch_jumps": "1",
                                                    "scratch_train": "6-10", "scratch_vs_paper": "the paper's: 10-40"}
-    same = DecoderSizes(16, 2, 1, 20, 8, 1e-3, 5, (5, 20), (5, 60), 16, 64, (0,))
-    setup = prose.scratchpad_setup(same, (1, 2, 3))
+    same = replace(sizes, train_lengths=(5, 20), eval_lengths=(5, 60), jumps=(1, 2, 3))
+    setup = prose.scratchpad_setup(same)
     assert (setup["scratch_models"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
         "Five", "1-3", "as in the paper")
     assert prose.t1_rule() == {"t1_bar": 90.0, "t1_paper_reach": 10.0} and prose.t2_rule() == {"t2_bar": 90.0}
@@ -187,7 +188,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
     summary = {"documents": 1, "characters": 1, "train tokens": 1, "test tokens": 1, "vocabulary": 1,
                "unknown (test)": 0.0}
     parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(),
-             prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"], JUMPS["smoke"]), prose.t2_rule(),
+             prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"]), prose.t2_rule(),
              prose.stored_setup("cpu"), prose.assignment_setup("cpu"),
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
              prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),

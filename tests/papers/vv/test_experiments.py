@@ -55,13 +55,14 @@ def test_a_shorter_run_is_the_start_of_a_longer_one():
 
 def test_trajectory_configs_are_the_internals_configs_stopped_early():
     from lengthgen.papers import EXPERIMENTS
-    from lengthgen.papers.vv.experiments import TRAJECTORY_STEPS
+    from lengthgen.papers.vv.experiments import RETRIEVAL_PROFILES
 
     internals, trajectory = (EXPERIMENTS[n].configs_for("full") for n in ("vv-internals", "vv-trajectory"))
-    assert [c.train.steps for c in trajectory] == [s for s in TRAJECTORY_STEPS["full"] for _ in internals]
+    stops = RETRIEVAL_PROFILES["full"].trajectory_steps
+    assert [c.train.steps for c in trajectory] == [s for s in stops for _ in internals]
     assert all(replace(c, train=replace(c.train, steps=100_000)) == internals[i % len(internals)]
                for i, c in enumerate(trajectory))
-    assert {c.train.steps for c in internals} == {100_000} and max(TRAJECTORY_STEPS["full"]) < 100_000
+    assert {c.train.steps for c in internals} == {100_000} and max(stops) < 100_000
     assert EXPERIMENTS["vv-trajectory"].labels(trajectory[0])["steps"] == 1000
 
 
@@ -77,7 +78,7 @@ def test_trajectory_runs_end_each_seed_with_its_internals_run(tmp_path):
         exp = EXPERIMENTS[name]
         sweep(exp, exp.configs_for("smoke"), store, "smoke", progress=False)
     runs = trajectory_runs(store, "smoke")
-    assert sorted(runs.steps.unique()) == [5, 10, 20]  # TRAJECTORY_STEPS, then the smoke internals' 20 steps
+    assert sorted(runs.steps.unique()) == [5, 10, 20]  # trajectory_steps, then the smoke internals' 20 steps
     assert set(runs[runs.steps == 20].experiment) == {"vv-internals"}
     table, _ = trajectory(runs, (16, 64), 64)
     assert list(table.index) == [5, 10, 20] and (table.pairs == 2).all()
