@@ -4,6 +4,7 @@
 import os
 import re
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -104,12 +105,13 @@ class ProseCheckFailed(LengthgenError):
 
 def glue_values(values: dict[str, object]) -> None:
     """Glue each value under its name for the chapter's prose, where `{glue:text}`name`` (or `{glue:text}`name:.1f``
-    for a number) shows it at build time; nothing is displayed in the cell. Names are the chapter's own: one cell's
-    values must not reuse another's names."""
+    for a number) shows it at build time; nothing is displayed in the cell. A numpy scalar is glued as the Python
+    number it holds (glue records a value's repr, which a format spec must read back). Names are the chapter's own:
+    one cell's values must not reuse another's names."""
     from myst_nb import glue
 
     for name, value in values.items():
-        glue(name, value, display=False)
+        glue(name, value.item() if isinstance(value, np.generic) else value, display=False)
 
 
 def holds(condition: bool, sentence: str) -> None:

@@ -1,6 +1,7 @@
 """How the book shows things: wide tables cut into parts; the prose's numbers (glued values reach the notebook's
 outputs under their names, and a checked sentence stops the build when the data stop supporting it)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -12,10 +13,11 @@ def test_glued_values_are_recorded_under_their_names_without_showing(capsys):
     shell = InteractiveShell.instance()
     published = []
     shell.display_pub.publish = lambda data, metadata=None, **kw: published.append((data, metadata))
-    glue_values({"share": 12.25, "verdict": "reproduced"})
+    glue_values({"share": 12.25, "verdict": "reproduced", "rho": np.float64(0.5)})
     keys = [meta["scrapbook"]["name"] for _, meta in published]
-    assert keys == ["share", "verdict"]
-    assert [data["application/papermill.record/text/plain"] for data, _ in published] == ["12.25", "'reproduced'"]
+    assert keys == ["share", "verdict", "rho"]
+    assert [data["application/papermill.record/text/plain"] for data, _ in published] == [
+        "12.25", "'reproduced'", "0.5"]  # a numpy scalar as the number it holds, so that `rho:.1f` formats
     assert capsys.readouterr().out == ""
 
 

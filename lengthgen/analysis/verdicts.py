@@ -45,9 +45,13 @@ def gain_verdict(paper: float, ours: float, ci95: float) -> str:
     return f"not reproduced (ours {'higher' if ours > paper else 'lower'})"
 
 
+SOLVED = 90.0  # % exact match at or above which a cell is solved
+FAILED = 10.0  # % exact match at or below which a cell has failed
+
+
 def band(accuracy: float) -> str:
-    """solved (>= 90%), failed (<= 10%) or partial: how a row's claim reads a cell (`compare.separation`)."""
-    return "solved" if accuracy >= 90 else "failed" if accuracy <= 10 else "partial"
+    """solved (>= SOLVED), failed (<= FAILED) or partial: how a row's claim reads a cell (`compare.separation`)."""
+    return "solved" if accuracy >= SOLVED else "failed" if accuracy <= FAILED else "partial"
 
 
 TRAINED = 90.0  # % exact match on the iid split: below it a run has not learned its own training distribution
@@ -118,6 +122,13 @@ def share_verdict(holds: int, of: int, unit: str = "pairs") -> str:
 
 
 EXPONENT_TOLERANCE = 0.1  # relative: a fitted exponent within 10% of the predicted one agrees with it
+
+
+def bars() -> dict[str, float]:
+    """The bars of the verdict rules, for a chapter's prose: solved, failed, trained (% exact match), and how far
+    (in %) a fitted exponent may lie from the predicted one."""
+    return {"bar_solved": SOLVED, "bar_failed": FAILED, "bar_trained": TRAINED,
+            "bar_exponent": 100 * EXPONENT_TOLERANCE}
 
 
 def exponent_verdict(slopes, predicted: float) -> str:

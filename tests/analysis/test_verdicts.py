@@ -116,3 +116,11 @@ def test_exponent_verdict_needs_every_slope_within_a_tenth_of_the_law(slopes, ex
                                             (0.3, "not reproduced")])
 def test_decay_verdict_reads_steeper_as_reproduced_and_slower_as_partly(slope, expected):
     assert verdicts.decay_verdict(slope, -0.5) == expected
+
+
+def test_the_bars_the_prose_quotes_are_the_rules_own():
+    from lengthgen.analysis.verdicts import FAILED, SOLVED, band, bars
+
+    assert (band(SOLVED), band(SOLVED - 0.1), band(FAILED), band(FAILED + 0.1)) == (
+        "solved", "partial", "failed", "partial")
+    assert bars() == {"bar_solved": 90.0, "bar_failed": 10.0, "bar_trained": 90.0, "bar_exponent": 10.0}

@@ -4,13 +4,12 @@ from `experiments.arithmetic_reading`'s "curves" and "claims", beside the paper'
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, paper_table
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
 from lengthgen.papers.sparsity.readings import reach
 
-FAILED = 10.0  # % exact match at or below which a length has failed (`verdicts.band`, `readings.curve_class`)
 WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
          10: "ten"}
 ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "ABC (code, NoPE)")

@@ -11,14 +11,13 @@ runs (for the final training loss)."""
 import pandas as pd
 
 from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER
-from lengthgen.analysis.verdicts import NOT_TRAINED, TOLERANCE, TRAINED
+from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
 from lengthgen.display import holds
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import ArithmeticSizes
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
-    FAILED,
     WORDS,
     by_seed,
     claim,

@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 
 from lengthgen.analysis.calibration import ATTENTION_KINDS, decoder_attention
-from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, cell_verdict
+from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.papers.sparsity.readings import reach
@@ -76,7 +76,7 @@ def curve_class(curve: pd.DataFrame, value: str) -> str:
     if all(v >= TRAINED for v in at.values()):
         return "extrapolates"
     far = [v for length, v in at.items() if length >= COLLAPSE_FROM]
-    return "collapses" if far and all(v <= 10 for v in far) else "partly"
+    return "collapses" if far and all(v <= FAILED for v in far) else "partly"
 
 
 def model_claims(ours: pd.DataFrame, paper: pd.DataFrame, stated: dict | None = None) -> pd.DataFrame:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from lengthgen.metrics import ACCURACY
 
+MEDIAN_RUNS = 5  # Tables 2, 4, 6, 7 and 9 report the median of this many runs (the tables' captions)
 COPY_SPLITS = ("15", "30", "100")
 LOOKUP_SPLITS = ("7", "9", "11")
 TASK_ORDER = ("copy", "reverse_copy", "lookup", "reverse_lookup", "recopy", "reverse_recopy", "inv_recopy",
