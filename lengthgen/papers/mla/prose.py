@@ -16,16 +16,7 @@ from lengthgen.analysis.verdicts import TRAINED, band
 from lengthgen.display import holds
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH
 from lengthgen.papers.mla import paper as paper_data
-from lengthgen.papers.mla.experiments import (
-    FULL_VARIANTS,
-    GENERATIONS,
-    PROBING,
-    PROFILE_SIZES,
-    VARIANTS,
-    direction_table,
-    generation,
-    reads_forward,
-)
+from lengthgen.papers.mla.experiments import FULL_VARIANTS, PROBING, PROFILE_SIZES, VARIANTS
 from lengthgen.papers.mla.phrases import (
     CORE_NAMES,
     all_of,
@@ -36,6 +27,7 @@ from lengthgen.papers.mla.phrases import (
     span,
     word,
 )
+from lengthgen.papers.mla.readings import GENERATIONS, direction_table, generation, reads_forward
 from lengthgen.seeding import seeds_text
 
 UNMIXED = ("onestep", "mono", "rmono", "locattn", "locattn_s")  # each has a direction-mixing "mix_" variant on SCAN

@@ -12,6 +12,7 @@ from lengthgen.analysis.verdicts import (
 )
 from lengthgen.papers.base import ROW, grid_runs, row_frame
 from lengthgen.papers.mla import experiments as monotonic
+from lengthgen.papers.mla import readings as mla_readings
 from lengthgen.papers.mla.experiments import MLA_EXPERIMENTS
 from lengthgen.results.store import ResultStore
 
@@ -22,7 +23,7 @@ SEPARATION = {"yes": "reproduced", "no": "not reproduced", "not judged": NOT_TRA
 
 
 def _table(source: str, side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """A table's cells (a `monotonic.against_paper` frame, whose medians are of `runs`), its ranking over the cells
+    """A table's cells (a `mla_readings.against_paper` frame, whose medians are of `runs`), its ranking over the cells
     whose runs learned their task, and each task's separation."""
     cells = row_frame(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
                       [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
@@ -45,21 +46,21 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     the table's ranking and each task's separation at its longest split; SCAN's rows (our mean over seeds against
     the paper's mean and std, `verdicts.mean_verdict`), as the chapter shows them: each table on the seeds every one
     of its cells has (`compare.on_common_seeds`), Lookup's and Reverse Lookup's fit estimated from their dev scores
-    (`monotonic.with_fit_estimates`)."""
-    main = monotonic.with_fit_estimates(grid_runs(GRIDS["mla-main"], profile, store))
+    (`mla_readings.with_fit_estimates`)."""
+    main = mla_readings.with_fit_estimates(grid_runs(GRIDS["mla-main"], profile, store))
     frames = []
     for name, source in (("mla-main", "Table 2"), ("mla-ablations", "Table 4"), ("mla-variants", "Table 7"),
                          ("mla-extra", "Table 6")):
-        runs = main if name == "mla-main" else monotonic.with_fit_estimates(grid_runs(GRIDS[name], profile, store))
-        runs = monotonic.with_unablated(name, runs, main)
+        runs = main if name == "mla-main" else mla_readings.with_fit_estimates(grid_runs(GRIDS[name], profile, store))
+        runs = mla_readings.with_unablated(name, runs, main)
         if runs.empty:
             continue
         budget = "full protocol" if profile == "full" else monotonic.budget(GRIDS[name].configs_for(profile)[0])
-        side, balanced, _ = monotonic.against_paper(name, runs, budget)
+        side, balanced, _ = mla_readings.against_paper(name, runs, budget)
         frames.append(_table(source, side, balanced))
     scan = grid_runs(GRIDS["mla-scan"], profile, store)
     if not scan.empty:
-        side = monotonic.scan_side(scan)
+        side = mla_readings.scan_side(scan)
         frames.append(row_frame("Tables 3, 8 (SCAN length split)", side.index.tolist(),
                                 [f"{m:.1f} ± {s:.1f}"
                                  for m, s in zip(side["paper mean"], side["paper std"], strict=True)],

@@ -8,19 +8,21 @@ import torch
 from lengthgen.analysis import report
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, Seq2SeqConfig
 from lengthgen.models.hooks import capture
-from lengthgen.papers.mla import experiments as mla
+from lengthgen.papers.mla import readings as mla_readings
 from lengthgen.papers.mla.experiments import (
     Seq2SeqRun,
     build,
-    direction_check,
     evaluate_seq2seq,
-    gate_by_construction,
-    gate_course,
     initial_gates,
-    initial_lean,
-    reads_forward,
     run_seq2seq,
     train_seq2seq,
+)
+from lengthgen.papers.mla.readings import (
+    direction_check,
+    gate_by_construction,
+    gate_course,
+    initial_lean,
+    reads_forward,
 )
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
@@ -186,17 +188,18 @@ def test_generations_and_their_changes():
         return {"task": "copy", "seed": 0, "train": train, "model": {"attention": "mono"} | (
             {"revision": 2} if revision else {})}
 
-    assert [mla.generation(cfg(t, r)) for t, r in ((False, False), (True, False), (True, True))] == list(
-        mla.GENERATIONS)
+    assert [mla_readings.generation(cfg(t, r)) for t, r in ((False, False), (True, False), (True, True))] == list(
+        mla_readings.GENERATIONS)
     entries = [(cfg(True, False), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
                                                 "value": [0.0, 7.0]}), {"profile": "full"}),
                (cfg(True, True), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
                                                "value": [99.0, 50.0]}), {"profile": "full"}),
                (cfg(True, True), pd.DataFrame({"length": ["100"], "metric": ["accuracy"], "value": [1.0]}),
                 {"profile": "quick"})]
-    every = mla.stored_generations(entries)
+    every = mla_readings.stored_generations(entries)
     assert len(every) == 4  # the quick entry is left out
-    table, moved, cells = mla.generation_changes(every, mla.GENERATIONS[1], mla.GENERATIONS[2], ("100",))
+    old, new = mla_readings.GENERATIONS[1:3]
+    table, moved, cells = mla_readings.generation_changes(every, old, new, ("100",))
     assert (moved, cells) == (1, 1)
     assert table.iloc[0]["epoch kept"] == "7 -> 50" and table.iloc[0]["accuracy, latest tie, rev 2"] == "99"
 
@@ -205,11 +208,11 @@ def test_scan_reason_names_the_rows_the_public_code_ran_unmixed():
     def row(verdict, seeds, p):
         return pd.Series({"verdict": verdict, "seeds": seeds, "p": p, "in distribution": 100.0})
 
-    assert mla.scan_reason("mix_onestep_pr", row("inconclusive (one seed)", 1, None)) == (
+    assert mla_readings.scan_reason("mix_onestep_pr", row("inconclusive (one seed)", 1, None)) == (
         "one seed: no spread to test against the paper's 5 runs; the paper's row ran unmixed (public code), ours mixes")
-    assert mla.scan_reason("content", row("not reproduced (ours lower)", 3, 0.0123)) == (
+    assert mla_readings.scan_reason("content", row("not reproduced (ours lower)", 3, 0.0123)) == (
         "Welch's t-test, 3 seeds against the paper's 5: p = 0.012")
-    assert mla.scan_reason("content", row("reproduced (no significant difference)", 3, 0.4)) == ""
+    assert mla_readings.scan_reason("content", row("reproduced (no significant difference)", 3, 0.4)) == ""
 
 
 def test_scan_side_judges_the_common_seeds_and_sets_unfitted_mechanisms_apart():
@@ -223,14 +226,14 @@ def test_scan_side_judges_the_common_seeds_and_sets_unfitted_mechanisms_apart():
                       "value": test},
                      {"task": "scan", "variant": variant, "seed": seed, "length": "train", "metric": "best_dev",
                       "value": dev}]
-    side = mla.scan_side(pd.DataFrame(rows))
+    side = mla_readings.scan_side(pd.DataFrame(rows))
     assert side.loc["content", "ours"] == 12.0 and side.loc["content", "seeds"] == 3
     assert side.loc["content", "in distribution"] == 100.0
     assert side.loc["content", "verdict"] == "not reproduced (ours lower)"  # paper 17.6 +- 4.1
     assert side.loc["mono", "verdict"] == "not trained" and side.loc["mono", "in distribution"] == 80.0
     assert side.loc["mono", "reason"] == "median dev exact match 80% < 90%: the runs did not fit their training split"
     assert side.loc["relative", "verdict"] == "not run yet" and side.loc["relative", "reason"] == ""
-    empty = mla.scan_side(pd.DataFrame())
+    empty = mla_readings.scan_side(pd.DataFrame())
     assert (empty.verdict == "not run yet").all() and len(empty) == len(side)
 
 
@@ -247,21 +250,21 @@ def test_with_fit_estimates_adds_an_estimated_iid_row_to_lookup_runs():
             + run("reverse_lookup", 0, "full", 50.0, {"7": 0.0, "iid": 42.0})
             + run("copy", 0, "full", 100.0, {"15": 100.0}))
     runs = pd.DataFrame(rows)
-    out = mla.with_fit_estimates(runs)
+    out = mla_readings.with_fit_estimates(runs)
     assert out.iloc[: len(runs)].equals(runs)
     added = out.iloc[len(runs):].set_index("seed")
     assert list(added.index) == [0, 1] and set(added.task) == {"lookup"} and set(added.length) == {"iid"}
     assert added.value.tolist() == pytest.approx([99.6, 70.0]) and set(added.metric) == {"accuracy"}
     assert added.key.tolist() == ["lookup0", "lookup1"] and added.profile.tolist() == ["full", "quick"]
-    assert mla.with_fit_estimates(runs.iloc[:0]).empty
+    assert mla_readings.with_fit_estimates(runs.iloc[:0]).empty
 
 
 def test_task_table_and_scan_constructions():
-    table = mla.task_table(("copy",))
+    table = mla_readings.task_table(("copy",))
     src, tgt = TASKS["copy"]().examples("train", 1)[0]
     assert table.loc["copy", "source"] == " ".join(src) == table.loc["copy", "target"]
     assert table.loc["copy", "splits"].startswith("train (10,000), dev (2,000)")
-    kinds = mla.scan_constructions(TASKS["scan"]())
+    kinds = mla_readings.scan_constructions(TASKS["scan"]())
     assert set(kinds) == {"and", "after", "single"} and kinds["jump around left thrice"] == "single"
 
 
@@ -273,18 +276,18 @@ def test_table4_borrows_onestep_from_table2_and_judges_the_common_seeds(runs_fra
                 (("copy", "iid", 100.0), ("copy", "15", value))]
     ablations = runs_frame(sum((run("onestep_no_step2", s, v) for s, v in ((0, 100.0), (1, 50.0), (2, 0.0))), []))
     main = runs_frame(sum((run("onestep", s, 100.0) for s in range(4)), []) + run("content", 0, 100.0))
-    runs = mla.with_unablated("mla-ablations", ablations, main)
+    runs = mla_readings.with_unablated("mla-ablations", ablations, main)
     assert set(runs.variant) == {"onestep_no_step2", "onestep"} and len(runs) == len(ablations) + 8
-    assert mla.with_unablated("mla-variants", ablations, main) is ablations
-    assert mla.with_unablated("mla-ablations", ablations, main.iloc[:0]) is ablations
-    side, balanced, seeds = mla.against_paper("mla-ablations", runs, "full protocol")
+    assert mla_readings.with_unablated("mla-variants", ablations, main) is ablations
+    assert mla_readings.with_unablated("mla-ablations", ablations, main.iloc[:0]) is ablations
+    side, balanced, seeds = mla_readings.against_paper("mla-ablations", runs, "full protocol")
     assert seeds == [0, 1, 2] and set(balanced.seed) == {0, 1, 2}
     cell = side.set_index(["variant", "task", "length"])
     assert cell.loc[("onestep_no_step2", "copy", "15"), "ours"] == 50.0
     assert cell.loc[("onestep_no_step2", "copy", "15"), "verdict"] == "reproduced (seeds split)"  # paper 100
     assert cell.loc[("onestep", "copy", "15"), "ours"] == 100.0
     assert "content" not in set(side.variant)
-    assert mla.against_paper("mla-ablations", runs.iloc[:0], "full protocol")[0].empty
+    assert mla_readings.against_paper("mla-ablations", runs.iloc[:0], "full protocol")[0].empty
 
 
 def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds(runs_frame):
@@ -293,8 +296,8 @@ def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds(runs_fram
     values = [100.0, 100.0, 100.0, 0.0, 0.0]
     runs = runs_frame([("copy", "onestep", s, n, "accuracy", 100.0 if n == "iid" else v)
                        for s, v in enumerate(values) for n in ("iid", "15", "30", "100")])
-    side, _, seeds = mla.against_paper("mla-main", runs, "full protocol")
-    changes, first = mla.first_seeds_changes("mla-main", runs, side, "full protocol")
+    side, _, seeds = mla_readings.against_paper("mla-main", runs, "full protocol")
+    changes, first = mla_readings.first_seeds_changes("mla-main", runs, side, "full protocol")
     assert seeds == [0, 1, 2, 3, 4] and first == [0, 1, 2]
     assert changes.length.tolist() == ["15", "30", "100"]
     assert set(changes["verdict before"]) == {"reproduced"} and set(changes["verdict after"]) == {
@@ -306,5 +309,5 @@ def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds(runs_fram
     assert report.first_seeds_parts(changes.iloc[:0], first, 3, seeds) == (
         "Judged on its first seeds 0-2 alone, none of the 3 cells had another verdict.", "")
     three = runs[runs.seed < 3]
-    assert mla.first_seeds_changes("mla-main", three, side, "full protocol")[0].empty
+    assert mla_readings.first_seeds_changes("mla-main", three, side, "full protocol")[0].empty
     assert report.first_seeds_parts(changes.iloc[:0], [0, 1, 2], 3, [0, 1, 2]) == ("", "")

@@ -14,6 +14,7 @@ from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.mla import experiments as mla
 from lengthgen.papers.mla import paper, phrases, prose, prose_live, prose_tasks
+from lengthgen.papers.mla import readings as mla_readings
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect_history
 
@@ -27,7 +28,7 @@ def store() -> ResultStore:
 
 @cache
 def stored(name: str) -> pd.DataFrame:
-    return mla.stored(EXPERIMENTS[name], store())
+    return mla_readings.stored(EXPERIMENTS[name], store())
 
 
 def rows(records, **fixed) -> pd.DataFrame:
@@ -111,7 +112,7 @@ def test_scan_fails_when_a_sentence_stops_holding():
 
 def test_the_scan_paragraph_holds_on_the_stored_runs():
     runs = stored("mla-scan")
-    side, common = mla.scan_side(runs), compare.on_common_seeds(runs)[0]
+    side, common = mla_readings.scan_side(runs), compare.on_common_seeds(runs)[0]
     values = prose.scan_table(runs, side)
     failed = side[~side.verdict.str.startswith("reproduced")]
     assert values["scan_seeds"] == "seeds 0-4" and values["scan_runs"] == common.key.nunique() == 90
@@ -134,7 +135,7 @@ def hand_table4():
            (SIGMOID, 1): (False, True)}  # (reads Inv ReCopy forward, reads Inv Reverse ReCopy forward)
 
     def forward(v, t, s):
-        return way[v, s][prose.INVERTED.index(t)] if (v, s) in way else mla.reads_forward(t)
+        return way[v, s][prose.INVERTED.index(t)] if (v, s) in way else mla_readings.reads_forward(t)
 
     def gate(v, t, s):
         return 0.998 - 0.001 * s if forward(v, t, s) else 0.002 + 0.001 * s
@@ -144,8 +145,8 @@ def hand_table4():
             return (99.0, 0.1 * (s + 1), 0.0, 0.0)
         if v == STEP2:
             return (99.0, 80.0 + 10 * s, 0.1, 0.0)
-        return (99.0, 99.0, 97.0, 90.0 + s) if forward(v, t, s) == mla.reads_forward(t) else (99.0, 30.0 + 10 * s,
-                                                                                              0.0, 0.0)
+        right = forward(v, t, s) == mla_readings.reads_forward(t)
+        return (99.0, 99.0, 97.0, 90.0 + s) if right else (99.0, 30.0 + 10 * s, 0.0, 0.0)
 
     records = []
     for v, t, s in itertools.product(prose.ABLATION_NAMES, prose.INVERTED, (0, 1)):
@@ -161,7 +162,7 @@ def hand_table4():
 
 
 def inverted(runs, initial, course) -> dict:
-    return prose.inverted_table4(runs, mla.initial_lean(mla.direction_table(runs), initial), course)
+    return prose.inverted_table4(runs, mla_readings.initial_lean(mla_readings.direction_table(runs), initial), course)
 
 
 def test_table4_inverted_on_hand_made_runs():
@@ -203,12 +204,12 @@ def test_table4_inverted_fails_when_a_sentence_stops_holding():
 
 
 def test_the_table4_inverted_paragraph_holds_on_the_stored_runs():
-    runs = mla.with_unablated("mla-ablations", stored("mla-ablations"), stored("mla-main"))
+    runs = mla_readings.with_unablated("mla-ablations", stored("mla-ablations"), stored("mla-main"))
     inverted = runs[runs.task.isin(prose.INVERTED) & runs.variant.isin(prose.ABLATION_NAMES)]
     configs = [c for name in ("mla-ablations", "mla-main") for c in EXPERIMENTS[name].configs_for("full")
                if (c.model.attention, c.task) in set(zip(inverted.variant, inverted.task, strict=True))]
-    lean = mla.initial_lean(mla.direction_table(inverted), mla.initial_gates(configs, examples=500))
-    course = mla.gate_course(collect_history(EXPERIMENTS["mla-ablations"], configs, store()))
+    lean = mla_readings.initial_lean(mla_readings.direction_table(inverted), mla.initial_gates(configs, examples=500))
+    course = mla_readings.gate_course(collect_history(EXPERIMENTS["mla-ablations"], configs, store()))
     values = prose.inverted_table4(runs, lean, course)
     assert values["inv_seeds"] == "seeds 0-4" and values["inv_onestep_all"] == "all five seeds"
     assert (values["inv_step3_back"], values["inv_step3_forth"]) == ("seeds 0-2 and 4", "seed 3")
