@@ -263,7 +263,7 @@ def test_variance_rows_test_the_compared_seeds_until_a_task_grid_is_complete(tmp
     first = vv_rows.scorecard_rows(ResultStore(tmp_path), "smoke")
     argmax = first.source.str.contains("argmax")
     assert set(first.seeds[argmax]) == {1} and set(first.seeds[~argmax]) == {2} and len(first) == len(both)
-    alone = variance_paper.versus(runs[runs.seed == 0], **variance_paper.COMPARISONS[first.source.iloc[0]])
+    alone = variance_paper.paired_table(runs[runs.seed == 0], **variance_paper.COMPARISONS[first.source.iloc[0]])
     seed0 = [f"{d:+.2f} (p {p})" for d, p in zip(alone["ours b-a"], alone["ours p"], strict=True)]
     assert len(alone) == 2 and first.ours.iloc[:len(alone)].tolist() == seed0  # smoke: N = 16, 64
 

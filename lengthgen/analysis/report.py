@@ -96,7 +96,7 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
     return reason
 
 
-def cells(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def cell_table(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """A `compare.cell_side_by_side` table for reading (one row per mechanism, task and split) and, below it, its
     divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
     `show_parts`."""

@@ -49,10 +49,10 @@ def test_cells_lists_each_divergence_under_the_table():
                          "metric": ["accuracy"] * 3, "paper": [100.0, 100.0, 0.0], "ours": [0.0, 0.0, 0.0],
                          "seeds": [1] * 3, "verdict": ["not reproduced", "not reproduced", "reproduced"],
                          "reason": ["ours lower", "ours lower", ""]})
-    table, text = report.cells(side)
+    table, text = report.cell_table(side)
     assert list(table.index.names) == ["variant", "task", "length"] and "reason" not in table.columns
     assert text.endswith("- **mono / copy** at 15, 30 (not reproduced): ours lower")
-    assert report.cells(side.iloc[2:])[1] == ""
+    assert report.cell_table(side.iloc[2:])[1] == ""
     assert report.verdict_counts(side) == "2 not reproduced, 1 reproduced"
 
 

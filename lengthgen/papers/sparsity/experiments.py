@@ -77,14 +77,14 @@ class AssignmentRun(DecoderRun):
     task: VariableAssignment = field(default_factory=VariableAssignment)
 
 
-def build_decoder(cfg: DecoderRun) -> tuple[object, DecoderOnly]:
+def build_decoder_run(cfg: DecoderRun) -> tuple[object, DecoderOnly]:
     """(task, untrained decoder) of a config; the initialisation draws from the config's seed."""
     return cfg.task, build_model("decoder", cfg.model, cfg.task, seed=cfg.seed)
 
 
 def run_decoder(cfg: DecoderRun) -> RunOutput:
     """Train, then exact match by length for each evaluation; the store keeps the weights as the checkpoint."""
-    task, model = build_decoder(cfg)
+    task, model = build_decoder_run(cfg)
     labels = decoder_labels(cfg)
     stats = train(model, task, replace(cfg.train, progress=cfg.progress), generator(cfg.seed, "train"),
                   desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}")
@@ -246,7 +246,7 @@ def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Assi
 
 def _experiment(name: str, description: str, configs, profiles: dict) -> Experiment:
     return Experiment(name=name, chapter=CHAPTER, description=description, configs=configs, run=run_decoder,
-                      labels=decoder_labels, build=build_decoder, profiles=tuple(profiles))
+                      labels=decoder_labels, build=build_decoder_run, profiles=tuple(profiles))
 
 
 SPARSITY_EXPERIMENTS = (

@@ -45,7 +45,7 @@ _ROWS = {
 }
 
 
-def paper_table(table: str) -> pd.DataFrame:
+def wide_table(table: str) -> pd.DataFrame:
     """One of the paper's tables ("1".."6") as rows x N."""
     rows = {row: values for (t, _task, row), values in _ROWS.items() if t == table}
     if not rows:
@@ -59,7 +59,7 @@ def paper_long() -> pd.DataFrame:
                          for (t, task, row), values in _ROWS.items() for n, v in zip(LENGTHS, values, strict=True)])
 
 
-def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a: str, paper_b: str, paper_p: str,
+def paired_table(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a: str, paper_b: str, paper_p: str,
            metric: str = ACCURACY, relative_to: str | None = None) -> pd.DataFrame:
     """Paper vs ours for one comparison: our paired comparison of variant b against a on `task` (`metric`) beside the
     paper's rows `paper_a`, `paper_b` and `paper_p` of `table`, with a verdict per N
@@ -67,12 +67,12 @@ def versus(stored: pd.DataFrame, task: str, table: str, a: str, b: str, paper_a:
     `relative_to`: our a and b are then the same deltas, on the seeds of our a, b pairs, to 2 decimals."""
     ours = paired_comparison(stored, a, b, metric_a=metric, relative_to=relative_to)
     ours = ours[ours.task == task] if not ours.empty else ours
-    t = paper_table(table)
+    t = wide_table(table)
     return paired_side_by_side(ours, t.loc[paper_a], t.loc[paper_b], t.loc[paper_p], digits=2 if relative_to else 1)
 
 
 def _against_baseline(task: str, table: str, adaptive: bool = False) -> dict:
-    """`versus` arguments of a "+LN (b) vs baseline (a)" comparison; `adaptive`: with the adaptive softmax."""
+    """`paired_table` arguments of a "+LN (b) vs baseline (a)" comparison; `adaptive`: with the adaptive softmax."""
     paper_a, paper_b, paper_p = ("baseline adaptive", "ln adaptive", "p ln vs baseline, adaptive") if adaptive else (
         "baseline", "ln", "p ln vs baseline")
     return dict(task=task, table=table, a="baseline", b="ln", paper_a=paper_a, paper_b=paper_b, paper_p=paper_p,
@@ -80,12 +80,13 @@ def _against_baseline(task: str, table: str, adaptive: bool = False) -> dict:
 
 
 def _against_std(task: str, table: str) -> dict:
-    """`versus` arguments of a "+LN (b) vs +std (a)" comparison, which the paper prints as deltas vs the baseline."""
+    """`paired_table` arguments of a "+LN (b) vs +std (a)" comparison, which the paper prints as deltas vs the
+    baseline."""
     return dict(task=task, table=table, a="std", b="ln", paper_a="delta std", paper_b="delta ln", paper_p="p ln vs std",
                 relative_to="baseline")
 
 
-# The paper's comparisons that the chapter reproduces: title -> versus(...) keyword arguments after `stored`.
+# The paper's comparisons that the chapter reproduces: title -> paired_table(...) keyword arguments after `stored`.
 COMPARISONS = {
     "Table 1, argmax: +LN (b) vs baseline (a)": _against_baseline("argmax", "1"),
     "Table 1, argmax, adaptive θ: +LN (b) vs baseline (a)": _against_baseline("argmax", "1", adaptive=True),
@@ -117,7 +118,7 @@ TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
 
 
 def comparison(name: str) -> dict:
-    """The `versus` keyword arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its
+    """The `paired_table` keyword arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its
     colon) names."""
     by_name = {title.split(":")[0]: args for title, args in COMPARISONS.items()}
     if name not in by_name:
@@ -127,14 +128,14 @@ def comparison(name: str) -> dict:
 
 def compare(runs: pd.DataFrame, args: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The runs that one comparison reads (its task; its two variants and the one its deltas are taken against, if
-    any) and its `versus` table; `args` are `versus`' keyword arguments after `stored` (a COMPARISONS value). The table
-    is empty (columns N, seeds, verdict) until both compared variants have runs."""
+    any) and its `paired_table`; `args` are `paired_table`'s keyword arguments after `stored` (a COMPARISONS value).
+    The table is empty (columns N, seeds, verdict) until both compared variants have runs."""
     compared = [args["a"], args["b"]]
     read_variants = [*compared, args["relative_to"]] if args.get("relative_to") else compared
     read = runs[(runs.task == args["task"]) & runs.variant.isin(read_variants)]
     if read[read.variant.isin(compared)].variant.nunique() < 2:
         return read, pd.DataFrame(columns=["N", "seeds", "verdict"])
-    return read, versus(read, **args)
+    return read, paired_table(read, **args)
 
 
 ADAPTIVE_TITLE = "**With the adaptive-θ softmax** (the paper's adaptive rows): +LN (b) vs baseline (a)"
@@ -147,7 +148,7 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
     """The paper's rows a and b of a comparison that prints them as gains over a third variant (`args` a COMPARISONS
     value with `relative_to`, e.g. Table 3's "delta std" and "delta ln"), each beside our mean paired gain and its 95%
     interval, judged on its own (`verdicts.gain_verdict`), on the seeds where all three variants have runs (those of
-    the `versus` table's columns a, b). One row per variant and N: variant, N, paper, ours, ci95, seeds, verdict;
+    the `paired_table`'s columns a, b). One row per variant and N: variant, N, paper, ours, ci95, seeds, verdict;
     none for a variant without runs, and none at all for a comparison without `relative_to`. `read`: the runs
     `compare` returns."""
     columns = ["variant", "N", "paper", "ours", "ci95", "seeds", "verdict"]
@@ -157,7 +158,7 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
     variants = {args["a"]: args["paper_a"], args["b"]: args["paper_b"]}
     seeds = [set(read.seed[read.variant == v]) for v in (base, *variants)]
     common = read[(read.task == args["task"]) & read.seed.isin(set.intersection(*seeds))]
-    paper = paper_table(args["table"])
+    paper = wide_table(args["table"])
     rows = []
     for variant, row in variants.items():
         if common[common.variant == variant].empty:
@@ -172,7 +173,7 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
 
 
 def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(the +std runs, the `versus` table, the `gains` table) of the "+LN vs +std" comparison that CLAIMS' `name`
+    """(the +std runs, the `paired_table`, the `gains` table) of the "+LN vs +std" comparison that CLAIMS' `name`
     names (Table 3 or 6) on `runs`: the +std runs are the ones only this comparison reads (the chapter counts the
     +LN and baseline runs with Tables 1 and 2)."""
     args = comparison(name)
@@ -181,7 +182,7 @@ def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFra
 
 
 def _cells(runs: pd.DataFrame, title: str, args: dict) -> pd.DataFrame:
-    """One comparison's cells on `runs` (columns comparison, N, ours, verdict): its `versus` table's (ours: b - a
+    """One comparison's cells on `runs` (columns comparison, N, ours, verdict): its `paired_table`'s (ours: b - a
     and its p) and, where it prints gains, its `gains` table's (ours: the gain ± ci95, per variant)."""
     name = title.split(":")[0]
     read, side = compare(runs, args)
@@ -196,7 +197,7 @@ def _cells(runs: pd.DataFrame, title: str, args: dict) -> pd.DataFrame:
 
 
 def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFrame:
-    """Every cell of the comparisons on `task` (COMPARISONS' `versus` tables and their `gains`) judged twice: on the
+    """Every cell of the comparisons on `task` (COMPARISONS' `paired_table`s and their `gains`) judged twice: on the
     seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` on the task (a
     complete grid).
     One row per comparison (a gains table's per variant) and N: our number and the verdict on each seed set, the
@@ -213,7 +214,7 @@ def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFr
 
 
 def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
-    """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `versus` tables'
+    """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `paired_table`s'
     cells (columns comparison, N, verdict) beyond the training lengths."""
     judged = cells[cells.N > TRAIN_MAX]
     return [(f"{claim}, {runs}", *majority_verdict(judged[judged.comparison == name].verdict))

@@ -46,7 +46,7 @@ def why(verdict: str) -> str:
 
 
 def by_n(table: pd.DataFrame) -> pd.DataFrame:
-    """A `paper.versus` table indexed by N, its p-values (printed as text) as floats."""
+    """A `paper.paired_table` indexed by N, its p-values (printed as text) as floats."""
     table = table.set_index("N")
     return table.assign(**{P: table[P].astype(float), "paper p": table["paper p"].astype(float)})
 
@@ -63,7 +63,7 @@ def _first(table: pd.DataFrame) -> int:
 def full_argmax(table: pd.DataFrame, adaptive: pd.DataFrame, declared: int, short_steps: int,
                 full_steps: int) -> dict:
     """"What the 100,000-step runs say": Table 1's argmax comparison at the paper's budget (`table`, and `adaptive`
-    with the adaptive softmax; `paper.versus` tables), on how many of the `declared` seed pairs, against the
+    with the adaptive softmax; `paper.paired_table`s), on how many of the `declared` seed pairs, against the
     `short_steps` budget of the stored cpu grid."""
     t, a = by_n(table), by_n(adaptive)
     far, t16, a16 = beyond(t), t.loc[_first(t)], a.loc[_first(a)]
@@ -91,7 +91,7 @@ def full_argmax(table: pd.DataFrame, adaptive: pd.DataFrame, declared: int, shor
 
 
 def _odd_cells(t: pd.DataFrame) -> pd.DataFrame:
-    """The cells of an N-indexed `versus` table that are not reproduced; each must be 'we find a difference'."""
+    """The cells of an N-indexed `paired_table` that are not reproduced; each must be 'we find a difference'."""
     odd = t[t.verdict != REPRODUCED]
     holds(bool((odd.verdict == DIFFERENCE).all()),
           "the cells not reproduced are those where our 100 pairs find a difference the paper's p does not")
@@ -100,7 +100,7 @@ def _odd_cells(t: pd.DataFrame) -> pd.DataFrame:
 
 def full_dictionary(table: pd.DataFrame, adaptive: pd.DataFrame, declared: int) -> dict:
     """"Dictionary lookup at the paper's 10,000": Table 2 at the paper's budget (`table`, and `adaptive` with the
-    adaptive softmax; `paper.versus` tables), on how many of the `declared` seed pairs."""
+    adaptive softmax; `paper.paired_table`s), on how many of the `declared` seed pairs."""
     t, a = by_n(table), by_n(adaptive)
     for rows in (t, a):
         holds(bool((rows[DIFF] > 0).all() and (rows[P] < 0.05).all()),
@@ -124,8 +124,9 @@ def _gain(gains: pd.DataFrame, variant: str, n: int) -> pd.Series:
 
 
 def full_table6(table: pd.DataFrame, gains: pd.DataFrame, declared: int) -> dict:
-    """"Table 6 at the same budget": +LN against +std on dictionary at the paper's budget (`table`, a `paper.versus`
-    table) and each gain over the baseline (`gains`, `paper.gains`), on how many of the `declared` seed pairs."""
+    """"Table 6 at the same budget": +LN against +std on dictionary at the paper's budget (`table`, a
+    `paper.paired_table`) and each gain over the baseline (`gains`, `paper.gains`), on how many of the `declared`
+    seed pairs."""
     t = by_n(table)
     holds(bool((t["paper p"] >= 0.05).all()), "the paper finds no significant difference at any N")
     holds(bool((t[P] >= 0.05).all()), "ours: no significant difference at any N either")
@@ -219,7 +220,7 @@ def added_dictionary(runs: pd.DataFrame, interim: tuple[int, ...]) -> dict:
 
 
 def _share(table: pd.DataFrame, who: str) -> pd.Series:
-    """Of +LN's gain over the baseline (column b of a Table 3 `versus` table), the share +std's gain (a) recovers."""
+    """Of +LN's gain over the baseline (column b of a Table 3 `paired_table`), the share +std's gain (a) recovers."""
     return table[f"{who} a"] / table[f"{who} b"]
 
 
@@ -250,9 +251,9 @@ def added_argmax(runs: pd.DataFrame, interim: tuple[int, ...]) -> dict:
 
 def full_table3(table: pd.DataFrame, gains: pd.DataFrame, table1: pd.DataFrame, std_runs: pd.DataFrame,
                 declared: int) -> dict:
-    """"Table 3 is the same comparison": +LN against +std on argmax at the paper's budget (`table`, a `paper.versus`
-    table; `gains`, `paper.gains`) beside Table 1's comparison (`table1`), the +std runs' wall times (`std_runs`),
-    on how many of the `declared` seed pairs."""
+    """"Table 3 is the same comparison": +LN against +std on argmax at the paper's budget (`table`, a
+    `paper.paired_table`; `gains`, `paper.gains`) beside Table 1's comparison (`table1`), the +std runs' wall times
+    (`std_runs`), on how many of the `declared` seed pairs."""
     t, t1 = by_n(table), by_n(table1)
     paper_diff = t["paper b"] - t["paper a"]
     holds(bool((paper_diff > 0).all() and (t["paper p"] < 0.05).all()), "the paper finds +LN ahead at every N")

@@ -11,7 +11,7 @@ from lengthgen.papers.vv.prose import DIFF, REPRODUCED, P, beyond, by_n, count_o
 
 
 def _table(comparisons: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
-    """The N-indexed `versus` table of CLAIMS' `name` among `comparisons` (COMPARISONS' title -> table)."""
+    """The N-indexed `paired_table` of CLAIMS' `name` among `comparisons` (COMPARISONS' title -> table)."""
     (table,) = [t for title, t in comparisons.items() if title.split(":")[0] == name]
     return by_n(table)
 
@@ -24,7 +24,7 @@ def gains_by_task(stored: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def stored_cpu(comparisons: dict[str, pd.DataFrame], gains: dict[str, pd.DataFrame]) -> dict:
     """"What the stored runs say" (section 7): each COMPARISONS table on the stored cpu runs (`comparisons`, title ->
-    `versus` table) and the gains over the baseline judged on their own (`gains_by_task`)."""
+    `paired_table`) and the gains over the baseline judged on their own (`gains_by_task`)."""
     t1, t3 = _table(comparisons, "Table 1, argmax"), _table(comparisons, "Table 3, argmax")
     t2, a2 = _table(comparisons, "Table 2, dictionary"), _table(comparisons, "Table 2, dictionary, adaptive θ")
     t6 = _table(comparisons, "Table 6, dictionary")

@@ -21,7 +21,7 @@ def _reasons(table: pd.DataFrame, reason: str, declared: int) -> list[str]:
 
 
 def _paired(source: str, side: pd.DataFrame, reason: str, declared: int) -> pd.DataFrame:
-    """A `versus` table's rows, with `_reasons`."""
+    """A `paired_table`'s rows, with `_reasons`."""
     return row_frame(source, [f"N = {n}" for n in side.N],
                      [f"{d:+.2f} (p {p})" for d, p in zip(side["paper b-a"], side["paper p"], strict=True)],
                      [f"{d:+.2f} (p {p})" for d, p in zip(side["ours b-a"], side["ours p"], strict=True)],

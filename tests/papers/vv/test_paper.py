@@ -13,7 +13,7 @@ def test_paired_tables_and_versus_join_ours_with_the_paper(runs_frame):
     df = runs_frame(rows)
     both = stats.paired_tables(df, "baseline", "ln")
     assert set(both.softmax) == {"plain", "adaptive θ"} and (both["diff"] == 2.0).all()
-    side = vv_paper.versus(df, "argmax", "1", "baseline", "ln", "baseline", "ln", "p ln vs baseline")
+    side = vv_paper.paired_table(df, "argmax", "1", "baseline", "ln", "baseline", "ln", "p ln vs baseline")
     assert side["N"].tolist() == [16, 32] and side["paper a"].tolist() == [99.6, 99.2]
     assert side["ours b-a"].tolist() == [2.0, 2.0]
 

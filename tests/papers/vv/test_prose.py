@@ -21,8 +21,8 @@ NO_DIFFERENCE, OPPOSITE, INCONCLUSIVE = ("reproduced (no difference)", "not repr
                                          "inconclusive (ours not significant)")
 
 
-def versus(rows, seeds: int = 100) -> pd.DataFrame:
-    """A `paper.versus` table from (N, paper a, paper b, paper p, ours a, ours b, ours p, verdict) rows."""
+def side(rows, seeds: int = 100) -> pd.DataFrame:
+    """A `paper.paired_table` table from (N, paper a, paper b, paper p, ours a, ours b, ours p, verdict) rows."""
     return pd.DataFrame([{"N": n, "paper a": pa, "paper b": pb, "paper b-a": round(pb - pa, 2), "paper p": f"{pp:.2g}",
                           "ours a": oa, "ours b": ob, "ours b-a": round(ob - oa, 2), "ours p": f"{op:.2g}",
                           "seeds": seeds, "verdict": v} for n, pa, pb, pp, oa, ob, op, v in rows])
@@ -56,7 +56,7 @@ TABLE1 = [(16, 99.6, 99.6, 0.8, 99.5, 99.7, 0.001, DIFFERENCE),
 
 
 def test_full_argmax_reads_table_1():
-    values = prose.full_argmax(versus(TABLE1), versus(TABLE1), declared=120, short_steps=4000, full_steps=100_000)
+    values = prose.full_argmax(side(TABLE1), side(TABLE1), declared=120, short_steps=4000, full_steps=100_000)
     # beyond training: differences 0.5, 3.0, 8.8, 3.6 against the paper's 0.1, 1.1, 4.4, 1.8 (5, 2.7, 2, 2 times)
     assert values["full1_times_min"] == pytest.approx(2.0) and values["full1_times_max"] == pytest.approx(5.0)
     assert {k: values[f"full1_{k}"] for k in ("pairs", "n_pairs", "p_min", "p_max", "d256", "d2048", "d16384",
@@ -69,16 +69,16 @@ def test_full_argmax_reads_table_1():
     assert all(isinstance(v, int | float | str) and not type(v).__module__.startswith("numpy") for v in values.values())
     worse = [(2048, 62.5, 66.9, 2e-5, 58.8, 50.0, 1e-12, OPPOSITE) if row[0] == 2048 else row for row in TABLE1]
     with pytest.raises(ProseCheckFailed, match="beats the baseline"):
-        prose.full_argmax(versus(worse), versus(TABLE1), declared=100, short_steps=4000, full_steps=100_000)
+        prose.full_argmax(side(worse), side(TABLE1), declared=100, short_steps=4000, full_steps=100_000)
 
 
 def test_full_dictionary_names_the_cells_it_does_not_reproduce():
-    plain = versus([(16, 99.3, 99.4, 0.06, 99.5, 99.7, 0.002, DIFFERENCE),
-                    (64, 97.3, 97.6, 0.05, 98.0, 98.7, 1e-12, DIFFERENCE),
-                    (16384, 17.8, 22.4, 2e-19, 46.7, 51.3, 2e-14, REPRODUCED)])
-    adaptive = versus([(16, 99.3, 99.4, 0.6, 99.5, 99.7, 0.002, DIFFERENCE),
-                       (64, 97.2, 97.6, 0.03, 98.0, 98.8, 1e-13, REPRODUCED),
-                       (16384, 20.8, 27.7, 1e-21, 49.0, 57.0, 1e-25, REPRODUCED)])
+    plain = side([(16, 99.3, 99.4, 0.06, 99.5, 99.7, 0.002, DIFFERENCE),
+                  (64, 97.3, 97.6, 0.05, 98.0, 98.7, 1e-12, DIFFERENCE),
+                  (16384, 17.8, 22.4, 2e-19, 46.7, 51.3, 2e-14, REPRODUCED)])
+    adaptive = side([(16, 99.3, 99.4, 0.6, 99.5, 99.7, 0.002, DIFFERENCE),
+                     (64, 97.2, 97.6, 0.03, 98.0, 98.8, 1e-13, REPRODUCED),
+                     (16384, 20.8, 27.7, 1e-21, 49.0, 57.0, 1e-25, REPRODUCED)])
     values = prose.full_dictionary(plain, adaptive, declared=100)
     assert {k.removeprefix("full2_"): v for k, v in values.items()} == {
         "pairs": "all 100 declared", "d_min": "+0.20", "d_max": "+4.60", "p16": 0.002, "p_max": 1e-12,
@@ -91,7 +91,7 @@ def test_full_dictionary_names_the_cells_it_does_not_reproduce():
 
 
 def test_full_table6_groups_the_reproduced_gains():
-    table = versus([(n, 0.1, 0.1 + d_paper, pp, 1.0, 1.0 + d, p, NO_DIFFERENCE) for n, d_paper, pp, d, p in (
+    table = side([(n, 0.1, 0.1 + d_paper, pp, 1.0, 1.0 + d, p, NO_DIFFERENCE) for n, d_paper, pp, d, p in (
         (16, 0.0, 1.0, -0.05, 0.06), (128, 0.1, 0.6, 0.04, 0.6), (1024, 0.57, 0.3, -0.29, 0.19),
         (2048, 0.08, 0.9, -0.23, 0.49))])
     judged = gains([("+std", 16, 0.09, 0.22, 0.10, HIGHER), ("+std", 128, 0.54, 1.14, 0.25, HIGHER),
@@ -112,12 +112,12 @@ def test_full_table6_groups_the_reproduced_gains():
 
 
 def test_full_table3_splits_the_gain():
-    table = versus([(16, -0.05, 0.01, 0.002, 0.06, 0.12, 0.02, REPRODUCED),
-                    (64, 0.09, 0.21, 0.01, 0.57, 0.77, 0.023, REPRODUCED),
-                    (2048, 2.26, 4.32, 0.0002, 6.0, 8.0, 0.0003, REPRODUCED)])
-    table1 = versus([(16, 99.6, 99.6, 0.8, 99.5, 99.7, 0.001, DIFFERENCE),
-                     (64, 98.4, 98.6, 0.04, 97.0, 97.8, 1e-10, REPRODUCED),
-                     (2048, 62.5, 66.9, 2e-5, 50.0, 58.8, 1e-12, REPRODUCED)])
+    table = side([(16, -0.05, 0.01, 0.002, 0.06, 0.12, 0.02, REPRODUCED),
+                  (64, 0.09, 0.21, 0.01, 0.57, 0.77, 0.023, REPRODUCED),
+                  (2048, 2.26, 4.32, 0.0002, 6.0, 8.0, 0.0003, REPRODUCED)])
+    table1 = side([(16, 99.6, 99.6, 0.8, 99.5, 99.7, 0.001, DIFFERENCE),
+                   (64, 98.4, 98.6, 0.04, 97.0, 97.8, 1e-10, REPRODUCED),
+                   (2048, 62.5, 66.9, 2e-5, 50.0, 58.8, 1e-12, REPRODUCED)])
     judged = gains([("+std", 2048, 2.26, 6.0, 1.5, HIGHER), ("+LN", 2048, 4.32, 8.0, 1.6, HIGHER)])
     walls = pd.DataFrame({"seed": [0, 0, 1], "wall_seconds": [300.0, 300.0, 600.0]})
     values = {k.removeprefix("full3_"): v for k, v in prose.full_table3(table, judged, table1, walls, 100).items()}
@@ -141,17 +141,17 @@ def cpu_comparisons(plain_dictionary) -> dict[str, pd.DataFrame]:
     ns = (16, 128, 256, 512, 4096)
 
     def table(cells, verdict, base=50.0):
-        return versus([(n, 90.0, 91.0, 0.01, base, base + d, p, verdict) for n, (d, p) in zip(ns, cells, strict=True)],
-                      seeds=20)
+        return side([(n, 90.0, 91.0, 0.01, base, base + d, p, verdict) for n, (d, p) in zip(ns, cells, strict=True)],
+                    seeds=20)
     tables = {"Table 1, argmax": table([(-1.0, 0.02), (-4.0, 0.01), (-2.0, 0.3), (-7.5, 0.001), (-1.0, 0.2)],
                                        OPPOSITE, base=58.3),
               "Table 1, argmax, adaptive θ": table([(-1.0, 0.3)] * 5, INCONCLUSIVE),
               "Table 2, dictionary": table(plain_dictionary, INCONCLUSIVE),
               "Table 2, dictionary, adaptive θ": table([(0.5, 0.01), (2.0, 0.001), (3.0, 1e-4), (4.6, 1e-5),
                                                         (5.9, 1e-6)], REPRODUCED),
-              "Table 3, argmax": versus([(n, 0.1, 0.2, 0.01, a, a, 0.6, INCONCLUSIVE)
-                                         for n, a in zip(ns, (-0.4, -6.4, -2.0, -3.0, -1.0), strict=True)], seeds=20),
-              "Table 6, dictionary": versus([(n, 0.1, 0.2, 0.6, 1.0, 1.1, 0.7, NO_DIFFERENCE) for n in ns], seeds=20)}
+              "Table 3, argmax": side([(n, 0.1, 0.2, 0.01, a, a, 0.6, INCONCLUSIVE)
+                                       for n, a in zip(ns, (-0.4, -6.4, -2.0, -3.0, -1.0), strict=True)], seeds=20),
+              "Table 6, dictionary": side([(n, 0.1, 0.2, 0.6, 1.0, 1.1, 0.7, NO_DIFFERENCE) for n in ns], seeds=20)}
     titles = {title.split(":")[0]: title for title in paper.COMPARISONS}
     return {titles[name]: t for name, t in tables.items()}
 
