@@ -29,7 +29,7 @@ from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length, sequence_
 from lengthgen.train.loop import EpochConfig, TrainConfig, train, update
 
 EVAL_TARGET_S = 60.0  # target: evaluate 1,000 sets at one length within a minute
-# The public implementation of Chowdhury & Caragea (2023), timed on this machine class (issue 3): ~900 training
+# The public implementation of Chowdhury & Caragea (2023), timed on this machine class: ~900 training
 # samples/s (batch 32, Copy, any mechanism); greedy decoding of 2,000 length-100 sequences at 87 / 230 / 243
 # sequences/s (Content / OneStep / LocAttn). Our target is twice that.
 PUBLIC_TRAIN = 900.0
@@ -37,7 +37,7 @@ PUBLIC_DECODE = {"content": 87.0, "onestep": 230.0, "locattn": 243.0}
 TORCH_RATIO = 0.9  # target: our pluggable decoder trains at >= 0.9x the tokens/s of torch's own layers
 CACHE_RATIO = 5.0  # target: cached generation >= 5x the tokens/s of recomputing the sequence at every step
 ENSEMBLE_MEMBERS = 5  # seeds of one cell trained together
-ENSEMBLE_RATIO = 3.0  # target (issue 18): an ensemble of 5 seeds trains >= 3x the runs/hour of 5 solo runs
+ENSEMBLE_RATIO = 3.0  # target: an ensemble of 5 seeds trains >= 3x the runs/hour of 5 solo runs
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:

@@ -145,10 +145,10 @@ def _changes_section(card: pd.DataFrame) -> list[str]:
     if counts.empty:
         return []
     return ["## What the strict rules changed", "",
-            "Until November 2026 an accuracy cell was judged by bands (*reproduced* when the paper's value and ours "
-            "both solved (>= 90%), both failed (<= 10%) or both lay between; *not reproduced* when one solved and the "
-            "other failed; else *partly*) and SCAN by \"our mean within the paper's mean +- 2 std\", which one run "
-            "could hardly fail; an audit of the book found both lenient. The same numbers under both rules: the rows "
+            "A lenient rule judges an accuracy cell by bands (*reproduced* when the paper's value and ours both solved "
+            "(>= 90%), both failed (<= 10%) or both lay between; *not reproduced* when one solved and the other "
+            "failed; else *partly*) and SCAN by \"our mean within the paper's mean +- 2 std\", which one run could "
+            "hardly fail. The same numbers under the lenient and the strict rules: the rows "
             "that had a former verdict, by its class and the present one, then every stored row whose class changed "
             "(the former rules are `verdicts.former_cell_verdict` and `former_mean_verdict`, applied nowhere else).",
             "", markdown_table(counts), "", *([markdown_table(changed), ""] if not changed.empty else [])]

@@ -12,7 +12,7 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
 - `exponent_verdict` and `decay_verdict`: fitted log-log slopes against a predicted power law (vanishing variance);
 - `verdict_class` and `claim_class`: the class (`CLASSES`) of any of these verdicts, and of a claim judged on several
   rows (the scorecard's totals);
-- `former_cell_verdict` and `former_mean_verdict`: the lenient rules these replaced (issue 18), never a verdict of
+- `former_cell_verdict` and `former_mean_verdict`: lenient rules (bands one run can hardly fail), never a verdict of
   the book: kept so that the scorecard can say which verdicts the strict rules changed.
 """
 
@@ -173,7 +173,7 @@ def claim_class(classes: list[str]) -> str:
     return next(c for c in CLASSES if c in judged)
 
 
-# The rules the book used until 2026-11-24, which issue 18's audit found lenient. Not applied anywhere but in
+# Lenient rules, bands that one run could hardly fail. Not applied anywhere but in
 # `scorecard.rule_changes`, which sets them beside the strict rules above on the same numbers.
 FORMER_SPREAD = 2.0  # SCAN: reproduced when our mean lay within the paper's mean +- this many of its stds
 

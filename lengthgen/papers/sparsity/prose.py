@@ -89,7 +89,7 @@ def by_depth(values: pd.Series) -> str:
 def fits_phrase(fit: pd.Series, chains: int) -> str:
     """How a variant fits its training lengths (`fit`: in-distribution accuracy by depth, trained at >= TRAINED):
     "fits 3 chains at both depths (100% and 100%)", "fits 3 chains at depth 3 (100%) but not at depth 2 (67.4%)",
-    "fits 3 chains at neither depth (31.6% and 29.3%)"."""
+    "fits 3 chains at neither depth (31.6% at depth 2 and 29.3% at depth 3)"."""
     fit = fit.sort_index()
     yes, no = fit[fit >= TRAINED], fit[fit < TRAINED]
     values = and_list(percent(v) for v in fit)
@@ -97,6 +97,7 @@ def fits_phrase(fit: pd.Series, chains: int) -> str:
         return f"fits {chains} chains at {every_depth(len(fit))} ({values})"
     if yes.empty:
         where = "neither depth" if len(fit) == 2 else "no depth" if len(fit) > 2 else "its one depth"
+        values = and_list(f"{percent(v)} at depth {d}" for d, v in fit.items()) if len(fit) > 1 else values
         return f"{'does not fit' if len(fit) == 1 else 'fits'} {chains} chains at {where} ({values})"
     return (f"fits {chains} chains at {depths_text(yes.index)} ({and_list(percent(v) for v in yes)}) but not at "
             f"{depths_text(no.index)} ({and_list(percent(v) for v in no)})")
@@ -298,7 +299,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
                 " exactly at its bar" if exactly else ""),
             "langres_r": r, "langres_k": k, "langres_far_effect": "hurts" if mine.far_gain.mean() < 0 else "helps",
             "langres_far_mean": float(mine.far_gain.mean()), "langres_far_helps": float((mine.far_gain > 0).mean()),
-            "langres_share": share, "langres_cross_share": span(cross["share recovered"]),
+            "langres_share": share, "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
             "langres_cross_r": span(cross["pearson r"])}
 
 

@@ -224,7 +224,7 @@ def test_the_table4_inverted_paragraph_holds_on_the_stored_runs():
 
 
 def hand_dedupe():
-    """OneStep: seeds 0-2 at 4-6% at 15 (iid 93-95); MonoAttn: seed 1 fails at 15, seeds 0 and 2 reach 80 / 90 at
+    """OneStep: seeds 0-2 at 4-6% at 15 (iid 93-95); MonoAttn: seed 1 fails at 15, seeds 0 and 2 reach 90 / 80 at
     100."""
     records = []
     for s in range(3):
@@ -233,7 +233,7 @@ def hand_dedupe():
         failed = s == 1
         records += [("mono", s, "iid", "accuracy", 94.0 if failed else 99.0),
                     ("mono", s, "15", "accuracy", 3.0 if failed else 98.0),
-                    ("mono", s, "100", "accuracy", 0.0 if failed else 80.0 + 5 * s),
+                    ("mono", s, "100", "accuracy", 0.0 if failed else 90.0 - 5 * s),
                     ("mono", s, "train", "best_dev", 39.0 if failed else 99.0)]
     return rows(records, task="dedupe")
 
@@ -244,10 +244,12 @@ def test_dedupe_on_hand_made_runs():
         "dedupe_paper_onestep_15": 51.0, "dedupe_onestep_seeds": "all three of our seeds", "dedupe_onestep_15":
             "4.0-6.0", "dedupe_onestep_iid": "93.0-95.0", "dedupe_paper_onestep_iid": 94.1, "dedupe_measured": "seed 2",
         "dedupe_mono_seeds": 3, "dedupe_stalled": "seed 1", "dedupe_stalled_dev": 39.0, "dedupe_onestep_dev":
-            "38.0-40.0", "dedupe_stalled_iid": 94.0, "dedupe_stalled_15": 3.0, "dedupe_mono_100": 90.0,
-        "dedupe_others": "seed 0", "dedupe_others_100": "80.0", "dedupe_paper_mono_100": 75.0}
+            "38.0-40.0", "dedupe_stalled_iid": 94.0, "dedupe_stalled_15": 3.0, "dedupe_mono_100": 80.0,
+        "dedupe_others": "seed 0", "dedupe_others_100": "90.0", "dedupe_paper_mono_100": 75.0}
     with pytest.raises(ProseCheckFailed, match="One of MonoAttn's seeds"):  # seed 1 is the one that fails, not 0
         prose.dedupe(hand_dedupe(), stalled_seed=0, measured_seed=2)
+    with pytest.raises(ProseCheckFailed, match="reaches only"):  # seed 0 (90 at 100) is above seed 2 (80)
+        prose.dedupe(hand_dedupe(), stalled_seed=1, measured_seed=0)
 
 
 def test_the_dedupe_paragraphs_hold_on_the_stored_runs():
@@ -323,7 +325,8 @@ def test_recopy_targets_are_longer_than_copys():
 def test_scan_gates_count_the_runs_that_split_by_construction():
     gates = pd.DataFrame({"all": [0.5, 0.5, 0.9], "and": [0.95, 0.5, float("nan")], "after": [0.05, 0.5, float("nan")]})
     kinds = pd.Series({"jump": "single", "walk and run": "and", "run after walk": "after", "look": "single"})
-    assert prose.scan_gates(gates, kinds) == {"gates_commands": "4", "gates_kinds": "2 single, 1 and, 1 after",
+    assert prose.scan_gates(gates, kinds) == {"gates_commands": "4",
+                                              "gates_kinds": '2 single ones, 1 "and" commands and 1 "after" commands',
                                               "gates_single": "jump, look", "gates_split": 1, "gates_recorded": 2}
     with pytest.raises(ProseCheckFailed):
         prose.scan_gates(gates[["all"]], kinds)

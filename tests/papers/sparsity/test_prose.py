@@ -43,7 +43,8 @@ def test_phrases():
 def test_fits_phrase():
     fit = pd.Series({3: 100.0, 2: 67.4})
     assert prose.fits_phrase(fit, 3) == "fits 3 chains at depth 3 (100%) but not at depth 2 (67.4%)"
-    assert prose.fits_phrase(pd.Series({2: 31.6, 3: 29.3}), 3) == "fits 3 chains at neither depth (31.6% and 29.3%)"
+    assert prose.fits_phrase(pd.Series({2: 31.6, 3: 29.3}), 3) == (
+        "fits 3 chains at neither depth (31.6% at depth 2 and 29.3% at depth 3)")
     assert prose.fits_phrase(pd.Series({2: 95.0, 3: 90.0}), 4) == "fits 4 chains at both depths (95% and 90%)"
     assert prose.by_depth(pd.Series({3: 78.0, 2: 66.8})) == "66.8% (depth 2) and 78% (depth 3)"
 
@@ -96,7 +97,7 @@ def test_stored_assignment_on_a_hand_made_grid():
         "fig3_judged": 3, "fig3_beyond": 4, "fig3_ppc_beyond": "60% (depth 2) and 80% (depth 3)",
         "fig3_ppc_longest": "2% (depth 2) and 1% (depth 3)",
         "fig3_coupling": "fits 3 chains at depth 3 (99%) but not at depth 2 (70%)",
-        "fig3_scratchpad": "fits 3 chains at neither depth (30% and 28%)"}
+        "fig3_scratchpad": "fits 3 chains at neither depth (30% at depth 2 and 28% at depth 3)"}
 
 
 def test_stored_assignment_refuses_a_baseline_that_falls():
@@ -139,7 +140,7 @@ def test_stored_language_on_hand_made_runs():
         "langres_long_at_short": 61.0, "langres_long_at_long": 56.0, "langres_pose_steps": 6, "langres_steps": 20,
         "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000, "langres_few_verdict": "passes",
         "langres_r": 1.0, "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5,
-        "langres_far_helps": 0.5, "langres_share": 2.0, "langres_cross_share": "0.33", "langres_cross_r": "-0.44"})
+        "langres_far_helps": 0.5, "langres_share": 2.0, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
 
 
 def test_stored_language_refuses_a_short_model_better_at_the_long_length():

@@ -63,7 +63,7 @@ def test_full_argmax_reads_table_1():
                                               "a_d2048", "paper_diffs", "base_2048", "paper_base_2048", "d16", "p16",
                                               "paper_p16", "verdict16", "times_budget")} == {
         "pairs": "100 of the 120 declared", "n_pairs": 100, "p_min": 1e-12, "p_max": 1e-5, "d256": "+3.0",
-        "d2048": "+8.8", "d16384": "+3.6", "a_d2048": "+8.80", "paper_diffs": "+1.1 / +4.4 / +1.8", "base_2048": 50.0,
+        "d2048": "+8.8", "d16384": "+3.6", "a_d2048": "+8.8", "paper_diffs": "+1.1 / +4.4 / +1.8", "base_2048": 50.0,
         "paper_base_2048": 62.5, "d16": "+0.20", "p16": 0.001, "paper_p16": 0.8, "verdict16": "we find a difference",
         "times_budget": 25}
     assert all(isinstance(v, int | float | str) and not type(v).__module__.startswith("numpy") for v in values.values())
