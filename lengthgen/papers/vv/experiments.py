@@ -215,8 +215,6 @@ VV_INTERNALS = Experiment(
 # is the first k steps of the vv-internals run of its seed (on the same machine and threads; tested on the losses):
 # with it, one training trajectory per seed, read at `trajectory_steps` and at the paper's 100,000 steps. Its first
 # point is the chapter's live quick budget (1,000 steps, the same configs but for the readings' lengths and sets).
-
-
 def trajectory_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ProbeRun]:
     """vv-internals' configs at each of the profile's `trajectory_steps` (fewest steps first: a partly finished sweep
     already covers every seed early in training)."""
