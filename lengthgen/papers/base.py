@@ -83,13 +83,13 @@ def load_trained(experiment: Experiment, cfg, store: ResultStore) -> tuple:
     return model.eval(), task
 
 
-# The columns of a scorecard row, as a paper's `rows` returns them. "former verdict": the lenient rule's verdict on the
-# same numbers where one applied (`verdicts.former_cell_verdict`, `former_mean_verdict`), else None.
+# The columns of a scorecard row, as a paper's `Paper.rows` returns them. "former verdict": the lenient rule's verdict
+# on the same numbers where one applied (`verdicts.former_cell_verdict`, `former_mean_verdict`), else None.
 ROW = ["source", "cell", "paper value", "ours", "seeds", "verdict", "reason", "former verdict"]
 
 
 def row_frame(source, cell: list, paper, ours: list, seeds, verdict: list, reason,
-                   former: list | None = None) -> pd.DataFrame:
+              former: list | None = None) -> pd.DataFrame:
     """Scorecard rows (`ROW`), one per cell; a scalar argument holds for every row."""
     return pd.DataFrame({"source": source, "cell": cell, "paper value": paper, "ours": ours, "seeds": seeds,
                          "verdict": verdict, "reason": reason, "former verdict": former}, columns=ROW)
