@@ -27,8 +27,8 @@ test: setup chromium
 lab: setup
 	$(VENV)/bin/lengthgen lab
 
-lint: setup
-	$(VENV)/bin/ruff check lengthgen tests book/_ext notebooks
+lint: setup   # ruff on the package, the tests and the chapters' code cells (tests/test_lint.py converts them)
+	$(PY) -m pytest -q tests/test_lint.py
 
 bench: setup
 	$(VENV)/bin/lengthgen bench
