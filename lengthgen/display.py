@@ -1,5 +1,6 @@
 """How the book and the lab show things: figures (`show`, offline in the static book), tables (`table_html`,
-`for_display`), the Markdown tables of generated pages, and the numbers of the prose (`glue_values`, `holds`)."""
+`for_display`), the Markdown tables of generated pages, and the prose's numbers and phrases (`glue_values`, `holds`,
+`word`, `and_list`, `span`)."""
 
 import os
 import re
@@ -97,6 +98,27 @@ def breakable(page_text: str) -> str:
         return "".join(p if i % 2 else wrappable(p) for i, p in enumerate(parts))
 
     return "\n".join(row(line) if line.startswith("|") else line for line in page_text.split("\n"))
+
+
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def word(n: int) -> str:
+    """A count as the prose spells it: "no", "two", ..., "twelve"; digits from 13 on ("13", "1,024")."""
+    return WORDS[n] if 0 <= n < len(WORDS) else f"{n:,}"
+
+
+def and_list(items) -> str:
+    """Items as a sentence lists them: "a", "a and b", "a, b and c" ("" for none)."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def span(values, fmt: str = "{:.1f}") -> str:
+    """The range of some values as the prose writes it, each end formatted by `fmt`: "33.6-55.0", or one value
+    ("89.5") when both ends read the same."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 class ProseCheckFailed(LengthgenError):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from lengthgen.display import ProseCheckFailed, glue_values, holds, in_parts
+from lengthgen.display import ProseCheckFailed, and_list, glue_values, holds, in_parts, span, word
 
 
 def test_glued_values_are_recorded_under_their_names_without_showing(capsys):
@@ -34,3 +34,11 @@ def test_in_parts_cuts_a_wide_table_by_its_first_column_level_in_order():
     assert [list(p.columns) for p in parts] == [list(columns[:4]), list(columns[4:])]
     assert pd.concat(parts, axis=1).equals(table)
     assert len(in_parts(table, 3)) == 1
+
+
+def test_counts_lists_and_ranges_read_as_the_prose_writes_them():
+    assert [word(n) for n in (0, 2, 4, 12, 13)] == ["no", "two", "four", "twelve", "13"] and word(1024) == "1,024"
+    assert [and_list(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"])] == ["", "a", "a and b", "a, b and c"]
+    assert and_list([0, 1, 2]) == "0, 1 and 2" and and_list([0, 2]) == "0 and 2"
+    assert span([55.04, 33.6, 40]) == "33.6-55.0" and span([89.5, 89.51]) == "89.5"
+    assert span([0.478, 0.591], "{:.2f}") == "0.48-0.59" and span([0.347, 0.350], "{:.2f}") == "0.35"

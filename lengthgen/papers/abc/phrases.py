@@ -5,13 +5,12 @@ from `experiments.arithmetic_reading`'s "curves" and "claims", beside the paper'
 import pandas as pd
 
 from lengthgen.analysis.verdicts import FAILED, TRAINED
+from lengthgen.display import and_list, word
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, paper_table
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
 from lengthgen.papers.sparsity.readings import reach
 
-WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
-         10: "ten"}
 ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "ABC (code, NoPE)")
 
 
@@ -40,16 +39,10 @@ def loss_span(values) -> str:
     return lo if lo == hi else f"{lo}-{hi}"
 
 
-def listing(items) -> str:
-    """ "0", "0 and 2", "0, 1 and 2"."""
-    items = [str(i) for i in items]
-    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def seed_list(seeds) -> str:
     """ "seed 1", "seeds 0 and 2"."""
     seeds = sorted(seeds)
-    return f"seed{'s' if len(seeds) > 1 else ''} {listing(seeds)}"
+    return f"seed{'s' if len(seeds) > 1 else ''} {and_list(seeds)}"
 
 
 def seeds_phrase(seeds, of) -> str:
@@ -59,20 +52,20 @@ def seeds_phrase(seeds, of) -> str:
     if not seeds:
         return "in no seed"
     if len(seeds) == n:
-        return "in its one seed" if n == 1 else f"in all {WORDS.get(n, n)} seeds"
+        return "in its one seed" if n == 1 else f"in all {word(n)} seeds"
     return f"in {seed_list(seeds)}"
 
 
 def times(a: int, b: int) -> str:
     """How many times `b` is `a`, in words where a whole number ("three"), else to one decimal."""
-    return WORDS.get(a // b, str(a // b)) if a % b == 0 else f"{a / b:.1f}"
+    return word(a // b) if a % b == 0 else f"{a / b:.1f}"
 
 
 def count_phrase(k: int, n: int) -> str:
     """ "all three", "two of three", "none of three"."""
     if k == n:
-        return f"all {WORDS.get(n, n)}"
-    return f"{'none' if k == 0 else WORDS.get(k, k)} of {WORDS.get(n, n)}"
+        return f"all {word(n)}"
+    return f"{'none' if k == 0 else word(k)} of {word(n)}"
 
 
 def by_seed(curves: pd.DataFrame, task: str, model: str) -> dict[int, dict[int, float]]:

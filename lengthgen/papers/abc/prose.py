@@ -12,13 +12,12 @@ import pandas as pd
 
 from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
-from lengthgen.display import holds
+from lengthgen.display import and_list, holds, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import ArithmeticSizes
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
-    WORDS,
     by_seed,
     claim,
     collapse_from,
@@ -26,7 +25,6 @@ from lengthgen.papers.abc.phrases import (
     describe,
     fit_collapse,
     fits,
-    listing,
     loss_of,
     loss_span,
     loss_text,
@@ -134,7 +132,7 @@ def stored_successor(curves: pd.DataFrame, claims: pd.DataFrame, seeds, steps: i
     holds(cls["RoPE"].verdict == "reproduced", "RoPE as in the paper")
     holds(paper_class(task, "ALiBi") == "does not interpolate" and cls["ALiBi"].ours != "does not interpolate",
           "ALiBi, which the paper finds unable to interpolate, fits here")
-    return {"succ_seeds": WORDS.get(len(seeds), str(len(seeds))), "succ_steps": f"{steps:,}",
+    return {"succ_seeds": word(len(seeds)), "succ_steps": f"{steps:,}",
             "succ_budget": times(steps, quick_steps),
             "succ_van6": vanilla["at6"], "succ_van_far": vanilla["far"], "succ_van_from": str(vanilla["from"]),
             "succ_abc_p8": num(mean["ABC (paper)"][8]), "succ_abc_c8": num(mean["ABC (code)"][8]),
@@ -192,7 +190,7 @@ def stored_addition(curves: pd.DataFrame, claims: pd.DataFrame, runs: pd.DataFra
           "Table 3's Addition rows with T = 3 and without positions are \"not trained\"")
     return {
         "add_steps": f"{steps:,}", "add_ratio": times(steps, successor_steps),
-        "add_seeds": WORDS.get(len(seeds), str(len(seeds))), "add_van_fit_seeds": seeds_phrase(fit, seeds),
+        "add_seeds": word(len(seeds)), "add_van_fit_seeds": seeds_phrase(fit, seeds),
         "add_van_fit6": vanilla["at6"], "add_van_fit_loss": loss_text(max(loss_of(loss, task, "vanilla", fit))),
         "add_van_far": vanilla["far"], "add_van_from": str(vanilla["from"]),
         "add_van_unfit_seeds": seeds_phrase(unfit, seeds),
@@ -204,7 +202,7 @@ def stored_addition(curves: pd.DataFrame, claims: pd.DataFrame, runs: pd.DataFra
         "add_rope_unfit6": span(c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "RoPE").items()
                                 if s in rope_unfit),
         "add_rope_unfit_loss": loss_span(loss_of(loss, task, "RoPE", rope_unfit)),
-        "add_best_seed": seed_list([best_seed]), "add_abc_n": WORDS.get(len(abc), str(len(abc))),
+        "add_best_seed": seed_list([best_seed]), "add_abc_n": word(len(abc)),
         "add_best_held": " / ".join(num(best[n]) for n in held), "add_best_held_at": " / ".join(map(str, held)),
         "add_best_fades": ", ".join(f"{num(best[n])}% at {n}" for n in sorted(best) if n > max(held)),
         "add_paper_abc": span(paper_values(task, "ABC")),
@@ -280,7 +278,7 @@ def stored_others(curves: pd.DataFrame, claims: pd.DataFrame, balanced: pd.DataF
     holds(complete(bal.assign(model="balanced"), seeds) and len(bal_seeds) == len(seeds),
           "the same config scores ... at every length from 3 to 24 items in all three seeds")
     return {
-        "oth_steps": f"{steps:,}", "oth_seeds": WORDS.get(len(seeds), str(len(seeds))),
+        "oth_steps": f"{steps:,}", "oth_seeds": word(len(seeds)),
         "oth_n1_6": span(values(curves, n1, plain, at6)), "oth_n1_far": num(max(far_means)),
         "oth_n1_from": COLLAPSE_FROM,
         "oth_n1_abc6": span(values(curves, n1, abc, at6)),
@@ -291,14 +289,14 @@ def stored_others(curves: pd.DataFrame, claims: pd.DataFrame, balanced: pd.DataF
         "oth_n1_sin_max": num(sin_far), "oth_n1_nope6": span(values(curves, n1, "w=1, NoPE", at6)),
         "oth_par_t3": span(v for c in parity.values() for n, v in c.items() if n <= kept), "oth_par_reach": str(kept),
         "oth_par_t3_seeds": seeds_phrase(list(parity), seeds), "oth_par_longest": str(longest),
-        "oth_par_last": f"{seed_list(parity)} score {listing(num(parity[s][longest]) for s in sorted(parity))}",
+        "oth_par_last": f"{seed_list(parity)} score {and_list(num(parity[s][longest]) for s in sorted(parity))}",
         "oth_par_sin_reach": str(sin_reach), "oth_par_sin_after": span(values(curves, "parity", "w=1, sinusoidal",
                                                                               lambda n: n == after)),
         "oth_par_sin_at": str(after), "oth_par_nope": span(values(curves, "parity", "w=1, NoPE")),
         "oth_mm": span(v for vs in maxmin for v in vs), "oth_mm_seeds": seeds_phrase(mm_seeds, seeds),
         "oth_sum6": span(values(curves, "listops_sum", "w=1, T=3", at6)),
-        "oth_sum_in": span(in_phase.value), "oth_sum_in_at": listing(sorted(set(in_phase.length))),
-        "oth_sum_off": span(off_phase.value), "oth_sum_off_at": listing(sorted(set(off_phase.length))),
+        "oth_sum_in": span(in_phase.value), "oth_sum_in_at": and_list(sorted(set(in_phase.length))),
+        "oth_sum_off": span(off_phase.value), "oth_sum_off_at": and_list(sorted(set(off_phase.length))),
         "oth_six": f"{share:.0f}", "oth_bal": span(bal.value), "oth_bal_from": str(bal.length.min()),
         "oth_bal_to": str(bal.length.max()), "oth_bal_seeds": seeds_phrase(bal_seeds, seeds)}
 
@@ -325,7 +323,7 @@ def calibration_rules() -> dict[str, str]:
     holds(all(r.reduce == "sum" and r.nonzero_only and not r.subtract_max and r.rows == CODE_CROSS.rows for r in code),
           "The public code's: line sums, kept above ... of the distinct non-zero sums, from the first six rows only")
     return {"calib_paper_sd": f"{PAPER.sigmas:g}", "calib_cross_sd": f"{CODE_CROSS.sigmas:g}",
-            "calib_self_sd": f"{CODE_SELF.sigmas:g}", "calib_rows": WORDS.get(CODE_CROSS.rows, str(CODE_CROSS.rows))}
+            "calib_self_sd": f"{CODE_SELF.sigmas:g}", "calib_rows": word(CODE_CROSS.rows)}
 
 
 def stored_setup(cpu: ArithmeticSizes) -> dict[str, str]:
@@ -333,7 +331,7 @@ def stored_setup(cpu: ArithmeticSizes) -> dict[str, str]:
     steps, retrain = cpu.budget("successor")
     add_steps, add_retrain = cpu.budget("addition")
     parity = cpu.for_task("parity")
-    return {"setup_seeds": WORDS.get(len(cpu.seeds), str(len(cpu.seeds))), "setup_steps": f"{steps:,}",
+    return {"setup_seeds": word(len(cpu.seeds)), "setup_steps": f"{steps:,}",
             "setup_retrain": f"{retrain:,}", "setup_add_steps": f"{add_steps:,}",
             "setup_add_retrain": f"{add_retrain:,}",
             "setup_par_width": str(parity.operand_width), "setup_par_longest": str(max(parity.eval_lengths)),

@@ -1,19 +1,12 @@
 """Phrases of the monotonic-attention chapter's prose, built from data: counts as words, seed lists, ranges, the
-mechanisms' names."""
+mechanisms' names (the counts and lists themselves: `display.word`, `display.and_list`, `display.span`)."""
 
-
-
+from lengthgen.display import word
 from lengthgen.seeding import seeds_text
 
-WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 # SCAN's mechanisms as the prose names them; a variant adds "Mix " for "mix_" and "-PR" for "_pr".
 CORE_NAMES = {"content": "Content", "relative": "Relative", "bi_relative": "Bi-Relative", "bi_rope": "Bi-RoPE",
               "onestep": "OneStep", "mono": "Mono", "rmono": "RMono", "locattn": "LocAttn", "locattn_s": "LocAttn-S"}
-
-
-def word(n: int) -> str:
-    """A count as the prose spells it: "two", ..., "twelve"; digits from 13 on."""
-    return WORDS[n] if 0 <= n < len(WORDS) else str(n)
 
 
 def all_of(n: int, noun: str) -> str:
@@ -25,18 +18,6 @@ def seeds_and(seeds) -> str:
     """`seeds_text` as a sentence writes it: "seeds 0-2 and 4", "seeds 0, 1 and 3", "seed 3"."""
     head, _, last = seeds_text(seeds).rpartition(", ")
     return f"{head} and {last}" if head else last
-
-
-def and_list(items) -> str:
-    """"a", "a and b", "a, b and c"."""
-    items = list(items)
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
-
-
-def span(values, digits: int = 1) -> str:
-    """The range of some values as the prose writes it: "33.6-55.0", or one value "89.5" when they are all equal."""
-    lo, hi = (f"{v:.{digits}f}" for v in (min(values), max(values)))
-    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def scan_name(variant: str) -> str:

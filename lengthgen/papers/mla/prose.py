@@ -13,19 +13,16 @@ import pandas as pd
 
 from lengthgen.analysis import compare
 from lengthgen.analysis.verdicts import TRAINED, band
-from lengthgen.display import holds
+from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH
 from lengthgen.papers.mla import paper as paper_data
 from lengthgen.papers.mla.experiments import FULL_VARIANTS, PROBING, PROFILE_SIZES, VARIANTS
 from lengthgen.papers.mla.phrases import (
     CORE_NAMES,
     all_of,
-    and_list,
     paper_numbers,
     scan_name,
     seeds_and,
-    span,
-    word,
 )
 from lengthgen.papers.mla.readings import GENERATIONS, direction_table, generation, reads_forward
 from lengthgen.seeding import seeds_text
@@ -103,7 +100,7 @@ def scan_table(runs: pd.DataFrame, side: pd.DataFrame, unmixed: tuple[str, ...] 
         "scan_onestep": float(side.ours["onestep"]), "scan_seeds_word": word(len(seeds)),
         "scan_paper_std_max": float(side["paper std"].max()), "scan_below": word(len(below)),
         "scan_below_rows": ", ".join(map(scan_name, below.index)),
-        "scan_below_p": span(below.p, 2).replace("-", " to "),
+        "scan_below_p": span(below.p, "{:.2f}").replace("-", " to "),
         "scan_above": and_list(f"{scan_name(v)} above it at p = {r.p:.2f}" for v, r in above.iterrows()),
         "scan_tighter": len(tighter), "scan_mixing": len(mixing),
         "scan_paper_min": float(side["paper mean"].min()),

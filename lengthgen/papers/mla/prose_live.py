@@ -6,9 +6,9 @@ import math
 import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import and_list, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.mla import paper as paper_data
-from lengthgen.papers.mla.phrases import and_list, word
 from lengthgen.papers.mla.prose import TASK_NAMES
 
 

@@ -5,9 +5,8 @@ import itertools
 
 import numpy as np
 
-from lengthgen.display import holds
+from lengthgen.display import holds, span
 from lengthgen.papers.mla.experiments import FULL_VARIANTS, PROFILE_SIZES, QUICK_OTHERS
-from lengthgen.papers.mla.phrases import span
 from lengthgen.tasks import TASKS
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from lengthgen.analysis.language import CORRELATION, SHARE
 from lengthgen.analysis.verdicts import TRAINED
-from lengthgen.display import holds
+from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
@@ -22,21 +22,9 @@ from lengthgen.papers.sparsity.experiments import (
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
 from lengthgen.tasks.sparsity import ScratchpadParity
 
-WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
 REACH = "stays >= 90% up to"  # the column of `readings.fit_and_reach`
 FIT = "in distribution"
-
-
-def word(n: int) -> str:
-    """A small count as a word ("three"); from 11 on, digits ("1,024")."""
-    return WORDS[n] if 0 <= n < len(WORDS) else f"{n:,}"
-
-
-def and_list(items) -> str:
-    """"a", "a and b", "a, b and c"."""
-    items = [str(i) for i in items]
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def int_range(values) -> str:
@@ -48,12 +36,6 @@ def int_range(values) -> str:
 def percent(value: float) -> str:
     """An accuracy as the prose writes it: one decimal, none when it reads whole ("96.5%", "100%")."""
     return f"{value:.1f}".removesuffix(".0") + "%"
-
-
-def span(values, fmt: str = "{:.2f}") -> str:
-    """"lo-hi" of the values, each formatted by `fmt`, or the one value when both ends read the same."""
-    lo, hi = fmt.format(min(values)), fmt.format(max(values))
-    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def percent_span(values) -> str:
@@ -300,7 +282,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
             "langres_r": r, "langres_k": k, "langres_far_effect": "hurts" if mine.far_gain.mean() < 0 else "helps",
             "langres_far_mean": float(mine.far_gain.mean()), "langres_far_helps": float((mine.far_gain > 0).mean()),
             "langres_share": share, "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
-            "langres_cross_r": span(cross["pearson r"])}
+            "langres_cross_r": span(cross["pearson r"], "{:.2f}")}
 
 
 # Section 9.

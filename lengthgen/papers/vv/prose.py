@@ -5,7 +5,7 @@ numbers. Values are plain Python numbers and strings (myst-nb formats a glued nu
 
 import pandas as pd
 
-from lengthgen.display import holds
+from lengthgen.display import and_list, holds
 from lengthgen.papers.vv import paper
 
 REPRODUCED = "reproduced"
@@ -17,12 +17,6 @@ DIFF, P = "ours b-a", "ours p"
 def signed(x: float, digits: int = 1) -> str:
     """A difference as the chapter prints it: "+2.6", "−1.03" (the typographic minus)."""
     return f"{x:+.{digits}f}".replace("-", "−")
-
-
-def and_list(items) -> str:
-    """"a", "a and b", "a, b and c"."""
-    items = [str(i) for i in items]
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def lengths_text(lengths) -> str:

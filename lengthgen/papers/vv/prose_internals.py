@@ -6,9 +6,9 @@ never `holds`: the chapter also runs at the smoke profile, on tiny models."""
 import pandas as pd
 
 from lengthgen.analysis.variance import FIG_HOLDS, pair_table
-from lengthgen.display import holds
+from lengthgen.display import and_list, holds
 from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_VAR
-from lengthgen.papers.vv.prose import and_list, pairs_text
+from lengthgen.papers.vv.prose import pairs_text
 
 
 def holds_in(k: int, n: int) -> str:

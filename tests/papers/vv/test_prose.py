@@ -36,7 +36,6 @@ def gains(rows) -> pd.DataFrame:
 
 def test_the_phrases():
     assert [prose.signed(2.75), prose.signed(-1.031, 2), prose.signed(0.5, 2)] == ["+2.8", "−1.03", "+0.50"]
-    assert [prose.and_list(x) for x in (["a"], ["a", "b"], ["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
     assert prose.lengths_text([16, 1024, 16384]) == "16, 1,024 and 16,384"
     assert [prose.count_of(11, 11), prose.count_of(0, 22), prose.count_of(7, 22)] == ["all 11", "none of the 22",
                                                                                       "7 of the 22"]
