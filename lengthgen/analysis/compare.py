@@ -189,6 +189,16 @@ def longest_split(splits) -> str:
     return max(splits, key=split_order)
 
 
+def reach(curve: pd.DataFrame, bar: float = TRAINED) -> int:
+    """The longest length up to which a mean-accuracy curve (length, value) stays at or above `bar` (0: never)."""
+    reached = 0
+    for length, value in curve.sort_values("length")[["length", "value"]].itertuples(index=False):
+        if value < bar:
+            break
+        reached = length
+    return int(reached)
+
+
 def longest_accuracy(runs: pd.DataFrame) -> pd.Series:
     """Accuracy of every run (indexed by task, variant, seed) at its task's longest test split."""
     acc = runs[runs.metric == ACCURACY].assign(length=lambda d: d.length.astype(str))

@@ -227,3 +227,10 @@ def test_paper_and_ours_keeps_the_tasks_we_ran_at_the_splits_asked():
     ours = pd.DataFrame({"variant": ["mono"], "task": ["copy"], "length": ["15"], "ours": [80.0], "seeds": [1]})
     both = compare.paper_and_ours(paper, ours, "ours", ("15",))
     assert both[["source", "value"]].values.tolist() == [["paper", 100.0], ["ours", 80.0]]
+
+
+def test_reach_is_the_longest_length_before_the_curve_first_drops_below_the_bar():
+    from lengthgen.analysis.compare import reach
+
+    assert reach(pd.DataFrame({"length": [5, 10, 20, 40], "value": [100, 95, 80, 99]})) == 10
+    assert reach(pd.DataFrame({"length": [5, 10], "value": [50, 95]})) == 0

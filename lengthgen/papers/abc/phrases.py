@@ -4,12 +4,12 @@ from `experiments.arithmetic_reading`'s "curves" and "claims", beside the paper'
 
 import pandas as pd
 
+from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import and_list, word
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, paper_table
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
-from lengthgen.papers.sparsity.readings import reach
 
 ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "ABC (code, NoPE)")
 

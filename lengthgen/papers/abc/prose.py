@@ -11,6 +11,7 @@ runs (for the final training loss)."""
 import pandas as pd
 
 from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER
+from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
 from lengthgen.display import and_list, holds, word
 from lengthgen.metrics import ACCURACY
@@ -41,7 +42,6 @@ from lengthgen.papers.abc.phrases import (
     versus_paper,
 )
 from lengthgen.papers.abc.readings import COLLAPSE_FROM, TRAINED_DIGITS, curve_class
-from lengthgen.papers.sparsity.readings import reach
 from lengthgen.tasks import TASKS
 
 RULE_WORDS = {"ABC (paper)": "by the paper's rule", "ABC (code)": "by the code's rule",

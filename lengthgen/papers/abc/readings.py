@@ -18,10 +18,10 @@ import pandas as pd
 import torch
 
 from lengthgen.analysis.calibration import ATTENTION_KINDS, decoder_attention
+from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
-from lengthgen.papers.sparsity.readings import reach
 from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
 

@@ -7,6 +7,7 @@ import pandas as pd
 import torch
 from scipy.stats import spearmanr
 
+from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.hooks import capture, hook_names
@@ -60,16 +61,6 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
                          f"k={k}: {v:.0f}" for k, v in zip(longest.k, longest.value, strict=True)),
                      "rho(k, accuracy)": round(float(rho), 2), "verdict": verdict})
     return pd.DataFrame(rows)
-
-
-def reach(curve: pd.DataFrame, bar: float = TRAINED) -> int:
-    """The longest length up to which a mean-accuracy curve (length, value) stays at or above `bar` (0: never)."""
-    reached = 0
-    for length, value in curve.sort_values("length")[["length", "value"]].itertuples(index=False):
-        if value < bar:
-            break
-        reached = length
-    return int(reached)
 
 
 def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:

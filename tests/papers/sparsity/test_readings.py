@@ -13,7 +13,6 @@ from lengthgen.papers.sparsity.readings import (
     coupling_claim,
     jump_claim,
     mass_on_bits,
-    reach,
     sparsity_claim,
 )
 from lengthgen.tasks.sparsity import SparseParity
@@ -45,10 +44,7 @@ def test_sparsity_claim_by_hand():
     assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70"
 
 
-def test_reach_and_coupling_claim_by_hand():
-    assert reach(pd.DataFrame({"length": [5, 10, 20, 40], "value": [100, 95, 80, 99]})) == 10
-    assert reach(pd.DataFrame({"length": [5, 10], "value": [50, 95]})) == 0
-
+def test_coupling_claim_by_hand():
     def rows(variant, values):
         return [{"variant": variant, "metric": "accuracy", "length": n, "value": v}
                 for n, v in zip((5, 20, 30, 40), values, strict=True)]
