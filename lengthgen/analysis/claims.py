@@ -1,6 +1,6 @@
 """A paper's claims as data, one type for every paper: where in the paper, what it states, the experiment that tests
-it, the reading that judges it and how (`Claim`). A chapter shows them (`claims_table`, `claims_versus`); the
-scorecard lists each as a row (`papers.base.claim_rows`)."""
+it, the reading that judges it and its verdict rule (`Claim`). A chapter shows them (`claims_table`,
+`claims_versus`); the scorecard lists each as a row (`papers.base.claim_rows`)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,12 +9,18 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import NOT_RUN, claim_class, verdict_class
 
+LIVE = "(live, in the chapter)"  # the experiment of a claim that the chapter reads on what it computes itself
 BASELINE = "baseline"  # the verdict of a reading's reference rows (e.g. the uncoupled models): never judged
 
 
 def every_row(table: pd.DataFrame) -> pd.DataFrame:
     """A claim's default choice of rows: the whole reading."""
     return table
+
+
+def by_class(verdicts: pd.Series) -> str:
+    """A claim's default verdict rule: `verdicts.claim_class` of its rows' verdict classes, baseline rows left out."""
+    return claim_class([verdict_class(v) for v in verdicts if v != BASELINE])
 
 
 @dataclass(frozen=True)
@@ -24,11 +30,11 @@ class Claim:
     Attributes:
         where: where the paper makes it ("Fig. 3", "Table 1, Figs. 4, 5").
         statement: what it states, in our words.
-        experiment: the experiment of ours that tests it (an `EXPERIMENTS` name).
+        experiment: the experiment of ours that tests it (an `EXPERIMENTS` name, or LIVE).
         reading: the key of the reading table that judges it (the chapter's readings of its runs, by key).
         read: the claim's rows of that table -> the text shown beside the statement: verdicts and numbers.
-        rows: the reading -> the rows that judge the claim (default: all of them); the claim's verdict is
-            `verdicts.claim_class` of their verdicts' classes, baseline rows left out.
+        rows: the reading -> the rows that judge the claim (default: all of them).
+        judge: the verdict rule: those rows' `verdict` column -> the claim's verdict (default `by_class`).
     """
 
     where: str
@@ -37,6 +43,12 @@ class Claim:
     reading: str
     read: Callable[[pd.DataFrame], str]
     rows: Callable[[pd.DataFrame], pd.DataFrame] = every_row
+    judge: Callable[[pd.Series], str] = by_class
+
+    @property
+    def label(self) -> str:
+        """Where and what, in one line: "Fig. 2: each feature concentrates as N grows"."""
+        return f"{self.where}: {self.statement}"
 
     def text(self, readings: dict[str, pd.DataFrame | None]) -> str:
         """Our side of the claim from the readings by key; NOT_RUN when its reading is missing, None or empty."""
@@ -44,12 +56,9 @@ class Claim:
         return NOT_RUN if table is None or table.empty else self.read(self.rows(table))
 
     def verdict(self, readings: dict[str, pd.DataFrame | None]) -> str:
-        """The claim's class (`verdicts.CLASSES`) from the verdicts of its rows; NOT_RUN without its reading."""
+        """The claim's verdict (`judge`) on the verdicts of its rows; NOT_RUN without its reading."""
         table = readings.get(self.reading)
-        if table is None or table.empty:
-            return NOT_RUN
-        judged = self.rows(table)
-        return claim_class([verdict_class(v) for v in judged.verdict if v != BASELINE])
+        return NOT_RUN if table is None or table.empty else self.judge(self.rows(table).verdict)
 
 
 def claims_table(claims: list[Claim]) -> pd.DataFrame:

@@ -110,7 +110,7 @@ def grid_runs(experiment: Experiment, profile: str, store: ResultStore) -> pd.Da
 
 @dataclass(frozen=True)
 class Paper:
-    """One reproduced paper: its chapter, its experiments and its scorecard rows.
+    """One reproduced paper: its chapter, its experiments, its claims and its scorecard rows.
 
     Attributes:
         name: the short name used everywhere: folder (`papers/<name>/`), experiment prefix, notebook, chapter.
@@ -119,6 +119,7 @@ class Paper:
         rows: (store, profile) -> the scorecard rows (`ROW`) of the store's runs at that profile.
         stored_profiles: the profiles whose runs are committed in `results/`.
         compares_live: whether the chapter sets its live (quick) runs beside the paper, so that they are scored too.
+        claims: the statements of the paper that its chapter judges (`analysis.claims.Claim`), in the paper's order.
     """
 
     name: str
@@ -127,3 +128,4 @@ class Paper:
     rows: Callable[[ResultStore, str], pd.DataFrame]
     stored_profiles: tuple[str, ...]
     compares_live: bool
+    claims: tuple[Claim, ...] = ()

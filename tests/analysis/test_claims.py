@@ -1,13 +1,11 @@
 """One claim type for every paper: its text and verdict read from a reading table, its rows chosen by the claim."""
 
-import importlib
-
 import pandas as pd
 import pytest
 
-from lengthgen.analysis.claims import Claim, claims_table, claims_versus
+from lengthgen.analysis.claims import LIVE, Claim, claims_table, claims_versus
 from lengthgen.analysis.verdicts import NOT_RUN
-from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers import EXPERIMENTS, PAPERS
 
 READING = pd.DataFrame({"model": ["PPC", "NoPE", "RoPE"], "verdict": ["reproduced", "baseline", "not reproduced"]})
 
@@ -24,6 +22,14 @@ def test_a_claim_is_judged_on_its_rows_without_the_baselines():
     assert claim().text({"assign": READING}) == "PPC, NoPE, RoPE"  # the text sees the baselines too
 
 
+def test_a_claim_takes_its_own_verdict_rule_over_its_rows_verdicts():
+    first = claim(judge=lambda verdicts: verdicts.iloc[0])
+    assert first.verdict({"assign": READING}) == "reproduced" and first.label == "Fig. 3: PPC generalizes"
+    seen = []
+    claim(judge=lambda verdicts: seen.append(list(verdicts)) or "x").verdict({"assign": READING})
+    assert seen == [["reproduced", "baseline", "not reproduced"]]  # a rule of its own sees the baselines too
+
+
 def test_a_claim_without_its_reading_is_not_run():
     for readings in ({}, {"assign": None}, {"assign": READING.iloc[:0]}):
         assert claim().text(readings) == NOT_RUN and claim().verdict(readings) == NOT_RUN
@@ -36,9 +42,8 @@ def test_the_chapter_tables_list_each_claim_once():
     assert table.values.tolist() == [["Fig. 3", "PPC generalizes", NOT_RUN, "PPC, NoPE, RoPE"]]
 
 
-@pytest.mark.parametrize("paper", ["sparsity", "abc"])
+@pytest.mark.parametrize("paper", [p for p in PAPERS.values() if p.claims], ids=lambda p: p.name)
 def test_every_claim_of_a_paper_names_a_runnable_experiment(paper):
-    claims = importlib.import_module(f"lengthgen.papers.{paper}.paper").CLAIMS
-    assert claims and all(isinstance(c, Claim) for c in claims)
-    assert {c.experiment for c in claims} <= set(EXPERIMENTS)
-    assert len({c.where for c in claims}) == len(claims)  # the scorecard's rows name them by where
+    assert all(isinstance(c, Claim) for c in paper.claims)
+    assert {c.experiment for c in paper.claims} <= set(EXPERIMENTS) | {LIVE}
+    assert len({c.where for c in paper.claims}) == len(paper.claims)  # the scorecard's rows name them by where

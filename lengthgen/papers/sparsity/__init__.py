@@ -3,9 +3,10 @@
 
 from lengthgen.papers.base import Paper
 from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
+from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.language import LANGUAGE
 from lengthgen.papers.sparsity.rows import scorecard_rows
 
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
               experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE),
-              rows=scorecard_rows, stored_profiles=("cpu",), compares_live=True)
+              rows=scorecard_rows, stored_profiles=("cpu",), compares_live=True, claims=tuple(CLAIMS))

@@ -4,9 +4,8 @@ as data for side-by-side tables. Accuracies in %, at N = 2^4 ... 2^14, means ove
 import pandas as pd
 
 from lengthgen.analysis.compare import paired_side_by_side
-from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.stats import paired_comparison
-from lengthgen.analysis.verdicts import gain_verdict, share_verdict
+from lengthgen.analysis.verdicts import gain_verdict
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE
 from lengthgen.seeding import seeds_text
 
@@ -102,24 +101,11 @@ COMPARISONS = {
 CURRICULUM_COMPARISONS = {f"Table {table}, {task}, curriculum: +LN (b) vs baseline (a)": _against_baseline(task, table)
                           for task, table in (("argmax", "4"), ("dictionary", "5"))}
 
-# The claim each comparison tests (COMPARISONS' title up to its colon -> the claim), for the chapter's summary.
-CLAIMS = {
-    "Table 1, argmax": "Table 1: +LN beats baseline at OOD N, argmax",
-    "Table 1, argmax, adaptive θ": "Table 1, adaptive θ: +LN beats baseline, argmax",
-    "Table 2, dictionary": "Table 2: +LN beats baseline at OOD N, dictionary",
-    "Table 2, dictionary, adaptive θ": "Table 2, adaptive θ: +LN beats baseline, dictionary",
-    "Table 3, argmax": "Table 3: +LN beats +std, argmax",
-    "Table 6, dictionary": "Table 6: +LN close to +std, dictionary",
-}
-# The gains over the baseline that Tables 3 and 6 print without a test (`gains`), as claims for the chapter's summary.
-GAIN_CLAIMS = {"Table 3, argmax, gains": "Table 3: +std's and +LN's gains over the baseline, argmax",
-               "Table 6, dictionary, gains": "Table 6: +std's and +LN's gains over the baseline, dictionary"}
 TRAIN_MAX = 16  # the longest training N: the claims are about longer ones
 
 
 def comparison(name: str) -> dict:
-    """The `paired_table` keyword arguments of the comparison that CLAIMS' key `name` (a COMPARISONS title up to its
-    colon) names."""
+    """The `paired_table` keyword arguments of the comparison named `name` (a COMPARISONS title up to its colon)."""
     by_name = {title.split(":")[0]: args for title, args in COMPARISONS.items()}
     if name not in by_name:
         raise KeyError(f"unknown comparison {name!r}; valid: {', '.join(by_name)}")
@@ -173,9 +159,9 @@ def gains(read: pd.DataFrame, args: dict) -> pd.DataFrame:
 
 
 def against_std(runs: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(the +std runs, the `paired_table`, the `gains` table) of the "+LN vs +std" comparison that CLAIMS' `name`
-    names (Table 3 or 6) on `runs`: the +std runs are the ones only this comparison reads (the chapter counts the
-    +LN and baseline runs with Tables 1 and 2)."""
+    """(the +std runs, the `paired_table`, the `gains` table) of the "+LN vs +std" comparison named `name` (Table 3 or
+    6) on `runs`: the +std runs are the ones only this comparison reads (the chapter counts the +LN and baseline runs
+    with Tables 1 and 2)."""
     args = comparison(name)
     read, table = compare(runs, args)
     return read[read.variant == args["a"]], table, gains(read, args)
@@ -211,40 +197,3 @@ def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFr
               for label, rows in zip(labels, (runs[runs.seed.isin(first)], runs), strict=True)]
     both = judged[0].join(judged[1], how="outer")
     return both.assign(changed=both[f"verdict, {labels[0]}"] != both[f"verdict, {labels[1]}"]).reset_index()
-
-
-def claim_rows(cells: pd.DataFrame, runs: str) -> list[tuple[str, str, str]]:
-    """("claim, `runs`", verdict of the majority of cells, the counts) for each of CLAIMS, from `paired_table`s'
-    cells (columns comparison, N, verdict) beyond the training lengths."""
-    judged = cells[cells.N > TRAIN_MAX]
-    return [(f"{claim}, {runs}", *majority_verdict(judged[judged.comparison == name].verdict))
-            for name, claim in CLAIMS.items()]
-
-
-def budget_claim_row(name: str, budget: str, table: pd.DataFrame, declared: int) -> tuple[str, str, str]:
-    """The summary row of CLAIMS' or GAIN_CLAIMS' `name` judged on a `compare` (or `gains`) table at the paper's
-    `budget` (e.g. "100,000 steps"): the claim with how many of the `declared` seed pairs the table rests on, the
-    verdict of the majority of its cells beyond the training lengths, the counts."""
-    stored = int(table.seeds.max()) if len(table) else 0
-    return (f"{(CLAIMS | GAIN_CLAIMS)[name]}, at the paper's {budget} ({stored} of {declared} declared pairs stored)",
-            *majority_verdict(table[table.N > TRAIN_MAX].verdict))
-
-
-# The figures' claims that `analysis.variance.pair_table` reads on each (baseline, +LN) seed pair: its column ->
-# (figure, the claim, the measure it compares). The paper states them from its plots (no numbers).
-FIGURE_CLAIMS = {"fig2": ("Fig. 2", "each feature concentrates as N grows", "spread ratio"),
-                 "fig3": ("Fig. 3", "LN keeps global variance steadier", "variance ratio"),
-                 "fig4": ("Fig. 4", "LN mitigates dispersion", "max weight")}
-
-
-def figure_claims(pairs: pd.DataFrame) -> pd.DataFrame:
-    """One row per FIGURE_CLAIMS entry judged on a `pair_table`: figure, claim, verdict (reproduced when the claim
-    holds in every pair, `verdicts.share_verdict`), evidence (the count and each variant's mean measure), pairs."""
-    rows = []
-    for column, (figure, claim, measure) in FIGURE_CLAIMS.items():
-        holds = int(pairs[column].sum())
-        means = " vs ".join(f"{pairs[f'{norm} {measure}'].mean():.3g} ({name})"
-                            for norm, name in (("baseline", "baseline"), ("ln", "+LN")))
-        rows.append({"figure": figure, "claim": claim, "verdict": share_verdict(holds, len(pairs)),
-                     "evidence": f"{holds} of {len(pairs)} seed pairs; mean {measure} {means}", "pairs": len(pairs)})
-    return pd.DataFrame(rows)

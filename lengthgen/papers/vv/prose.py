@@ -160,7 +160,7 @@ def _verdicts(widened: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
 
 def _kept(runs: pd.DataFrame, interim: tuple[int, ...], names: tuple[str, ...]) -> bool:
     """Whether no significant difference on the `interim` seeds changed sign or lost its significance on all of
-    `runs`' seeds, in each of the comparisons `names` (CLAIMS' keys)."""
+    `runs`' seeds, in each of the comparisons `names` (COMPARISONS' titles up to their colons)."""
     for name in names:
         before, after = (by_n(paper.compare(rows, paper.comparison(name))[1])
                          for rows in (runs[runs.seed.isin(interim)], runs))
@@ -290,3 +290,12 @@ def grids(compared: dict[str, int], declared: int, interim: int) -> dict:
     `declared` ones, the `interim` ones tested until a task's grid was complete, and the paper's seeds."""
     holds(all(n == declared for n in compared.values()), "both grids are complete: every table tests all pairs")
     return {"grids_pairs": declared, "grids_added": declared - interim, "grids_paper_seeds": paper.SEEDS}
+
+
+def widening_heading(task: str, widened: pd.DataFrame | None, pairs: int) -> str:
+    """The heading of a task's `paper.widening` table: how many of its cells changed verdict; where its grid is not
+    complete yet (`widened` None), on how many pairs its tables rest until it is and how to list the runs it lacks."""
+    if widened is None:
+        return (f"**{task}**: on the first {pairs} pairs until its grid is complete (`lengthgen results vv-retrieval "
+                f"--profile full --task {task}` lists the runs it lacks).")
+    return f"**{task}**: {widened.changed.sum()} of {len(widened)} cells changed verdict:"

@@ -11,7 +11,7 @@ from lengthgen.papers.vv.prose import DIFF, REPRODUCED, P, beyond, by_n, count_o
 
 
 def _table(comparisons: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
-    """The N-indexed `paired_table` of CLAIMS' `name` among `comparisons` (COMPARISONS' title -> table)."""
+    """The N-indexed `paired_table` of the comparison named `name` among `comparisons` (COMPARISONS' title -> table)."""
     (table,) = [t for title, t in comparisons.items() if title.split(":")[0] == name]
     return by_n(table)
 

@@ -74,7 +74,7 @@ def live_fig4(max_weight: pd.DataFrame) -> dict:
 
 def live_pairs(pairs: pd.DataFrame, claims: pd.DataFrame, sets: int, far: int, steps: int) -> dict:
     """Section 6, Figs. 2-4 on every live seed pair (`pairs`, `variance.pair_readings`; `claims`, their
-    `paper.figure_claims`; models trained for `steps`), read on `sets` sets per N at N = 16 and `far`."""
+    `claims.figure_claims`; models trained for `steps`), read on `sets` sets per N at N = 16 and `far`."""
     verdict = dict(zip(claims.figure, claims.verdict, strict=True))
     n = len(pairs)
     fig3 = int(pairs.fig3.sum())

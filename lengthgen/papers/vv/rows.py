@@ -6,6 +6,7 @@ import pandas as pd
 from lengthgen.analysis import variance
 from lengthgen.papers.base import ROW, grid_runs, row_frame
 from lengthgen.papers.vv import paper as variance_paper
+from lengthgen.papers.vv.claims import figure_claims
 from lengthgen.papers.vv.experiments import VV_EXPERIMENTS, compared_runs, compared_seeds
 from lengthgen.papers.vv.paper import TRAIN_MAX
 from lengthgen.results.store import ResultStore
@@ -70,7 +71,7 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     lengths = (TRAIN_MAX, max(internals.length)) if not internals.empty else ()  # each model against itself
     pairs = variance.pair_table(internals, lengths) if lengths else pd.DataFrame()
     if len(pairs):
-        figs = variance_paper.figure_claims(pairs)
+        figs = figure_claims(pairs)
         configs = GRIDS["vv-internals"].configs_for(profile)
         reason = (f"{profile} profile: {configs[0].train.steps:,} training steps; {len(pairs)} of "
                   f"{len(configs) // 2} declared pairs stored")

@@ -81,27 +81,3 @@ def test_widening_judges_every_cell_of_a_task_on_the_interim_seeds_and_on_the_wh
     assert (table.changed == (table["verdict, seeds 0, 1"] != table["verdict, seeds 0-3"])).all()
     with pytest.raises(ValueError, match="must be fewer"):
         vv_paper.widening(runs_frame(rows), (0, 1, 2, 3), "dictionary")
-
-
-def test_budget_claim_row_names_the_stored_pairs_and_judges_cells_beyond_training(runs_frame):
-    side = pd.DataFrame({"N": [16, 32, 64], "seeds": [4, 4, 3],
-                         "verdict": ["not reproduced (opposite sign)", "inconclusive", "inconclusive"]})
-    claim, verdict, counts = vv_paper.budget_claim_row("Table 3, argmax", "100,000 steps", side, 20)
-    assert claim == "Table 3: +LN beats +std, argmax, at the paper's 100,000 steps (4 of 20 declared pairs stored)"
-    assert (verdict, counts) == ("inconclusive", "2 cells inconclusive")
-    empty = vv_paper.compare(runs_frame([]), vv_paper.comparison("Table 6, dictionary"))[1]
-    assert vv_paper.budget_claim_row("Table 6, dictionary", "10,000 steps", empty, 20)[:2] == (
-        "Table 6: +LN close to +std, dictionary, at the paper's 10,000 steps (0 of 20 declared pairs stored)",
-        "no stored results")
-
-
-def test_claim_rows_judge_each_comparison_by_its_cells_beyond_training():
-    assert set(vv_paper.CLAIMS) == {title.split(":")[0] for title in vv_paper.COMPARISONS}
-    cells = pd.DataFrame([("Table 1, argmax", 16, "not reproduced (opposite sign)"),  # at training N: not judged
-                          ("Table 1, argmax", 32, "reproduced"), ("Table 1, argmax", 64, "reproduced"),
-                          ("Table 3, argmax", 32, "reproduced"), ("Table 3, argmax", 64, "inconclusive")],
-                         columns=["comparison", "N", "verdict"])
-    rows = {claim: (verdict, counts) for claim, verdict, counts in vv_paper.claim_rows(cells, "cpu runs")}
-    assert rows["Table 1: +LN beats baseline at OOD N, argmax, cpu runs"] == ("reproduced", "2 cells reproduced")
-    assert rows["Table 3: +LN beats +std, argmax, cpu runs"][0] == "mixed"
-    assert rows["Table 6: +LN close to +std, dictionary, cpu runs"][0] == "no stored results"

@@ -46,6 +46,9 @@ def test_the_phrases():
     assert prose_internals.span([0.25, 0.049, 0.11]) == "0.05-0.25"
     assert prose_cpu.setting_words("train N<=64, item MLP 1 layers, 1000 steps") == (
         "after training on N ≤ 64 with a 1-layer item MLP for 1,000 steps")
+    widened = pd.DataFrame({"changed": [True, False, True]})
+    assert prose.widening_heading("argmax", widened, 100) == "**argmax**: 2 of 3 cells changed verdict:"
+    assert prose.widening_heading("dictionary", None, 40).startswith("**dictionary**: on the first 40 pairs until")
 
 
 TABLE1 = [(16, 99.6, 99.6, 0.8, 99.5, 99.7, 0.001, DIFFERENCE),
