@@ -57,16 +57,15 @@ def cmd_data(args) -> None:
 
 
 def summary(df: pd.DataFrame) -> str:
-    """Mean over seeds of each (task, variant, metric) by length (columns in the order the lengths first appear),
-    with the number of seeds: accuracies, or the perplexities of language models (then per model of a run, `lm`)."""
+    """Mean over seeds of each (task, variant, metric) by split ("iid", "15"; columns in the order the splits first
+    appear), with the number of seeds: accuracies, or the perplexities of language models (then per model of a run,
+    `lm`)."""
     acc = df[df.metric.str.startswith(ACCURACY) | (df.metric == PERPLEXITY)]
     if acc.empty:
         return "(no accuracy or perplexity results)"
-    if acc.length.dtype == object:  # split names ("iid", "15", ...): keep them as text
-        acc = acc.assign(length=acc.length.astype(str))
     index = [c for c in ("task", "setting", "variant", "lm", "metric") if c in acc.columns]
-    table = acc.pivot_table(index=index, columns="length", values="value", aggfunc="mean")
-    table = table[list(dict.fromkeys(acc.length))]  # splits in the order they were evaluated, not sorted as text
+    table = acc.pivot_table(index=index, columns="split", values="value", aggfunc="mean")
+    table = table[list(dict.fromkeys(acc.split))]  # in the order they were evaluated, not sorted as text
     seeds = acc.groupby(index).seed.nunique().rename("seeds")
     return table.round(1).join(seeds).to_string()
 

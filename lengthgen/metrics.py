@@ -6,7 +6,7 @@ EDIT_DISTANCE = "edit_distance"  # mean token Levenshtein distance between greed
 FIRST_ERROR = "first_error"  # median index of the first wrong output token over the wrong outputs (if any)
 DIRECTION_GATE = "direction_gate"  # mean direction gate, mechanisms with direction mixing (1: reads forward)
 FINAL_TRAIN_LOSS = "final_train_loss"  # sets: running mean training loss at the last step
-EPOCHS, BEST_EPOCH, BEST_DEV = "epochs", "best_epoch", "best_dev"  # sequences, at length "train"
+EPOCHS, BEST_EPOCH, BEST_DEV = "epochs", "best_epoch", "best_dev"  # sequences, at split "train"
 GLOBAL_MEAN, GLOBAL_VAR = "global_mean", "global_var"  # probe: mean over sets of each normed output's feature mean
 # and (biased) feature variance (`analysis.variance.global_stats`, Fig. 3)
 COMPONENT_VAR = "component_var"  # probe: variance across sets of each normed output feature, mean over features

@@ -17,11 +17,14 @@ def _deterministic_threads():
 
 @pytest.fixture
 def runs_frame():
-    """Tidy run rows (task, variant, seed, length, metric, value) from tuples: the frame that collected runs make."""
+    """Tidy run rows from tuples (task, variant, seed, length or split name as stored, metric, value): the frame that
+    collected runs make, with `split` and integer `length` as the store reads them."""
     import pandas as pd
 
+    from lengthgen.results.store import split_and_length
+
     def make(rows):
-        return pd.DataFrame(rows, columns=["task", "variant", "seed", "length", "metric", "value"])
+        return split_and_length(pd.DataFrame(rows, columns=["task", "variant", "seed", "length", "metric", "value"]))
 
     return make
 

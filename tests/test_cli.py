@@ -8,7 +8,7 @@ import pytest
 from lengthgen.cli import main, remaining_time, summary, with_progress
 from lengthgen.config import config_key
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.results.store import ResultStore
+from lengthgen.results.store import ResultStore, split_and_length
 from lengthgen.results.sweep import stored_runs
 
 
@@ -33,7 +33,7 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
                          str(store), "--out", str(out1))
     assert code == 0 and "accuracy" in out and "declared" not in err
     df = pd.read_csv(out1)
-    for col in ["experiment", "task", "model", "variant", "seed", "length", "metric", "value", "git_commit",
+    for col in ["experiment", "task", "model", "variant", "seed", "split", "length", "metric", "value", "git_commit",
                 "torch_version", "device", "date", "wall_seconds", "profile"]:
         assert col in df.columns
     assert set(df.seed) == {0} and set(df.length) == {16, 64}
@@ -318,7 +318,7 @@ def test_summary_keeps_the_splits_in_evaluation_order_and_averages_seeds():
             for t, splits in (("copy", ("iid", "15", "100")), ("lookup", ("7", "9", "11")))
             for s, v in ((0, 100.0), (1, 50.0)) for n in splits]
     rows.append(dict(task="copy", variant="onestep", seed=0, length="15", metric="direction_gate", value=0.99))
-    lines = summary(pd.DataFrame(rows)).splitlines()
+    lines = summary(split_and_length(pd.DataFrame(rows))).splitlines()
     assert lines[0].split() == ["iid", "15", "100", "7", "9", "11", "seeds"]
     assert lines[-1].split()[-2:] == ["75.0", "2"] and "direction_gate" not in "".join(lines)
 
@@ -327,11 +327,11 @@ def test_summary_of_language_runs_gives_each_model_its_perplexity():
     rows = [dict(task="corpus", variant="pair", lm=lm, seed=s, length=n, metric=m, value=v)
             for s in (0, 1) for lm, base in (("short", 50.0), ("long", 40.0))
             for n, m, v in ((64, "perplexity", base + s), (128, "perplexity", base - 2), (128, "nll full", 9.0))]
-    lines = summary(pd.DataFrame(rows)).splitlines()
+    lines = summary(split_and_length(pd.DataFrame(rows))).splitlines()
     assert lines[0].split() == ["64", "128", "seeds"] and "nll" not in "".join(lines)
     assert lines[-2].split()[-5:] == ["long", "perplexity", "40.5", "38.0", "2"]
     assert lines[-1].split() == ["short", "perplexity", "50.5", "48.0", "2"]
-    assert summary(pd.DataFrame(rows[2:3])) == "(no accuracy or perplexity results)"
+    assert summary(split_and_length(pd.DataFrame(rows[2:3]))) == "(no accuracy or perplexity results)"
 
 
 def test_list_into_a_closed_pipe_ends_quietly():

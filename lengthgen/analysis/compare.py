@@ -75,16 +75,16 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     """Paper vs ours per (variant, task, split) cell, with a verdict and, for every divergence, a reason.
 
     Args:
-        paper: columns variant, task, length, paper (from `monotonic_paper.paper_table`).
-        ours: columns variant, task, length, ours (our median over seeds), lo and hi (their range), seeds and iid
+        paper: columns variant, task, split, paper (from `monotonic_paper.paper_table`).
+        ours: columns variant, task, split, ours (our median over seeds), lo and hi (their range), seeds and iid
             (median iid accuracy of the cell's runs, NaN where they have none), as from `median_over_seeds`.
         reason: (row with paper/ours/seeds/iid/verdict) -> text explaining a divergence.
 
     A cell of the iid split itself (Table 6 has one) is judged on its number: how well the runs fit their training
     distribution is what it measures, not a length result that fit would have to vouch for.
     """
-    both = paper.merge(ours, on=["variant", "task", "length"], how="inner")
-    both["verdict"] = [cell_verdict(r.paper, r.lo, r.hi, None if r.length == "iid" else r.iid)
+    both = paper.merge(ours, on=["variant", "task", "split"], how="inner")
+    both["verdict"] = [cell_verdict(r.paper, r.lo, r.hi, None if r.split == "iid" else r.iid)
                        for r in both.itertuples()]
     both["reason"] = [reason(r) if verdict_class(r.verdict) != "reproduced" else "" for r in both.itertuples()]
     return both
@@ -92,9 +92,9 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
 
 def verdict_changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     """The cells of one table judged twice (two `cell_side_by_side` frames, e.g. medians over its first three seeds
-    and over all five) whose verdict differs: variant, task, length, paper, our median and verdict in `before`, our
+    and over all five) whose verdict differs: variant, task, split, paper, our median and verdict in `before`, our
     median, range and verdict in `after`. A cell judged in only one of them is left out."""
-    keys = ["variant", "task", "length"]
+    keys = ["variant", "task", "split"]
     both = before[keys + ["paper", "ours", "verdict"]].merge(
         after[keys + ["ours", "lo", "hi", "verdict"]], on=keys, suffixes=(" before", " after"))
     return both[both["verdict before"] != both["verdict after"]].reset_index(drop=True)
@@ -116,9 +116,8 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     none is but a cell the paper judges is "not trained" (our runs did not learn the task in distribution); else
     "yes". `side` is a `cell_side_by_side` frame; `runs` (collected results) gives the iid accuracy shown beside
     each mechanism off the paper's pattern, where its runs have one."""
-    side = side.assign(length=side.length.astype(str))
     acc = runs[runs.metric == ACCURACY]
-    iid = acc[acc.length.astype(str) == "iid"].groupby(["task", "variant"]).value.median()
+    iid = acc[acc.split == "iid"].groupby(["task", "variant"]).value.median()
 
     def off_pattern(task, cell):
         fit = f", {percent_iid(task, iid[task, cell.variant])} iid" if (task, cell.variant) in iid else ""
@@ -126,13 +125,13 @@ def separation(side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
     rows = []
     for task, cells in side.groupby("task", sort=False):
-        at = cells[cells.length == longest_split(cells.length)]
+        at = cells[cells.split == longest_split(cells.split)]
         paper, ours = at.paper.map(band), at.ours.map(band)
         untrained = at.verdict == NOT_TRAINED
         off = at[(paper != "partial") & (paper != ours) & ~untrained]
         unjudged = at[(paper != "partial") & untrained]
         same = "no" if len(off) else "not judged" if len(unjudged) else "yes"
-        rows.append((task, at.length.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
+        rows.append((task, at.split.iloc[0], len(at), ", ".join(at.variant[paper == "solved"]) or "none",
                      ", ".join(at.variant[ours == "solved"]) or "none", same,
                      ", ".join(off_pattern(task, cell) for cell in off.itertuples()) or "none",
                      ", ".join(f"{c.variant} ({percent_iid(task, c.iid)} iid)" for c in at[untrained].itertuples())
@@ -159,19 +158,19 @@ def divergences(side: pd.DataFrame) -> pd.DataFrame:
     cells = pd.MultiIndex.from_frame(side[["variant", "task"]].drop_duplicates())  # in order of appearance
     off = side[side.verdict.map(verdict_class) != "reproduced"]
     off = off.assign(cell=cells.get_indexer(pd.MultiIndex.from_frame(off[["variant", "task"]])),
-                     order=off.length.map(split_order)).sort_values(["cell", "order"], kind="stable")
+                     order=off.split.map(split_order)).sort_values(["cell", "order"], kind="stable")
     return off.groupby(["variant", "task", "reason"], sort=False).agg(
-        splits=("length", ", ".join), verdicts=("verdict", _one_or_each)).reset_index()
+        splits=("split", ", ".join), verdicts=("verdict", _one_or_each)).reset_index()
 
 
 def median_over_seeds(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """Our value per (variant, task, split) cell: the median over seeds (as the paper reports), with their range
     (lo, hi), their count (seeds) and `iid`, the median iid accuracy of the cell's runs: their "iid" rows, measured
     or, for Lookup and Reverse Lookup, estimated (`monotonic.with_fit_estimates`); NaN where they have none."""
-    rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
-    cells = (rows.groupby(["variant", "task", "length"]).value.agg(["median", "min", "max", "count"]).reset_index()
+    rows = df[df.metric == metric]
+    cells = (rows.groupby(["variant", "task", "split"]).value.agg(["median", "min", "max", "count"]).reset_index()
              .rename(columns={"median": "ours", "min": "lo", "max": "hi", "count": "seeds"}))
-    acc = df[(df.metric == ACCURACY) & (df.length.astype(str) == "iid")]
+    acc = df[(df.metric == ACCURACY) & (df.split == "iid")]
     iid = acc.groupby(["variant", "task"]).value.median().rename("iid").reset_index()
     return cells.merge(iid, on=["variant", "task"], how="left")
 
@@ -180,7 +179,8 @@ RUN = ["task", "variant", "seed"]  # the columns that name one run in a collecte
 
 
 def split_order(split: str) -> tuple:
-    """Sort key for test splits: "iid" first, then numeric lengths in increasing order, then named splits."""
+    """Sort key for split names ("iid", "15", "test"): "iid" first, then the lengths in increasing order, then the
+    other named splits."""
     return (0, 0, "") if split == "iid" else (1, int(split), "") if split.isdigit() else (2, 0, split)
 
 
@@ -201,9 +201,8 @@ def reach(curve: pd.DataFrame, bar: float = TRAINED) -> int:
 
 def longest_accuracy(runs: pd.DataFrame) -> pd.Series:
     """Accuracy of every run (indexed by task, variant, seed) at its task's longest test split."""
-    acc = runs[runs.metric == ACCURACY].assign(length=lambda d: d.length.astype(str))
-    acc = acc[acc.length != "train"]
-    ordered = acc.sort_values("length", key=lambda splits: splits.map(split_order), kind="stable")
+    acc = runs[(runs.metric == ACCURACY) & (runs.split != "train")]
+    ordered = acc.sort_values("split", key=lambda splits: splits.map(split_order), kind="stable")
     return ordered.groupby(RUN, sort=False).value.last().rename("accuracy at the longest split")
 
 
@@ -224,11 +223,10 @@ def early_breaks(runs: pd.DataFrame, trained: dict, learned: float = TRAINED) ->
     One row per such run (indexed by task, variant, seed) that gets some output wrong there: `first_error` (the
     stored median index of the first wrong token), `trained` (the task's longest training target, from `trained`:
     task -> length) and `early` (the break lies before it, inside the output positions seen in training)."""
-    rows = runs.assign(length=runs.length.astype(str))
-    acc = rows[(rows.metric == ACCURACY) & (rows.length != "train")]
-    longest = acc.groupby("task").length.agg(longest_split)
-    iid = acc[acc.length == "iid"].set_index(RUN).value
-    at_longest = rows[(rows.metric == FIRST_ERROR) & (rows.length == rows.task.map(longest))]
+    acc = runs[(runs.metric == ACCURACY) & (runs.split != "train")]
+    longest = acc.groupby("task").split.agg(longest_split)
+    iid = acc[acc.split == "iid"].set_index(RUN).value
+    at_longest = runs[(runs.metric == FIRST_ERROR) & (runs.split == runs.task.map(longest))]
     table = at_longest.set_index(RUN).value.rename(FIRST_ERROR).to_frame()
     table = table[iid.reindex(table.index) >= learned]
     table["trained"] = table.index.get_level_values("task").map(trained)
@@ -258,9 +256,9 @@ def on_common_seeds(runs: pd.DataFrame, cell: tuple[str, ...] = ("task", "varian
 def per_seed(df: pd.DataFrame, metric: str = ACCURACY) -> pd.DataFrame:
     """`metric` per seed for the (variant, task) cells run with more than one seed: one row per seed, one column
     per split in `split_order`; a split the task does not have is NaN."""
-    rows = df[df.metric == metric].assign(length=lambda d: d.length.astype(str))
+    rows = df[df.metric == metric]
     rows = rows[rows.groupby(["variant", "task"]).seed.transform("nunique") > 1]
-    table = rows.pivot_table(index=["variant", "task", "seed"], columns="length", values="value")
+    table = rows.pivot_table(index=["variant", "task", "seed"], columns="split", values="value")
     return table[sorted(table.columns, key=split_order)]
 
 
@@ -274,11 +272,11 @@ def seeds_disagree(seeds: pd.DataFrame) -> pd.Series:
 
 def paper_beside_ours(paper: pd.DataFrame, runs: pd.DataFrame, label: str, metric: str) -> pd.DataFrame:
     """The paper's rows of a table and our median over seeds beneath each, for the tasks we ran: index (variant,
-    source), columns (task, split). `paper` has columns variant, task, length, paper."""
+    source), columns (task, split). `paper` has columns variant, task, split, paper."""
     ours = median_over_seeds(runs, metric=metric).rename(columns={"ours": label})
-    side = paper[paper.task.isin(ours.task)].merge(ours, on=["variant", "task", "length"], how="left")
-    side = side.melt(id_vars=["variant", "task", "length"], value_vars=["paper", label], var_name="source")
-    return side.pivot_table(index=["variant", "source"], columns=["task", "length"], values="value", sort=False)
+    side = paper[paper.task.isin(ours.task)].merge(ours, on=["variant", "task", "split"], how="left")
+    side = side.melt(id_vars=["variant", "task", "split"], value_vars=["paper", label], var_name="source")
+    return side.pivot_table(index=["variant", "source"], columns=["task", "split"], values="value", sort=False)
 
 
 def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: tuple[str, ...],
@@ -288,4 +286,4 @@ def paper_and_ours(paper: pd.DataFrame, ours: pd.DataFrame, label: str, splits: 
     `median_over_seeds`."""
     both = pd.concat([paper[paper.task.isin(ours.task)].rename(columns={"paper": "value"}).assign(source=paper_label),
                       ours.rename(columns={"ours": "value"}).assign(source=label)])
-    return both[both.length.isin(splits)]
+    return both[both.split.isin(splits)]

@@ -122,12 +122,13 @@ def attention_heatmaps(maps: dict[str, list[dict]], title: str) -> go.Figure:
 
 
 def accuracy_grid(df: pd.DataFrame, title: str) -> go.Figure:
-    """Table 2 as heatmaps: mechanism x (task, split) accuracy, one panel per source (e.g. paper / ours).
+    """Table 2 as heatmaps: mechanism x (task, split) accuracy, one panel per source (e.g. paper / ours). `df` has
+    columns source, variant, task, split and value (as from `compare.paper_and_ours`).
 
     Rows and columns keep their order of first appearance in `df`, so every panel lines up with the first; a cell
     a source lacks (a run not made) is blank, labelled "–".
     """
-    df = df.assign(column=df.task + " " + df.length.astype(str))
+    df = df.assign(column=df.task + " " + df.split)
     sources = list(dict.fromkeys(df.source))
     rows, columns = list(dict.fromkeys(df.variant))[::-1], list(dict.fromkeys(df.column))
     panel, gap = 300, 200  # pixels: the gap holds the rotated column labels and the next panel's title

@@ -100,7 +100,7 @@ def cell_table(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """A `compare.cell_side_by_side` table for reading (one row per mechanism, task and split) and, below it, its
     divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
     `show_parts`."""
-    table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "length"]).round(1)
+    table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "split"]).round(1)
     off = divergences(side)
     if off.empty:
         return table, ""
@@ -298,14 +298,6 @@ def majority_verdict(verdicts: pd.Series) -> tuple[str, str]:
     return verdict, ", ".join(f"{n} cell{'s' * (n != 1)} {v}" for v, n in counts.items())
 
 
-def trajectory_evidence(table: pd.DataFrame) -> str:
-    """`variance.trajectory`'s table in words, one clause per number of steps: in how many of its pairs each of
-    Figs. 2-4 holds and +LN is the more accurate (at the table's accuracy length)."""
-    return "; ".join(f"{steps:,} steps: Fig. 2 in {r['Fig. 2 holds']}, Fig. 3 in {r['Fig. 3 holds']}, Fig. 4 in "
-                     f"{r['Fig. 4 holds']} of {r.pairs} pairs, +LN more accurate in {r['ln more accurate']}"
-                     for steps, r in table.iterrows())
-
-
 def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs") -> tuple[str, pd.DataFrame]:
     """A sentence and a table of CPU-thread hours of `what` (one row per run with columns `hours`, `device` and
     `by`): hours per `by` group and device, with totals."""
@@ -319,5 +311,5 @@ def compute_hours(spent: pd.DataFrame, by: list[str], what: str = "stored runs")
 def largest_gaps(side: pd.DataFrame, n: int) -> str:
     """The `n` cells of a side-by-side table farthest from the paper: "variant at split: ours X%, paper Y%; ..."."""
     gap = side.assign(gap=(side.ours - side.paper).abs()).sort_values("gap", ascending=False)
-    return "; ".join(f"{r.variant} at {r.length}: ours {r.ours:.0f}%, paper {r.paper:.0f}%"
+    return "; ".join(f"{r.variant} at {r.split}: ours {r.ours:.0f}%, paper {r.paper:.0f}%"
                      for r in gap.head(n).itertuples())

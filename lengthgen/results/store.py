@@ -11,6 +11,13 @@ since when (`running`; gitignored), so `lengthgen results` can show a sweep's ru
 on this host is gone belongs to an interrupted run.
 
 `merge` copies into a store the complete entries of another (a folder filled on another machine) that it lacks.
+
+On disk, metrics.csv holds tidy (length, metric, value) rows, plus any label columns a run adds. Its `length` names
+the evaluated set: a number (16), or, for runs that evaluate named sets (the MLA paper's), the set's name as text:
+"iid", "test", "train" (the run's training statistics) or a length ("15"). Every read (`load`, `entries`) returns the
+metrics as `split_and_length` normalises them: `split` (str), the set's name ("16", "15", "iid"), then `length`,
+integers only (int64, or nullable Int64 with <NA> for the named sets). The files are never rewritten: stored entries
+keep their keys.
 """
 
 import json
@@ -42,7 +49,7 @@ class RunOutput:
     """What computing one config produced, beyond a bare metrics table.
 
     Attributes:
-        metrics: tidy (length, metric, value) rows.
+        metrics: tidy (length, metric, value) rows in the on-disk format (`length` a number or a set's name).
         checkpoint: a model state dict, kept as model.pt (not committed) for later decoding.
         history: one row per training epoch (e.g. epoch, train_loss, dev_score, lr), kept as history.csv.
     """
@@ -77,7 +84,8 @@ class ResultStore:
         return "complete" if _complete(path) else "corrupt"
 
     def load(self, experiment: str, cfg) -> tuple[pd.DataFrame, dict]:
-        """(metrics, meta) of a complete entry; raises CorruptEntry (or LengthgenError if missing)."""
+        """(metrics, meta) of a complete entry, the metrics with `split` and integer `length` (`split_and_length`);
+        raises CorruptEntry (or LengthgenError if missing)."""
         path = self.path(experiment, cfg)
         if not path.exists():
             raise LengthgenError(f"no stored result for {experiment} at {path}")
@@ -196,8 +204,9 @@ class ResultStore:
             raise CorruptEntry(f"corrupt results entry {path.parent}: {exc}; delete it or re-run to recompute") from exc
 
     def entries(self, experiment: str) -> Iterator[tuple[dict, pd.DataFrame, dict]]:
-        """(config as stored, metrics, meta) of every complete entry of an experiment, including entries whose
-        config the current code no longer produces (written under an earlier protocol); corrupt ones are skipped."""
+        """(config as stored, metrics as `load` returns them, meta) of every complete entry of an experiment,
+        including entries whose config the current code no longer produces (written under an earlier protocol);
+        corrupt ones are skipped."""
         for path in _entry_folders(self.root / experiment):
             try:
                 metrics, meta = self._read(path)
@@ -215,7 +224,21 @@ class ResultStore:
             raise CorruptEntry(f"corrupt results entry {path}: {exc}; delete it or re-run to recompute") from exc
         if meta.get("key") != path.name or not {"length", "metric", "value"} <= set(metrics.columns):
             raise CorruptEntry(f"corrupt results entry {path}: key or columns do not match; re-run to recompute")
-        return metrics, meta
+        return split_and_length(metrics), meta
+
+
+def split_and_length(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Stored metrics (column `length`: a number or a set's name, as on disk) with `split`, the set's name as text
+    ("15", "iid", "train"), inserted before `length`, and `length` as integers only: int64 when every row has one,
+    else nullable Int64 with <NA> on the named sets' rows."""
+    split = metrics.length.astype(str)
+    numeric = split.str.fullmatch(r"\d+")
+    length = split.where(numeric).astype("Int64")
+    out = metrics.drop(columns="length")
+    at = metrics.columns.get_loc("length")
+    out.insert(at, "split", split)
+    out.insert(at + 1, "length", length.astype("int64") if numeric.all() else length)
+    return out
 
 
 def _entry_folders(folder: Path) -> list[Path]:

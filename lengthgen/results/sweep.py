@@ -113,8 +113,9 @@ def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:
 
 
 def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = False) -> pd.DataFrame:
-    """Tidy rows of stored configs: experiment, task, model, variant, seed, length, metric, value, provenance."""
-    first = ["experiment", "task", "model", "variant", "seed", "length", "metric", "value"]
+    """Tidy rows of stored configs: experiment, task, model, variant, seed, split, length, metric, value,
+    provenance (`split` and `length` as `ResultStore.load` returns them)."""
+    first = ["experiment", "task", "model", "variant", "seed", "split", "length", "metric", "value"]
     frames = []
     for cfg in configs:
         if skip_missing and store.status(experiment.name, cfg) == "missing":
@@ -123,7 +124,8 @@ def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = 
         labels = {"experiment": experiment.name, **experiment.labels(cfg)}
         prov = {c: meta.get(c) for c in PROVENANCE_COLUMNS}
         frames.append(metrics.assign(**labels, **prov, key=Path(store.path(experiment.name, cfg)).name))
-    if not frames:  # typed as stored rows are, so concatenating it with them keeps `seed` and `value` numeric
-        return pd.DataFrame(columns=first).astype({"seed": "int64", "value": "float64"})
+    if not frames:  # typed as stored rows are, so concatenating it with them keeps `seed`, `length`, `value` numeric
+        return pd.DataFrame(columns=first).astype({"seed": "int64", "split": "str", "length": "int64",
+                                                   "value": "float64"})
     df = pd.concat(frames, ignore_index=True)
     return df[first + [c for c in df.columns if c not in first]]

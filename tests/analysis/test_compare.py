@@ -7,6 +7,7 @@ import pytest
 
 from lengthgen.analysis import compare, verdicts
 from lengthgen.display import for_display
+from lengthgen.results.store import split_and_length
 
 
 def test_mean_side_by_side_keeps_every_paper_row_and_averages_our_seeds():
@@ -30,7 +31,7 @@ def test_divergences_groups_the_splits_of_a_cell_that_share_a_reason():
     side = pd.DataFrame({
         "variant": ["mono"] * 4 + ["content"] * 3,
         "task": ["copy"] * 4 + ["lookup"] * 3,
-        "length": ["100", "iid", "15", "30", "7", "9", "11"],
+        "split": ["100", "iid", "15", "30", "7", "9", "11"],
         "verdict": ["not reproduced", "reproduced", "partly", "partly", "reproduced", "partly", "partly"],
         "reason": ["lower", "", "lower", "higher", "", "lower", "lower"]})
     table = compare.divergences(side)
@@ -56,7 +57,10 @@ def test_paired_side_by_side_joins_on_shared_lengths_with_a_verdict_per_length()
 
 
 def _runs(rows, metric="accuracy"):
-    return pd.DataFrame([dict(task=t, variant=v, seed=s, length=n, metric=metric, value=x) for t, v, s, n, x in rows])
+    """Collected runs as the store reads them (`split`, integer `length`) from rows (task, variant, seed, the split's
+    name, value)."""
+    return split_and_length(pd.DataFrame([dict(task=t, variant=v, seed=s, length=n, metric=metric, value=x)
+                                          for t, v, s, n, x in rows]))
 
 
 def test_splits_sort_by_length_not_as_strings():
@@ -99,7 +103,7 @@ def test_early_breaks_keeps_learned_runs_at_the_longest_split():
 
 
 def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_split():
-    side = pd.DataFrame([dict(task=t, variant=v, length=n, paper=p, ours=o, iid=i,
+    side = pd.DataFrame([dict(task=t, variant=v, split=n, paper=p, ours=o, iid=i,
                               verdict=verdicts.cell_verdict(p, o, o, i)) for t, v, n, p, o, i in [
         ("copy", "mono", "100", 100.0, 98.0, 100.0), ("copy", "content", "100", 0.0, 5.0, 99.0),
         ("copy", "mono", "15", 100.0, 0.0, 100.0),  # not the longest split: not judged
@@ -125,10 +129,10 @@ def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_spli
 def test_an_iid_cell_is_judged_on_its_number_and_vouches_for_no_length_cell():
     """Table 6's PosRetrieve / OneStep, seed 0: iid 73.6 (paper 70.6), 0 at 15 (paper 0). The iid cell is within
     5 points: reproduced; the length cell of the same runs, 74% in distribution, is not trained."""
-    paper = pd.DataFrame({"variant": "onestep", "task": "posretrieve", "length": ["iid", "15"], "paper": [70.6, 0.0]})
+    paper = pd.DataFrame({"variant": "onestep", "task": "posretrieve", "split": ["iid", "15"], "paper": [70.6, 0.0]})
     ours = compare.median_over_seeds(_runs([("posretrieve", "onestep", 0, "iid", 73.6),
                                              ("posretrieve", "onestep", 0, "15", 0.0)]))
-    side = compare.cell_side_by_side(paper, ours, lambda row: "why").set_index("length")
+    side = compare.cell_side_by_side(paper, ours, lambda row: "why").set_index("split")
     assert side.verdict.tolist() == ["reproduced", verdicts.NOT_TRAINED]
     assert side.reason.tolist() == ["", "why"] and side.iid.tolist() == [73.6, 73.6]
 
@@ -139,7 +143,7 @@ def test_verdict_changes_lists_the_cells_whose_verdict_more_seeds_change():
     values = {"mono": [100.0, 100.0, 100.0, 0.0, 0.0], "content": [0.0] * 5}
     runs = _runs([("copy", v, s, n, x if n == "100" else 100.0) for v in values for s, x in enumerate(values[v])
                   for n in ("iid", "100")])
-    paper = pd.DataFrame({"variant": ["mono", "content"], "task": "copy", "length": "100", "paper": [100.0, 0.0]})
+    paper = pd.DataFrame({"variant": ["mono", "content"], "task": "copy", "split": "100", "paper": [100.0, 0.0]})
 
     def side(seeds):
         return compare.cell_side_by_side(paper, compare.median_over_seeds(runs[runs.seed.isin(seeds)]),
@@ -157,7 +161,7 @@ def test_median_over_seeds_carries_the_cells_iid_accuracy():
     runs = _runs([("copy", "mono", 0, "iid", 80.0), ("copy", "mono", 1, "iid", 100.0),
                   ("copy", "mono", 0, "100", 0.0), ("copy", "mono", 1, "100", 50.0),
                   ("lookup", "mono", 0, "11", 7.0)])
-    cells = compare.median_over_seeds(runs).set_index(["task", "length"])
+    cells = compare.median_over_seeds(runs).set_index(["task", "split"])
     assert cells.loc[("copy", "100"), ["ours", "seeds", "iid"]].tolist() == [25.0, 2, 90.0]
     assert pd.isna(cells.loc[("lookup", "11"), "iid"])
 
@@ -183,8 +187,8 @@ def test_per_seed_keeps_multi_seed_cells_and_finds_band_disagreements():
 
 
 def test_paper_beside_ours_puts_our_median_under_the_paper_row():
-    paper = pd.DataFrame([dict(variant="mono", task="copy", length=n, paper=p) for n, p in [("15", 1.0), ("30", 2.0)]]
-                         + [dict(variant="mono", task="lookup", length="7", paper=9.0)])  # not run: left out
+    paper = pd.DataFrame([dict(variant="mono", task="copy", split=n, paper=p) for n, p in [("15", 1.0), ("30", 2.0)]]
+                         + [dict(variant="mono", task="lookup", split="7", paper=9.0)])  # not run: left out
     runs = _runs([("copy", "mono", s, "15", x) for s, x in [(0, 4.0), (1, 6.0), (2, 100.0)]], metric="edit_distance")
     table = compare.paper_beside_ours(paper, runs, "ours", metric="edit_distance")
     assert list(table.columns) == [("copy", "15"), ("copy", "30")]
@@ -222,9 +226,9 @@ def test_ranking_leaves_untrained_cells_out():
 
 
 def test_paper_and_ours_keeps_the_tasks_we_ran_at_the_splits_asked():
-    paper = pd.DataFrame({"variant": ["mono"] * 3, "task": ["copy", "copy", "lookup"], "length": ["15", "iid", "7"],
+    paper = pd.DataFrame({"variant": ["mono"] * 3, "task": ["copy", "copy", "lookup"], "split": ["15", "iid", "7"],
                           "paper": [100.0, 100.0, 90.0]})
-    ours = pd.DataFrame({"variant": ["mono"], "task": ["copy"], "length": ["15"], "ours": [80.0], "seeds": [1]})
+    ours = pd.DataFrame({"variant": ["mono"], "task": ["copy"], "split": ["15"], "ours": [80.0], "seeds": [1]})
     both = compare.paper_and_ours(paper, ours, "ours", ("15",))
     assert both[["source", "value"]].values.tolist() == [["paper", 100.0], ["ours", 80.0]]
 

@@ -23,9 +23,9 @@ def test_training_curves_dropdown_shows_exactly_one_tasks_loss_and_dev_lines():
 
 
 def test_accuracy_grid_aligns_panels_and_marks_cells_not_run():
-    df = pd.DataFrame([dict(source=src, variant=v, task="copy", length=n, value=x) for src, v, n, x in [
-        ("paper", "content", 15, 0.0), ("paper", "mono", 15, 100.0), ("paper", "mono", 30, 98.2),
-        ("ours", "mono", 30, 50.0), ("ours", "content", 15, 3.0)]])  # ours lacks mono at 15, in another order
+    df = pd.DataFrame([dict(source=src, variant=v, task="copy", split=n, value=x) for src, v, n, x in [
+        ("paper", "content", "15", 0.0), ("paper", "mono", "15", 100.0), ("paper", "mono", "30", 98.2),
+        ("ours", "mono", "30", 50.0), ("ours", "content", "15", 3.0)]])  # ours lacks mono at 15, in another order
     fig = figures.accuracy_grid(df, "grid")
     paper, ours = fig.data
     assert list(paper.y) == ["mono", "content"] and list(ours.y) == ["mono", "content"]

@@ -45,12 +45,12 @@ def test_divergence_reason_names_budget_seeds_and_wrong_way_readers():
 
 
 def test_cells_lists_each_divergence_under_the_table():
-    side = pd.DataFrame({"variant": ["mono", "mono", "content"], "task": ["copy"] * 3, "length": ["15", "30", "15"],
+    side = pd.DataFrame({"variant": ["mono", "mono", "content"], "task": ["copy"] * 3, "split": ["15", "30", "15"],
                          "metric": ["accuracy"] * 3, "paper": [100.0, 100.0, 0.0], "ours": [0.0, 0.0, 0.0],
                          "seeds": [1] * 3, "verdict": ["not reproduced", "not reproduced", "reproduced"],
                          "reason": ["ours lower", "ours lower", ""]})
     table, text = report.cell_table(side)
-    assert list(table.index.names) == ["variant", "task", "length"] and "reason" not in table.columns
+    assert list(table.index.names) == ["variant", "task", "split"] and "reason" not in table.columns
     assert text.endswith("- **mono / copy** at 15, 30 (not reproduced): ours lower")
     assert report.cell_table(side.iloc[2:])[1] == ""
     assert report.verdict_counts(side) == "2 not reproduced, 1 reproduced"
@@ -170,7 +170,7 @@ def test_compute_hours_sums_per_group_and_device():
 
 
 def test_largest_gaps_orders_by_distance_from_the_paper():
-    side = pd.DataFrame({"variant": ["a", "b"], "length": ["15", "30"], "paper": [100.0, 50.0], "ours": [90.0, 0.0]})
+    side = pd.DataFrame({"variant": ["a", "b"], "split": ["15", "30"], "paper": [100.0, 50.0], "ours": [90.0, 0.0]})
     assert report.largest_gaps(side, 1) == "b at 30: ours 0%, paper 50%"
 
 
@@ -217,13 +217,3 @@ def test_ranking_text_gives_rho_p_and_verdict():
     text = report.ranking_text({"cells": 6, "rho": 0.9123, "p": 0.0112, "verdict": "reproduced"})
     assert text == ("Ranking of the 6 cells run that learned their task: Spearman's rho 0.91 (p = 0.011), "
                     "reproduced.")
-
-
-def test_trajectory_evidence_gives_each_number_of_steps_its_counts():
-    table = pd.DataFrame({"pairs": [5, 3], "Fig. 2 holds": [4, 3], "Fig. 3 holds": [5, 0], "Fig. 4 holds": [0, 2],
-                          "ln more accurate": [1, 3]}, index=pd.Index([1000, 100_000], name="steps"))
-    assert report.trajectory_evidence(table) == (
-        "1,000 steps: Fig. 2 in 4, Fig. 3 in 5, Fig. 4 in 0 of 5 pairs, +LN more accurate in 1; "
-        "100,000 steps: Fig. 2 in 3, Fig. 3 in 0, Fig. 4 in 2 of 3 pairs, +LN more accurate in 3")
-
-

@@ -26,11 +26,35 @@ def test_roundtrip_and_no_temporary_left(tmp_path):
     assert store.status("exp", CFG) == "missing"
     path = store.save("exp", CFG, METRICS, {"date": "today"})
     metrics, meta = store.load("exp", CFG)
-    pd.testing.assert_frame_equal(metrics, METRICS)
+    pd.testing.assert_frame_equal(metrics, METRICS.assign(split=["16", "32"])[["split", *METRICS.columns]])
     assert meta["date"] == "today" and meta["key"] == path.name
     assert json.loads((path / "config.json").read_text())["seed"] == 0
     assert [p.name for p in path.parent.iterdir()] == [path.name]
     assert store.status("exp", CFG) == "complete"
+
+
+def test_a_read_gives_split_names_their_own_column_and_lengths_as_integers(tmp_path):
+    """A metrics.csv as the MLA runs write it (split names and lengths as text, in `length`) reads back with `split`,
+    the set's name, before `length`, nullable integers with <NA> for the named sets; the file stays as written. With
+    a number on every row, `length` reads as int64, and `split` goes where `length` was."""
+    store = ResultStore(tmp_path)
+    path = store.save("exp", CFG, METRICS, {})
+    on_disk = ("length,metric,value\niid,accuracy,99.0\n15,accuracy,80.5\n100,accuracy,3.0\ntrain,best_dev,97.0\n"
+               "test,accuracy,1.0\n")
+    (path / "metrics.csv").write_text(on_disk)
+    metrics, _ = store.load("exp", CFG)
+    assert list(metrics.columns) == ["split", "length", "metric", "value"]
+    assert metrics.split.tolist() == ["iid", "15", "100", "train", "test"]
+    assert metrics.length.dtype == "Int64" and metrics.length.isna().tolist() == [True, False, False, True, True]
+    assert metrics.length.dropna().tolist() == [15, 100] and metrics.value.tolist()[:2] == [99.0, 80.5]
+    ((_, entry, _),) = store.entries("exp")
+    pd.testing.assert_frame_equal(entry, metrics)
+    assert (path / "metrics.csv").read_text() == on_disk
+    staged = pd.DataFrame({"stage": ["a", "b"], "length": [8, 16], "metric": "accuracy", "value": [1.0, 2.0]})
+    store.save("exp", ProbeRun(task="argmax", seed=1), staged, {})
+    numeric, _ = store.load("exp", ProbeRun(task="argmax", seed=1))
+    assert list(numeric.columns) == ["stage", "split", "length", "metric", "value"]
+    assert numeric.length.dtype == "int64" and numeric.split.tolist() == ["8", "16"]
 
 
 def test_history_is_optional_roundtrips_and_a_damaged_one_is_refused(tmp_path):
@@ -109,8 +133,10 @@ def test_sweep_computes_only_missing_and_collects_tidy_rows(tmp_path):
     store.save(exp.name, configs[0], METRICS, {"profile": "smoke", "marker": 1})
     df = sweep(exp, configs, store, "smoke", progress=False)
     assert store.load(exp.name, configs[0])[1]["marker"] == 1  # not recomputed
-    assert {"experiment", "task", "model", "variant", "seed", "length", "metric", "value", "git_commit", "device",
-            "date", "wall_seconds", "torch_version", "profile"} <= set(df.columns)
+    assert list(df.columns[:9]) == ["experiment", "task", "model", "variant", "seed", "split", "length", "metric",
+                                    "value"]
+    assert {"git_commit", "device", "date", "wall_seconds", "torch_version", "profile"} <= set(df.columns)
+    assert df.length.dtype == "int64" and (df.split == df.length.astype(str)).all()
     assert df.key.nunique() == len(configs) == 4
     assert set(df.variant) == {"baseline", "ln"}
 

@@ -87,9 +87,10 @@ def _gate_hooks(model) -> tuple[str, ...]:
 
 def evaluate_seq2seq(model, task, cfg: Seq2SeqRun) -> pd.DataFrame:
     """Accuracy, mean edit distance and, where some output is wrong, the median index of the first wrong token
-    (`first_error`) on every evaluated split (column `length` holds the split name), and for mechanisms with
-    direction mixing the mean direction gate (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with
-    constructions (SCAN) its mean over each construction's examples (`direction_gate:and`, ...)."""
+    (`first_error`) on every evaluated split, and for mechanisms with direction mixing the mean direction gate
+    (`direction_gate`: 1 reads forward, 0 reversed), and for tasks with constructions (SCAN) its mean over each
+    construction's examples (`direction_gate:and`, ...). In the store's on-disk format: column `length` holds the
+    split's name ("iid", "15"), which `ResultStore.load` reads back as `split` and an integer `length`."""
     rows, hooks = [], _gate_hooks(model)
     for split in cfg.eval_splits or task.test_splits:
         examples = task.examples(split, _cap(task, split, cfg.eval_size))
@@ -111,9 +112,11 @@ def _cap(task, split: str, n: int | None) -> int | None:
 
 
 def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
-    """Train, evaluate; the store keeps the metrics, the kept weights (as a checkpoint) and the per-epoch history
-    (train_loss: mean training loss of the epoch; dev_score: teacher-forced dev exact match, %; lr; and with
-    direction mixing `direction_gate`: the mean gate on the dev set after the epoch)."""
+    """Train, evaluate; the store keeps the metrics (in its on-disk format: `length` holds the split's name, and
+    "train" on the rows of the training statistics epochs, best_epoch and best_dev), the kept weights (as a
+    checkpoint) and the per-epoch history (train_loss: mean training loss of the epoch; dev_score: teacher-forced
+    dev exact match, %; lr; and with direction mixing `direction_gate`: the mean gate on the dev set after the
+    epoch)."""
     model, task, stats = train_seq2seq(cfg)
     train_rows = pd.DataFrame([{"length": "train", "metric": k, "value": stats[k]}
                                for k in (EPOCHS, BEST_EPOCH, BEST_DEV)])

@@ -98,8 +98,9 @@ SCAN = {
 
 
 def paper_table(table: dict, metric: str = ACCURACY) -> pd.DataFrame:
-    """A probing-task table as tidy rows: variant, task, length (split), metric, paper."""
-    rows = [{"variant": m, "task": t, "length": s, "metric": metric, "paper": v}
+    """A probing-task table as tidy rows: variant, task, split (its name, "iid" or a length as text), metric,
+    paper."""
+    rows = [{"variant": m, "task": t, "split": s, "metric": metric, "paper": v}
             for m, tasks in table.items() for t, values in tasks.items()
             for s, v in zip(TABLE6_SPLITS if len(values) == 4 else splits_of(t), values, strict=True)]
     return pd.DataFrame(rows)

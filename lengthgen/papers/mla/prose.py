@@ -65,7 +65,7 @@ def scan_table(runs: pd.DataFrame, side: pd.DataFrame, unmixed: tuple[str, ...] 
     """"What the SCAN table says": `runs`, SCAN's stored runs; `side`, their `scan_side`; `unmixed`, the mechanisms
     whose Mix variant ("mix_" + name: content attention mixed in) the paragraph sets beside them."""
     common, seeds = compare.on_common_seeds(runs)
-    dev = common[(common.metric == BEST_DEV) & (common.length.astype(str) == "train")].value
+    dev = common[(common.metric == BEST_DEV) & (common.split == "train")].value
     declared = PROFILE_SIZES["full"].seeds
     reproduced = side[side.verdict.str.startswith("reproduced")]
     failed = side.drop(reproduced.index)
@@ -74,7 +74,7 @@ def scan_table(runs: pd.DataFrame, side: pd.DataFrame, unmixed: tuple[str, ...] 
     tighter, mixing = side[side["std"] < side["paper std"]], side[side.index.str.startswith("mix_")]
     between = side[side.ours.between(*SCAN_BAND)]
     top, bottom = side.ours.idxmax(), side.ours.idxmin()
-    top_runs = common[(common.variant == top) & (common.length.astype(str) == "test")
+    top_runs = common[(common.variant == top) & (common.split == "test")
                       & (common.metric == ACCURACY)].value
     changes = {name: side.ours["mix_" + name] - side.ours[name] for name in unmixed}
     holds(sorted(seeds) == sorted(declared), "(seeds ..., all declared; ...)")
@@ -124,9 +124,8 @@ def inverted_table4(runs: pd.DataFrame, lean: pd.DataFrame, course: pd.DataFrame
     step2, step3, sigmoid = "onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid"
     runs = runs[runs.task.isin(INVERTED) & runs.variant.isin(ABLATION_NAMES)]
     gates = direction_table(runs).set_index(["variant", "task", "seed"]).sort_index()
-    acc = runs[runs.metric == ACCURACY].assign(length=runs.length.astype(str)).pivot_table(
-        index=["variant", "task", "seed"], columns="length", values="value")
-    table = paper_data.paper_table(paper_data.TABLE4).set_index(["variant", "task", "length"]).paper
+    acc = runs[runs.metric == ACCURACY].pivot_table(index=["variant", "task", "seed"], columns="split", values="value")
+    table = paper_data.paper_table(paper_data.TABLE4).set_index(["variant", "task", "split"]).paper
     needs_forward = gates.index.get_level_values("task").map(reads_forward)
     forward = ((gates.reads == "right way") == needs_forward).unstack("task")[list(INVERTED)]  # reads forward?
     seeds = {v: sorted(g.index.get_level_values("seed").unique()) for v, g in gates.groupby("variant")}
@@ -147,8 +146,8 @@ def inverted_table4(runs: pd.DataFrame, lean: pd.DataFrame, course: pd.DataFrame
         course = course[course.variant.isin([step2, step3, sigmoid]) & course.task.isin(INVERTED)]
     course_seeds = sorted(course.seed.unique()) if len(course) else []
 
-    def at(variant, task, which, length):
-        return acc.loc[(variant, task, which), length]
+    def at(variant, task, which, split):
+        return acc.loc[(variant, task, which), split]
 
     beyond = ["30", "100"]
     holds(all(s == seeds["onestep"] for s in seeds.values()) and len(seeds) == len(ABLATION_NAMES),
@@ -231,11 +230,10 @@ def dedupe(runs: pd.DataFrame, stalled_seed: int = 2, measured_seed: int = 4) ->
     """"Table 6's DeDupe": `runs`, Table 6's stored runs. `measured_seed`: the seed whose OneStep and MonoAttn
     checkpoints the paragraph's attention readings were measured on; `stalled_seed`: the MonoAttn seed that ends where
     OneStep does (bound: it is the only MonoAttn seed that fails at 15)."""
-    rows = runs[(runs.task == "dedupe") & runs.metric.isin([ACCURACY, BEST_DEV])].assign(
-        length=lambda d: d.length.astype(str))
-    acc = rows[rows.metric == ACCURACY].pivot_table(index=["variant", "seed"], columns="length", values="value")
+    rows = runs[(runs.task == "dedupe") & runs.metric.isin([ACCURACY, BEST_DEV])]
+    acc = rows[rows.metric == ACCURACY].pivot_table(index=["variant", "seed"], columns="split", values="value")
     best = rows[rows.metric == BEST_DEV].set_index(["variant", "seed"]).value
-    table = paper_data.paper_table(paper_data.TABLE6).set_index(["variant", "task", "length"]).paper
+    table = paper_data.paper_table(paper_data.TABLE6).set_index(["variant", "task", "split"]).paper
     onestep, mono = acc.loc["onestep"], acc.loc["mono"]
     failing = list(mono.index[mono["15"].map(band) == "failed"])
     others = mono.drop([stalled_seed, measured_seed]).index

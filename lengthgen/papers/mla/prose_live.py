@@ -16,12 +16,12 @@ def live_fit(live: pd.DataFrame, mechanism: str = "content", tasks=("copy", "rev
              inverted: str = "inv_recopy") -> dict:
     """The live run's fit, for "Read the last columns": `mechanism`'s median iid accuracy on `tasks` (those run), and
     on `inverted` how many mechanisms fit it in distribution and the best accuracy at its longest split."""
-    acc = live[live.metric == ACCURACY].assign(length=lambda d: d.length.astype(str))
-    iid = acc[acc.length == "iid"].groupby(["task", "variant"]).value.median()
+    acc = live[live.metric == ACCURACY]
+    iid = acc[acc.split == "iid"].groupby(["task", "variant"]).value.median()
     run, name = [t for t in tasks if (t, mechanism) in iid.index], TASK_NAMES.get(inverted, inverted)
     content = and_list(f"{iid[t, mechanism]:.0f}% of {t.replace('_', ' ').title()}" for t in run) or "nothing measured"
     if inverted in iid.index.get_level_values("task"):
-        fits, longest = iid[inverted], acc[(acc.task == inverted) & (acc.length == paper_data.COPY_SPLITS[-1])]
+        fits, longest = iid[inverted], acc[(acc.task == inverted) & (acc.split == paper_data.COPY_SPLITS[-1])]
         far = longest.groupby("variant").value.median()
         inv = (f"on {name} it fits {len(fits[fits >= TRAINED])} of the {len(fits)} mechanisms in distribution and "
                f"the best reaches {far.max():.1f}% at length {paper_data.COPY_SPLITS[-1]}")
@@ -34,7 +34,7 @@ def seed_check(seed_runs: pd.DataFrame, stored: pd.DataFrame) -> dict:
     seeds the stored cells have (fewest to most), how many seeds the live check trains, and per mechanism how many of
     them reach >= 90% at length 100."""
     per_cell = stored.groupby(["task", "variant"]).seed.nunique()
-    far = seed_runs[seed_runs.length.astype(str) == paper_data.COPY_SPLITS[-1]]
+    far = seed_runs[seed_runs.split == paper_data.COPY_SPLITS[-1]]
     solved = ", ".join(f"{m}: {int((g.value >= TRAINED).sum())} of {len(g)}" for m, g in far.groupby("variant"))
     fewest, most = (word(int(n)) for n in (per_cell.min(), per_cell.max()))
     return {"seeds_stored": fewest if fewest == most else f"{fewest} to {most}",

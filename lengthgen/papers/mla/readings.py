@@ -87,16 +87,18 @@ def with_fit_estimates(runs: pd.DataFrame) -> pd.DataFrame:
     if runs.empty:
         return runs
     tasks = {t: TASKS[t]() for t in runs.task.unique() if hasattr(TASKS[t], "iid_estimate")}
-    rows = runs[runs.task.isin(tasks)].assign(length=lambda d: d.length.astype(str))
-    accuracy = rows[rows.metric == ACCURACY].set_index([*RUN, "length"]).value
+    rows = runs[runs.task.isin(tasks)]
+    accuracy = rows[rows.metric == ACCURACY].set_index([*RUN, "split"]).value
     added = []
-    for _, row in rows[(rows.metric == BEST_DEV) & (rows.length == "train")].iterrows():
+    for _, row in rows[(rows.metric == BEST_DEV) & (rows.split == "train")].iterrows():
         task, run = tasks[row.task], (row.task, row.variant, row.seed)
         longer = accuracy.get((*run, task.dev_longer_split))
         if longer is not None and (*run, "iid") not in accuracy.index:
-            added.append({**row.to_dict(), "length": "iid", "metric": ACCURACY,
+            added.append({**row.to_dict(), "split": "iid", "length": pd.NA, "metric": ACCURACY,
                           "value": task.iid_estimate(row.value, longer, PROFILE_SIZES[row.profile].dev_size)})
-    return pd.concat([runs, pd.DataFrame(added, columns=runs.columns)], ignore_index=True) if added else runs
+    if not added:
+        return runs
+    return pd.concat([runs, pd.DataFrame(added, columns=runs.columns).astype(runs.dtypes)], ignore_index=True)
 
 
 def stored(experiment: Experiment, store: ResultStore) -> pd.DataFrame:
@@ -142,7 +144,7 @@ def against_paper(name: str, runs: pd.DataFrame, budget: str) -> tuple[pd.DataFr
     if balanced.empty:
         return pd.DataFrame(), balanced, seeds
     paper = paper_table(PAPER_TABLES[name])
-    paper_fit = {(r.variant, r.task): r.paper for r in paper[paper.length == "iid"].itertuples()}  # only Table 6 has
+    paper_fit = {(r.variant, r.task): r.paper for r in paper[paper.split == "iid"].itertuples()}  # only Table 6 has
     reason = report.divergence_reason(budget, direction_table(balanced), paper_fit)
     side = compare.cell_side_by_side(paper, compare.median_over_seeds(balanced), reason)
     return side, balanced, seeds
@@ -173,14 +175,14 @@ def generation(cfg: dict) -> str:
 
 
 def stored_generations(entries) -> pd.DataFrame:
-    """Tidy rows (task, variant, seed, length, metric, value, generation) of stored (config, metrics, meta)
+    """Tidy rows (task, variant, seed, split, length, metric, value, generation) of stored (config, metrics, meta)
     entries (`ResultStore.entries`) of the full profile, every generation included."""
     frames = [metrics.assign(task=cfg["task"], variant=cfg["model"]["attention"], seed=cfg["seed"],
                              generation=generation(cfg))
               for cfg, metrics, meta in entries if meta.get("profile") == "full"]
     if not frames:
-        return pd.DataFrame(columns=[*RUN, "length", "metric", "value", "generation"])
-    return pd.concat(frames, ignore_index=True).assign(length=lambda d: d.length.astype(str))
+        return pd.DataFrame(columns=[*RUN, "split", "length", "metric", "value", "generation"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def generation_changes(every: pd.DataFrame, old: str, new: str, splits: tuple[str, ...]) -> tuple[pd.DataFrame, int,
@@ -188,11 +190,11 @@ def generation_changes(every: pd.DataFrame, old: str, new: str, splits: tuple[st
     """The runs made under both generations `old` and `new` (of a `stored_generations` frame): one row per run with
     its accuracy at `splits` and the epoch kept under each; and how many of the accuracy cells change band, of how
     many."""
-    pairs = every[every.generation == old].merge(every[every.generation == new], on=[*RUN, "length", "metric"],
+    pairs = every[every.generation == old].merge(every[every.generation == new], on=[*RUN, "split", "length", "metric"],
                                                  suffixes=(f" {old}", f" {new}"))
-    acc = pairs[(pairs.metric == ACCURACY) & pairs.length.isin(splits)]
+    acc = pairs[(pairs.metric == ACCURACY) & pairs.split.isin(splits)]
     kept = pairs[pairs.metric == BEST_EPOCH].set_index(RUN)
-    rows = [dict(zip(RUN, run, strict=True), splits=" / ".join(run_cells.length),
+    rows = [dict(zip(RUN, run, strict=True), splits=" / ".join(run_cells.split),
                  **{f"accuracy, {g}": " / ".join(f"{round(v, 1):g}" for v in run_cells[f"value {g}"])
                     for g in (old, new)},
                  **{"epoch kept": " -> ".join(f"{kept.loc[run, f'value {g}']:.0f}" for g in (old, new))})
@@ -208,11 +210,11 @@ def scan_side(runs: pd.DataFrame) -> pd.DataFrame:
     distribution (the dev commands are held out of the training split, and on them teacher-forced exact match equals
     greedy exact match: an output is right token by token exactly when greedy decoding reproduces it), and a reason
     per divergence (`scan_reason`); on the seeds that every mechanism has (`compare.on_common_seeds`), as every
-    table of the chapter. `runs`: SCAN's collected results (columns variant, seed, length, metric, value)."""
+    table of the chapter. `runs`: SCAN's collected results (columns variant, seed, split, metric, value)."""
     common = compare.on_common_seeds(runs)[0]
-    chosen = common.reindex(columns=["variant", "length", "metric", "value"]).astype({"length": str})
-    test = chosen[(chosen.metric == ACCURACY) & (chosen.length == "test")]
-    dev = chosen[(chosen.metric == BEST_DEV) & (chosen.length == "train")]
+    chosen = common.reindex(columns=["variant", "split", "metric", "value"])
+    test = chosen[(chosen.metric == ACCURACY) & (chosen.split == "test")]
+    dev = chosen[(chosen.metric == BEST_DEV) & (chosen.split == "train")]
     side = compare.mean_side_by_side(SCAN, test, SCAN_RUNS, fit=dev)
     side["reason"] = [scan_reason(variant, row) for variant, row in side.iterrows()]
     return side

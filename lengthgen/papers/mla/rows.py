@@ -25,7 +25,7 @@ SEPARATION = {"yes": "reproduced", "no": "not reproduced", "not judged": NOT_TRA
 def _table(source: str, side: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """A table's cells (a `mla_readings.against_paper` frame, whose medians are of `runs`), its ranking over the cells
     whose runs learned their task, and each task's separation."""
-    cells = row_frame(source, [f"{r.variant} / {r.task} / {r.length}" for r in side.itertuples()],
+    cells = row_frame(source, [f"{r.variant} / {r.task} / {r.split}" for r in side.itertuples()],
                       [f"{p:.1f}" for p in side.paper], [f"{o:.1f}" for o in side.ours], side.seeds.tolist(),
                       side.verdict.tolist(), side.reason.tolist(),
                       [former_cell_verdict(p, o) for p, o in zip(side.paper, side.ours, strict=True)])

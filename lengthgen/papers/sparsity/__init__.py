@@ -3,8 +3,8 @@
 
 from lengthgen.papers.base import Paper
 from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
-from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.language import LANGUAGE
+from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.rows import scorecard_rows
 
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",

@@ -24,6 +24,7 @@ from lengthgen.papers.mla.readings import (
     initial_lean,
     reads_forward,
 )
+from lengthgen.results.store import split_and_length
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics, teacher_forced_accuracy
 from lengthgen.train.loop import EpochConfig
@@ -190,12 +191,12 @@ def test_generations_and_their_changes():
 
     assert [mla_readings.generation(cfg(t, r)) for t, r in ((False, False), (True, False), (True, True))] == list(
         mla_readings.GENERATIONS)
-    entries = [(cfg(True, False), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
-                                                "value": [0.0, 7.0]}), {"profile": "full"}),
-               (cfg(True, True), pd.DataFrame({"length": ["100", "train"], "metric": ["accuracy", "best_epoch"],
-                                               "value": [99.0, 50.0]}), {"profile": "full"}),
-               (cfg(True, True), pd.DataFrame({"length": ["100"], "metric": ["accuracy"], "value": [1.0]}),
-                {"profile": "quick"})]
+    entries = [(c, split_and_length(pd.DataFrame(metrics)), meta) for c, metrics, meta in [  # as the store reads them
+        (cfg(True, False), {"length": ["100", "train"], "metric": ["accuracy", "best_epoch"], "value": [0.0, 7.0]},
+         {"profile": "full"}),
+        (cfg(True, True), {"length": ["100", "train"], "metric": ["accuracy", "best_epoch"], "value": [99.0, 50.0]},
+         {"profile": "full"}),
+        (cfg(True, True), {"length": ["100"], "metric": ["accuracy"], "value": [1.0]}, {"profile": "quick"})]]
     every = mla_readings.stored_generations(entries)
     assert len(every) == 4  # the quick entry is left out
     old, new = mla_readings.GENERATIONS[1:3]
@@ -226,7 +227,7 @@ def test_scan_side_judges_the_common_seeds_and_sets_unfitted_mechanisms_apart():
                       "value": test},
                      {"task": "scan", "variant": variant, "seed": seed, "length": "train", "metric": "best_dev",
                       "value": dev}]
-    side = mla_readings.scan_side(pd.DataFrame(rows))
+    side = mla_readings.scan_side(split_and_length(pd.DataFrame(rows)))
     assert side.loc["content", "ours"] == 12.0 and side.loc["content", "seeds"] == 3
     assert side.loc["content", "in distribution"] == 100.0
     assert side.loc["content", "verdict"] == "not reproduced (ours lower)"  # paper 17.6 +- 4.1
@@ -249,11 +250,12 @@ def test_with_fit_estimates_adds_an_estimated_iid_row_to_lookup_runs():
             + run("lookup", 2, "full", 60.0, {"11": 0.0})
             + run("reverse_lookup", 0, "full", 50.0, {"7": 0.0, "iid": 42.0})
             + run("copy", 0, "full", 100.0, {"15": 100.0}))
-    runs = pd.DataFrame(rows)
+    runs = split_and_length(pd.DataFrame(rows))
     out = mla_readings.with_fit_estimates(runs)
-    assert out.iloc[: len(runs)].equals(runs)
+    assert out.iloc[: len(runs)].equals(runs) and out.dtypes.equals(runs.dtypes)
     added = out.iloc[len(runs):].set_index("seed")
-    assert list(added.index) == [0, 1] and set(added.task) == {"lookup"} and set(added.length) == {"iid"}
+    assert list(added.index) == [0, 1] and set(added.task) == {"lookup"} and set(added.split) == {"iid"}
+    assert added.length.isna().all()
     assert added.value.tolist() == pytest.approx([99.6, 70.0]) and set(added.metric) == {"accuracy"}
     assert added.key.tolist() == ["lookup0", "lookup1"] and added.profile.tolist() == ["full", "quick"]
     assert mla_readings.with_fit_estimates(runs.iloc[:0]).empty
@@ -282,7 +284,7 @@ def test_table4_borrows_onestep_from_table2_and_judges_the_common_seeds(runs_fra
     assert mla_readings.with_unablated("mla-ablations", ablations, main.iloc[:0]) is ablations
     side, balanced, seeds = mla_readings.against_paper("mla-ablations", runs, "full protocol")
     assert seeds == [0, 1, 2] and set(balanced.seed) == {0, 1, 2}
-    cell = side.set_index(["variant", "task", "length"])
+    cell = side.set_index(["variant", "task", "split"])
     assert cell.loc[("onestep_no_step2", "copy", "15"), "ours"] == 50.0
     assert cell.loc[("onestep_no_step2", "copy", "15"), "verdict"] == "reproduced (seeds split)"  # paper 100
     assert cell.loc[("onestep", "copy", "15"), "ours"] == 100.0
@@ -299,7 +301,7 @@ def test_first_seeds_changes_judges_the_table_again_on_its_first_seeds(runs_fram
     side, _, seeds = mla_readings.against_paper("mla-main", runs, "full protocol")
     changes, first = mla_readings.first_seeds_changes("mla-main", runs, side, "full protocol")
     assert seeds == [0, 1, 2, 3, 4] and first == [0, 1, 2]
-    assert changes.length.tolist() == ["15", "30", "100"]
+    assert changes.split.tolist() == ["15", "30", "100"]
     assert set(changes["verdict before"]) == {"reproduced"} and set(changes["verdict after"]) == {
         "reproduced (seeds split)"}
     text, table = report.first_seeds_parts(changes, first, len(side), seeds)

@@ -15,7 +15,7 @@ from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.mla import experiments as mla
 from lengthgen.papers.mla import paper, phrases, prose, prose_live, prose_tasks
 from lengthgen.papers.mla import readings as mla_readings
-from lengthgen.results.store import ResultStore
+from lengthgen.results.store import ResultStore, split_and_length
 from lengthgen.results.sweep import collect_history
 
 STEP2, STEP3, SIGMOID = "onestep_no_step2", "onestep_no_step3", "onestep_no_sigmoid"
@@ -32,10 +32,10 @@ def stored(name: str) -> pd.DataFrame:
 
 
 def rows(records, **fixed) -> pd.DataFrame:
-    """Tidy result rows (task, variant, seed, length, metric, value, key) from (variant, seed, length, metric, value)
-    tuples, with `fixed` columns (e.g. task)."""
+    """Tidy result rows as the store reads them (task, variant, seed, split, length, metric, value, key) from
+    (variant, seed, split name, metric, value) tuples, with `fixed` columns (e.g. task)."""
     frame = pd.DataFrame(records, columns=["variant", "seed", "length", "metric", "value"]).assign(**fixed)
-    return frame.assign(key=frame.variant + frame.seed.astype(str))
+    return split_and_length(frame.assign(key=frame.variant + frame.seed.astype(str)))
 
 
 def test_phrases_are_built_from_their_parts():
@@ -150,7 +150,7 @@ def hand_table4():
         records.append((v, s, "test", "direction_gate", gate(v, t, s), t))
         records += [(v, s, n, "accuracy", x, t) for n, x in zip(("iid", "15", "30", "100"), acc(v, t, s),
                                                                  strict=True)]
-    runs = pd.DataFrame(records, columns=["variant", "seed", "length", "metric", "value", "task"])
+    runs = split_and_length(pd.DataFrame(records, columns=["variant", "seed", "length", "metric", "value", "task"]))
     initial = pd.DataFrame([{"task": t, "variant": v, "seed": s, "initial": 0.45 if s == 0 else 0.52}
                             for v, t, s in itertools.product(prose.ABLATION_NAMES, prose.INVERTED, (0, 1))])
     course = pd.DataFrame([{"task": t, "variant": v, "seed": 1, "first": gate(v, t, 1) * 0.99, "last": gate(v, t, 1),
