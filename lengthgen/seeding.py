@@ -1,6 +1,7 @@
 """Explicit random streams (every random draw in the library should come from a generator made here), and seed
 lists as the command line writes them."""
 
+import contextlib
 import hashlib
 
 import torch
@@ -33,6 +34,15 @@ def init_model(builder, *args, seed: int):
         return builder(*args)
     finally:
         torch.random.set_rng_state(state)
+
+
+@contextlib.contextmanager
+def global_from(gen: torch.Generator, cuda: bool = False):
+    """Within the block, the global RNG (what dropout draws from) seeded from `gen`; the caller's state restored after
+    it (the CPU's, and every CUDA device's with `cuda`)."""
+    with torch.random.fork_rng(devices=list(range(torch.cuda.device_count())) if cuda else []):
+        torch.manual_seed(int(torch.randint(2**62, (1,), generator=gen)))
+        yield
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:

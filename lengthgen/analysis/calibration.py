@@ -9,14 +9,22 @@ no line of the small matrix continues. Extension aligns the top-left corners for
 for delta < 0 (the paper's footnote on negative delta: anti-diagonals of a reversed output end at the source's last
 column). Directions merge by an element-wise max; a head left with nothing but -inf becomes all zeros (transparent).
 
-Two rules (the spec of this chapter): the paper's (line means minus the largest, kept when the mean exceeds
-mu + 2 sigma of all line means of that direction) and the public code's (line sums, not normalised; kept above
-mu + k sigma of the distinct non-zero sums, k = 4.5 for cross-attention and 0.87 for self-attention; only the first
-six rows of the attention are read). The paper's text compares the normalised value d_l - d_max with the threshold,
+Three rules. The paper's (line means minus the largest, kept when the mean exceeds mu + 2 sigma of all line means
+of that direction). "code" (CODE_SELF, CODE_CROSS): the public code's thresholds on the lines the caller searches
+(line sums, not normalised; kept above mu + k sigma of the distinct non-zero sums, k = 4.5 for cross-attention and
+0.87 for self-attention; only the first six rows of the attention are read). "public" (PUBLIC_SELF, PUBLIC_CROSS):
+the public code's calibration as it is (its `calcBias.py`): the same sums and thresholds, but it searches only the
+diagonal of self-attention and only the anti-diagonal of cross-attention (the diagonal of `average_attention`'s frame,
+keys from the source's end), keeps a line whose sum equals the threshold (it drops those below), closes a cell with
+-1e6 rather than -inf (a row with every cell closed is then the unbiased attention, up to float rounding), makes a
+head with no line kept transparent in self-attention only, forces cross-attention's cell [0][-1] open (the first
+output step on the source's last token: there its <eos>, one off the anti-diagonal; here, whose sources have no
+<eos>, the units digit, on it), and averages the attention of one example (its capture buffer is never cleared, so
+every sample reads the first one's). The paper's text compares the normalised value d_l - d_max with the threshold,
 which no line could pass once the threshold is positive; we read it as keeping the lines whose mean passes it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -34,11 +42,22 @@ class Rule:
     sigmas: float = 2.0  # keep a line when its value > mean + sigmas x std of the line values
     nonzero_only: bool = False  # the mean and std over the distinct non-zero values only
     rows: int | None = None  # read only the first `rows` rows of the attention
+    directions: tuple[str, ...] | None = None  # the lines this rule searches, whatever the caller asks; None: the
+    # caller's
+    inclusive: bool = False  # keep a line whose value equals the threshold too (value >= threshold)
+    transparent: bool = True  # a head with no line kept becomes zeros (open); False: it stays closed
+    open_cells: tuple[tuple[int, int], ...] = ()  # (row, column) cells of the bias set to 0 whatever the lines
+    closed: float = float("-inf")  # the value of a cell no kept line continues
+    samples: int | None = None  # average the attention of only the first `samples` examples (`calibrated_table`)
 
 
 PAPER = Rule()
 CODE_CROSS = Rule(reduce="sum", subtract_max=False, sigmas=4.5, nonzero_only=True, rows=6)
 CODE_SELF = Rule(reduce="sum", subtract_max=False, sigmas=0.87, nonzero_only=True, rows=6)
+PUBLIC_CODE = -1e6  # the public code's closed cell
+PUBLIC_SELF = replace(CODE_SELF, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1)
+PUBLIC_CROSS = replace(CODE_CROSS, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1,
+                       transparent=False, open_cells=((0, 0),))  # in `average_attention`'s frame (keys from the end)
 
 
 def intercepts(rows: int, cols: int, delta: int, shift: int = 0) -> torch.Tensor:
@@ -68,7 +87,7 @@ def kept(values: torch.Tensor, rule: Rule) -> torch.Tensor:
     if counted.numel() == 0:
         return torch.zeros_like(values, dtype=torch.bool)
     threshold = counted.mean() + rule.sigmas * counted.std(unbiased=False)
-    return values > threshold
+    return values >= threshold if rule.inclusive else values > threshold
 
 
 def direction_bias(attention: torch.Tensor, size: tuple[int, int], delta: int, rule: Rule) -> torch.Tensor:
@@ -90,17 +109,19 @@ def direction_bias(attention: torch.Tensor, size: tuple[int, int], delta: int, r
 def calibrate(attention: torch.Tensor, size: tuple[int, int], rule: Rule = PAPER,
               directions: tuple[str, ...] = tuple(DIRECTIONS)) -> torch.Tensor:
     """ABC's bias (H, M, N) from averaged attention (H, m, n): per head, the element-wise max over `directions` of
-    `direction_bias`; a head with no line kept becomes zeros.
+    `direction_bias`; a head with no line kept becomes zeros (where the rule makes it transparent); then the rule's
+    open cells set to 0 and its closed value in the cells no kept line continues.
 
     Args:
         attention: averaged attention (weights or scores) of each head, (H, m, n), m <= M and n <= N.
         size: (M, N), the bias to build.
-        rule: PAPER, CODE_CROSS or CODE_SELF (or any `Rule`).
-        directions: names from DIRECTIONS.
+        rule: PAPER, CODE_CROSS, CODE_SELF, PUBLIC_CROSS, PUBLIC_SELF (or any `Rule`).
+        directions: names from DIRECTIONS (a rule with directions of its own searches those instead).
     """
     H, m, n = attention.shape
     if m > size[0] or n > size[1]:
         raise ValueError(f"attention {m} x {n} is larger than the bias {size[0]} x {size[1]} to build")
+    directions = rule.directions or directions
     unknown = [d for d in directions if d not in DIRECTIONS]
     if unknown:
         raise ValueError(f"unknown direction {unknown[0]!r}; valid: {', '.join(DIRECTIONS)}")
@@ -108,7 +129,11 @@ def calibrate(attention: torch.Tensor, size: tuple[int, int], rule: Rule = PAPER
     heads = []
     for head in attention.double():
         bias = torch.stack([direction_bias(head, size, DIRECTIONS[d], rule) for d in directions]).amax(0)
-        heads.append(torch.zeros_like(bias) if bool(torch.isinf(bias).all()) else bias)
+        if rule.transparent and bool(torch.isinf(bias).all()):
+            bias = torch.zeros_like(bias)
+        for i, j in rule.open_cells:
+            bias[i, j] = 0.0
+        heads.append(bias.clamp(min=rule.closed))
     return torch.stack(heads).float()
 
 
@@ -147,9 +172,14 @@ def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER,
     (`average_attention` on `batch`; its first `rows` decoder steps when given, self-attention's square corner)
     calibrated to size x size, self-attention with rules[0] along directions[0] into every decoder self-attention
     layer, cross-attention with rules[1] along directions[1] into every cross-attention layer; encoder layers left
-    open. Returns (layers, H, size, size) for `positional.TableBias.set_table`."""
+    open; a rule with `samples` averages the first that many examples of the batch only. Returns
+    (layers, H, size, size) for `positional.TableBias.set_table`."""
     self_layers, cross_layers = model.decoder_layers
-    average = average_attention(model, batch)
+    counts = {rule.samples for rule in rules}
+    if len(counts) > 1:
+        raise ValueError(f"the self- and cross-attention rules average different numbers of examples: {counts}")
+    (samples,) = counts
+    average = average_attention(model, batch if samples is None else batch.slice(0, samples))
     if rows is not None:
         average = {"self": average["self"][:, :rows, :rows], "cross": average["cross"][:, :rows]}
     table = torch.zeros(cross_layers.stop, model.cfg.heads, size, size)

@@ -97,14 +97,18 @@ class MultiHeadAttention(nn.Module):
         positional: the scheme (default: none); it may be shared by several layers.
         layer: this module's layer index (a per-layer positional bias reads its own table).
         fused: compute unwatched attention with torch's fused kernel (same numbers up to float rounding).
+        dropout: in training, drop attention weights with this probability (torch's `nn.MultiheadAttention(dropout=)`,
+            the ABC public code's 0.3); the hook points see the weights before it. 0: no dropout, nothing drawn.
     """
 
     def __init__(self, query_in: int, key_in: int, width: int, heads: int = 1, positional: Positional | None = None,
-                 layer: int = 0, fused: bool = False):
+                 layer: int = 0, fused: bool = False, dropout: float = 0.0):
         super().__init__()
         if width % heads:
             raise ValueError(f"width {width} is not divisible by {heads} heads")
-        self.heads, self.layer, self.fused = heads, layer, fused
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"attention dropout {dropout} is not a probability in [0, 1)")
+        self.heads, self.layer, self.fused, self.dropout = heads, layer, fused, dropout
         self.w_q = nn.Linear(query_in, width, bias=False)
         self.w_k = nn.Linear(key_in, width, bias=False)
         self.w_v = nn.Linear(key_in, width, bias=False)
@@ -170,7 +174,10 @@ class MultiHeadAttention(nn.Module):
     def attend(self, scores: torch.Tensor, values: torch.Tensor, adaptive: bool = False) -> torch.Tensor:
         """Heads' outputs concatenated, (B, T, D), from `scores_and_values`' output (computed once, attended with
         either softmax)."""
-        out = self.hook_output(attend(self.hook_pattern(softmax(scores, adaptive)), values))  # (B, H, T, D/H)
+        pattern = self.hook_pattern(softmax(scores, adaptive))
+        if self.dropout and self.training:
+            pattern = F.dropout(pattern, self.dropout)  # global RNG: `train.loop.train(noise=)` seeds it
+        out = self.hook_output(attend(pattern, values))  # (B, H, T, D/H)
         B, H, T, Dh = out.shape
         return out.transpose(1, 2).reshape(B, T, H * Dh)  # (B, H, T, D/H) -> (B, T, D)
 
@@ -197,6 +204,8 @@ class MultiHeadAttention(nn.Module):
         plain_causal = causal and total is None and T == S
         if causal and not plain_causal and T > 1:
             total = causal_bias(T, S, q.device) if total is None else total + causal_bias(T, S, q.device)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=total, is_causal=plain_causal, scale=self.scale)
+        drop = self.dropout if self.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=total, dropout_p=drop, is_causal=plain_causal,
+                                             scale=self.scale)
         B, H, T, Dh = out.shape
         return out.transpose(1, 2).reshape(B, T, H * Dh)  # (B, H, T, D/H) -> (B, T, D)

@@ -25,6 +25,8 @@ from lengthgen.data import EOS, PAD, SOS, LMBatch, Seq2SeqBatch
 from lengthgen.models.attention import KVCache, MultiHeadAttention
 from lengthgen.models.positional import CrossView, Positional, build_scheme
 
+EMBED_INITS = ("normal", "xavier")  # TransformerConfig.embed_init
+
 
 @dataclass(frozen=True)
 class TransformerConfig:
@@ -43,6 +45,16 @@ class TransformerConfig:
     ppc_weight: float = 1.0  # weight of the position loss added to the token loss
     embed_scale: float = added(1.0)  # token embeddings times this (sqrt(D) in the ABC public code)
     dropout: float = added(0.0)  # dropout after the embeddings and on each sublayer's output (ABC: 0.3)
+    attention_dropout: float = added(0.0)  # dropout on every attention's weights in training (the ABC public code's
+    # torch layers: 0.3, as its other dropout)
+    ff_dropout: float = added(0.0)  # dropout between the feed-forward layer's two linears (torch's decoder layer, the
+    # ABC public code: 0.3)
+    embed_init: str = added("normal")  # token embeddings' initialisation: "normal", N(0, 0.02) (GPT-2's); "xavier",
+    # Xavier-uniform on the (vocabulary, D) table (the ABC public code, which also scales them by sqrt(D): embed_scale)
+
+    def __post_init__(self):
+        if self.embed_init not in EMBED_INITS:
+            raise ValueError(f"unknown embed_init {self.embed_init!r}; valid: {', '.join(EMBED_INITS)}")
 
     def scheme(self, attention_layers: int) -> Positional:
         """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers."""
@@ -58,12 +70,15 @@ class Block(nn.Module):
         super().__init__()
         D, cross = cfg.width, cross_layer is not None
         self.post_ln = cfg.post_ln
-        self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True)
+        p = cfg.attention_dropout
+        self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True, dropout=p)
         self.self_out = nn.Linear(D, D)
         self.cross_attn = MultiHeadAttention(D, D, D, cfg.heads, CrossView(positional), cross_layer,
-                                             fused=True) if cross else None
+                                             fused=True, dropout=p) if cross else None
         self.cross_out = nn.Linear(D, D) if cross else None
-        self.ff = nn.Sequential(nn.Linear(D, cfg.ff), nn.GELU(), nn.Linear(cfg.ff, D))
+        # the activation and its dropout as one module, so that the linears keep their names (ff.0, ff.2) either way
+        act = nn.Sequential(nn.GELU(), nn.Dropout(cfg.ff_dropout)) if cfg.ff_dropout else nn.GELU()
+        self.ff = nn.Sequential(nn.Linear(D, cfg.ff), act, nn.Linear(cfg.ff, D))
         self.norms = nn.ModuleList(nn.LayerNorm(D) for _ in range(3 if cross else 2))
         self.drop = nn.Dropout(cfg.dropout)
 
@@ -92,7 +107,10 @@ class Stack(nn.Module):
         """Blocks numbered first .. first + layers - 1; with `cross`, their cross-attention layers come after them."""
         super().__init__()
         self.embed = nn.Embedding(vocab_size, cfg.width)
-        nn.init.normal_(self.embed.weight, std=0.02)  # GPT-2's scale, the same as learned positions
+        if cfg.embed_init == "xavier":
+            nn.init.xavier_uniform_(self.embed.weight)  # U(+-sqrt(6 / (V + D)))
+        else:
+            nn.init.normal_(self.embed.weight, std=0.02)  # GPT-2's scale, the same as learned positions
         self.__dict__["positional"] = positional  # registered once, by the model (an encoder-decoder shares it)
         self.blocks = nn.ModuleList(Block(cfg, positional, first + i, first + layers + i if cross else None)
                                     for i in range(layers))

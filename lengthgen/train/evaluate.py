@@ -137,3 +137,37 @@ def first_error(prediction: list, target: list) -> int | None:
         return None
     shorter = min(len(prediction), len(target))
     return next((i for i, (p, t) in enumerate(zip(prediction, target, strict=False)) if p != t), shorter)
+
+
+FIRST_WRONG_COLUMNS = ["example", "position", "predicted", "expected"]
+
+
+def first_wrong(targets, predictions) -> pd.DataFrame:
+    """Where each wrong prediction first goes wrong, and with what.
+
+    Args:
+        targets: the right outputs, token sequences.
+        predictions: the outputs to judge (as `sequence_metrics` returns them), one per target.
+
+    Returns:
+        One row per wrong prediction, in order (`FIRST_WRONG_COLUMNS`): example (its index), position (`first_error`),
+        predicted (the token written there; missing where the prediction stopped before it) and expected (the
+        target's token there; missing where the prediction ran on past the target's end).
+    """
+    rows = []
+    for i, (target, prediction) in enumerate(zip(targets, predictions, strict=True)):
+        target, prediction = list(target), list(prediction)
+        if (k := first_error(prediction, target)) is not None:
+            rows.append({"example": i, "position": k, "predicted": prediction[k] if k < len(prediction) else None,
+                         "expected": target[k] if k < len(target) else None})
+    return pd.DataFrame(rows, columns=FIRST_WRONG_COLUMNS)
+
+
+def first_wrong_summary(wrong: pd.DataFrame, token: str = "0") -> dict:
+    """{"wrong": the number of wrong predictions, "position": the median position of their first wrong token (NaN
+    when none is wrong), "share": the % of them whose first wrong token is `token` (NaN when none is wrong)} from a
+    `first_wrong` frame."""
+    if wrong.empty:
+        return {"wrong": 0, "position": float("nan"), "share": float("nan")}
+    return {"wrong": len(wrong), "position": float(wrong.position.median()),
+            "share": 100.0 * float((wrong.predicted == token).mean())}

@@ -3,6 +3,7 @@ loop (seq2seq tasks: a fixed training set, dev-based lr halving, early stopping,
 kept).
 """
 
+import contextlib
 import copy
 import time
 from collections.abc import Callable, Sequence
@@ -11,10 +12,11 @@ from dataclasses import dataclass, replace
 import torch
 from tqdm.auto import tqdm
 
-from lengthgen.config import ignored
+from lengthgen.config import added, ignored
 from lengthgen.data import LMBatch
 from lengthgen.device import device_of
 from lengthgen.models.positional import offset, pose
+from lengthgen.seeding import global_from
 
 
 @dataclass(frozen=True)
@@ -56,30 +58,49 @@ class TrainConfig:
 
 
 POSITION_TRANSFORMS = ("given", "offset", "pose")
+OPTIMIZERS = ("adamw", "adam")  # LMTrainConfig.optim
+LR_SCHEDULES = ("linear", "constant")  # LMTrainConfig.lr_schedule
 
 
 @dataclass(frozen=True)
 class LMTrainConfig(TrainConfig):
-    """How a transformer is trained on an `LMBatch` task: AdamW, linear warm-up then linear decay to 0, gradient
-    clipping, and a training-time transform of the position ids: `given` (as the task gives them), `offset` (position
-    coupling's random shift, ids < max_positions) or `pose` (PoSE, relative distances up to pose_length)."""
+    """How a transformer is trained on an `LMBatch` task: AdamW (or Adam), linear warm-up then linear decay to 0 (or
+    a constant rate), gradient clipping, and a training-time transform of the position ids: `given` (as the task gives
+    them), `offset` (position coupling's random shift, ids < max_positions) or `pose` (PoSE, relative distances up to
+    pose_length). The ABC public code's recipe: optim "adam", lr 1e-4, betas (0.9, 0.98), eps 1e-9, lr_schedule
+    "constant", clip None."""
 
     lr: float = 1e-4  # peak AdamW learning rate
-    weight_decay: float = 0.0  # AdamW weight decay
+    weight_decay: float = 0.0  # AdamW weight decay (Adam: its L2 penalty)
     warmup: int = 300  # steps of linear warm-up from 0 to lr
-    clip: float = 1.0  # gradient-norm clip
+    clip: float | None = 1.0  # gradient-norm clip; None: none
     positions: str = "given"  # given, offset or pose
     max_positions: int = 256  # offset: ids stay below this (the model's id table)
     pose_length: int = 0  # pose: the length whose relative distances the shifted ids cover
+    optim: str = added("adamw")  # "adamw" (torch.optim.AdamW) or "adam" (torch.optim.Adam)
+    betas: tuple[float, float] = added((0.9, 0.999))  # the optimiser's betas (torch's default; ABC public code: 0.9,
+    # 0.98)
+    eps: float = added(1e-8)  # the optimiser's eps (torch's default; ABC public code: 1e-9)
+    lr_schedule: str = added("linear")  # "linear": `warmup` steps up to lr, then linearly down to 0 at the last step;
+    # "constant": lr at every step (warmup unused)
 
     def __post_init__(self):
         if self.positions not in POSITION_TRANSFORMS:
             raise ValueError(f"unknown positions {self.positions!r}; valid: {', '.join(POSITION_TRANSFORMS)}")
+        if self.optim not in OPTIMIZERS:
+            raise ValueError(f"unknown optim {self.optim!r}; valid: {', '.join(OPTIMIZERS)}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}; valid: {', '.join(LR_SCHEDULES)}")
 
     def optimizer(self, params):
-        return torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
+        if self.optim == "adam":
+            return torch.optim.Adam(params, lr=self.lr, betas=self.betas, eps=self.eps, weight_decay=self.weight_decay)
+        return torch.optim.AdamW(params, lr=self.lr, betas=self.betas, eps=self.eps, weight_decay=self.weight_decay)
 
     def schedule(self, opt):
+        if self.lr_schedule == "constant":
+            return None
+
         def factor(step: int) -> float:
             if step < self.warmup:
                 return (step + 1) / self.warmup
@@ -130,9 +151,23 @@ def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: floa
     return loss.item()
 
 
-def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train") -> dict:
+def seeded_noise(noise: torch.Generator | None, model: torch.nn.Module):
+    """`seeding.global_from(noise)` on the model's device(s), or with None, the global RNG as it is."""
+    if noise is None:
+        return contextlib.nullcontext()
+    return global_from(noise, cuda=device_of(model).type == "cuda")
+
+
+def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train",
+          callback: Callable[[int], None] | None = None, noise: torch.Generator | None = None) -> dict:
     """Train `model` (anything with `.loss(batch)`) in place on `task`; the batches (`cfg.draw`), optimizer, schedule,
     clipping and batch transform are the config's.
+
+    Args:
+        callback: called with the number of steps done after every step (e.g. to evaluate the course of training);
+            the model is put back in training mode after it. It must draw nothing from `gen`.
+        noise: the stream the global RNG is seeded from while training (`seeded_noise`): what dropout draws, so
+            that a model with dropout trains the same way every time. None: the global RNG as it is.
 
     Returns:
         {"loss": final running mean loss, "seconds": wall time, "losses": loss every 1% of training}.
@@ -143,14 +178,18 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     losses, running, start = [], None, time.perf_counter()
     every = max(1, cfg.steps // 100)
     bar = tqdm(range(cfg.steps), desc=desc, disable=not cfg.progress, leave=False, mininterval=1.0)
-    for step in bar:
-        loss = update(model, opt, cfg.transform(cfg.draw(task, step, gen), gen, step), cfg.clip)
-        if schedule is not None:
-            schedule.step()
-        running = loss if running is None else 0.98 * running + 0.02 * loss
-        if step % every == 0:
-            losses.append(running)
-            bar.set_postfix(loss=f"{running:.3f}", refresh=False)
+    with seeded_noise(noise, model):
+        for step in bar:
+            loss = update(model, opt, cfg.transform(cfg.draw(task, step, gen), gen, step), cfg.clip)
+            if schedule is not None:
+                schedule.step()
+            running = loss if running is None else 0.98 * running + 0.02 * loss
+            if step % every == 0:
+                losses.append(running)
+                bar.set_postfix(loss=f"{running:.3f}", refresh=False)
+            if callback is not None:
+                callback(step + 1)
+                model.train()
     model.eval()
     return {"loss": running, "seconds": time.perf_counter() - start, "losses": losses}
 

@@ -4,9 +4,9 @@ the interpolation data and tested by operand length.
 
 A run trains one model (Table 1's vanilla, ALiBi or RoPE models; Table 3's scaffolded ones: a windowed attention bias
 of width w, with cyclic positions of period T or with none) and tests it at each length. A run with `abc` rules then
-calibrates a bias from that model's attention (`analysis.abc`), retrains a fresh model with it (the paper's retraining,
-same data, `retrain_steps`) and tests that one too: rows carry the model tested in `stage` ("trained", "ABC (paper)",
-"ABC (code)").
+calibrates a bias from that model's attention (`analysis.calibration`), retrains a fresh model with it (the paper's
+retraining, same data, `retrain_steps`) and tests that one too: rows carry the model tested in `stage` ("trained",
+"ABC (paper)", "ABC (code)", "ABC (public)"). The factor study (`factors`) runs on these pieces.
 """
 
 from collections import Counter
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 from torch import nn
 
-from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER, calibrated_table
+from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER, PUBLIC_CROSS, PUBLIC_SELF, calibrated_table
 from lengthgen.analysis.compare import on_common_seeds
-from lengthgen.config import ignored
+from lengthgen.config import added, ignored
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
@@ -32,7 +32,9 @@ from lengthgen.train.evaluate import sequence_metrics
 from lengthgen.train.loop import InterpolationTrainConfig, train
 
 CHAPTER = "abc"
-ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS)}  # (self-attention rule, cross-attention rule)
+# (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
+# code's calibration as it is (searching its own directions, `analysis.calibration`)
+ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS)}
 # the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
 # anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
 # finding; the paper's third, its diagonal, is our anti-diagonal: for self-attention, causal masking makes the corner
@@ -53,9 +55,11 @@ class ArithmeticRun:
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
     train: InterpolationTrainConfig = field(default_factory=InterpolationTrainConfig)
     window: int | None = None  # scaffolding: a windowed bias of this w in every layer (the scheme needs "+bias")
-    abc: tuple[str, ...] = ()  # ABC models to retrain after training: a rule ("paper", "code"), with the trained
-    # model's positions, or "<rule>/nope": the same bias on a model without positions (beyond the paper)
+    abc: tuple[str, ...] = ()  # ABC models to retrain after training: a rule ("paper", "code", "public"), with the
+    # trained model's positions, or "<rule>/nope": the same bias on a model without positions (beyond the paper)
     retrain_steps: int = 0  # training steps of each ABC model
+    retrain_warmup: int | None = added(None)  # warm-up steps of each ABC model's schedule; None: the trained model's
+    # (train.warmup)
     abc_samples: int = 256  # training examples (of the commonest length) whose attention is averaged
     eval_lengths: tuple[int, ...] = (6,)  # operand lengths tested
     eval_samples: int = 10_000  # at most this many examples per length (the paper's min(base^L - base^(L-1), 10^4))
@@ -92,6 +96,14 @@ class ArithmeticRun:
         if key == "trained":
             return self.model.positional
         return "none+bias" if key.endswith("_nope") else f"{self.model.positional}+bias"
+
+    def training(self, key: str) -> InterpolationTrainConfig:
+        """How the model of a checkpoint key is trained: `train`, an ABC model's for `retrain_steps` (with its own
+        warm-up when `retrain_warmup` is set)."""
+        if key == "trained":
+            return replace(self.train, progress=self.progress)
+        warmup = self.train.warmup if self.retrain_warmup is None else self.retrain_warmup
+        return replace(self.train, steps=self.retrain_steps, warmup=warmup, progress=self.progress)
 
     @property
     def arithmetic(self):
@@ -158,23 +170,28 @@ def one_length_batch(task, n: int, gen) -> tuple:
     return task.batch([task.example(t) for t in picked]), shape[1] + 1
 
 
+def calibrate_abc(cfg: ArithmeticRun, task, models: nn.ModuleDict, key: str) -> None:
+    """Set the bias table of the ABC model `key` from the trained model's attention, by the key's rule."""
+    batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+    rules = ABC_RULES[key.split("_")[1]]
+    bias_table(models[key]).set_table(calibrated_table(models["trained"], batch, cfg.model.max_positions, rules,
+                                                       ABC_DIRECTIONS, steps_read))
+
+
 def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     """Train and test by length; then for each ABC rule, calibrate a bias table from the trained model's attention,
     train that rule's fresh model with it (`retrain_steps`, on the trained model's schedule otherwise: its warmup
-    too, so a retraining shorter than twice the warmup spends half or more of it warming up) and test it the same
-    way. The checkpoint holds every model (bias tables included)."""
+    too unless `retrain_warmup` is set, so a retraining shorter than twice the warmup spends half or more of it
+    warming up) and test it the same way. Dropout draws from the run's own stream. The checkpoint holds every model
+    (bias tables included)."""
     task, models = build_arithmetic(cfg)
     rows = []
     for key, stage in cfg.stages().items():
         model = models[key]
         if key != "trained":
-            batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
-            rules = ABC_RULES[key.split("_")[1]]
-            bias_table(model).set_table(calibrated_table(models["trained"], batch, cfg.model.max_positions, rules,
-                                                         ABC_DIRECTIONS, steps_read))
-        steps = cfg.train.steps if key == "trained" else cfg.retrain_steps
-        stats = train(model, task, replace(cfg.train, steps=steps, progress=cfg.progress),
-                      generator(cfg.seed, f"train {key}"), desc=f"{cfg.task}/{variant(cfg)}/{stage}/{cfg.seed}")
+            calibrate_abc(cfg, task, models, key)
+        stats = train(model, task, cfg.training(key), generator(cfg.seed, f"train {key}"),
+                      desc=f"{cfg.task}/{variant(cfg)}/{stage}/{cfg.seed}", noise=generator(cfg.seed, f"noise {key}"))
         rows += [*accuracy_rows(model, task, cfg, stage),
                  {"stage": stage, "length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}]
     return RunOutput(pd.DataFrame(rows), checkpoint=models.state_dict())

@@ -1,0 +1,200 @@
+"""The factor study of the attention-bias-calibration chapter: what in the paper's regime makes ABC extrapolate?
+
+On Successor, the chapter's `cpu` model (`ARITHMETIC_PROFILES["cpu"]`: 2 post-LN decoder layers of width 64, 4 heads,
+no encoder layer, sinusoidal positions, AdamW 1e-3 with warm-up and linear decay, batch 64, 3,000 steps; ABC's
+retraining 1,000 steps) with ONE factor of the paper's regime, or of its public code's, changed at a time (`FACTORS`):
+
+- "baseline": that model as it is;
+- "dropout": dropout 0.3 after the embeddings, on every sublayer's output, inside the feed-forward layer and on the
+  attention weights (the public code's torch layers);
+- "xavier": token embeddings Xavier-uniform (then times sqrt(D), as every model here), not N(0, 0.02);
+- "adam": the public code's optimiser: Adam, lr 1e-4, betas (0.9, 0.98), eps 1e-9, constant, no clipping;
+- "own-schedule": ABC's retraining warms up over its own first 5% (as the first training does over its own), not
+  over the first training's 150 steps;
+- "wide-deep": the public code's Successor: 3 decoder layers of width 128, 8 heads, FF 512.
+
+Every run trains the model, then retrains one ABC model per rule (`FACTOR_RULES`: the paper's, "code" and the public
+code's calibration as it is, `analysis.calibration`), each with the sinusoids, and tests each ABC model every `every`
+retraining steps (the course of retraining: no checkpoint is chosen by its test accuracy) at 6 (in distribution), 8,
+12, 24 and 50 digits: exact match, and on the wrong answers where the first wrong digit falls and whether it is a 0.
+Operands are padded to 51 digits (the chapter's `cpu` grids pad to 25, which cannot test 50 digits).
+
+The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
+this study enters a declared cell's median.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from lengthgen.config import ignored
+from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS, FIRST_ERROR
+from lengthgen.papers.abc.experiments import (
+    ARITHMETIC_PROFILES,
+    CHAPTER,
+    ArithmeticRun,
+    ArithmeticSizes,
+    build_arithmetic,
+    calibrate_abc,
+)
+from lengthgen.papers.base import Experiment
+from lengthgen.results.store import RunOutput
+from lengthgen.seeding import generator
+from lengthgen.train.evaluate import first_wrong, first_wrong_summary, sequence_metrics
+from lengthgen.train.loop import train
+
+SIZING_SEEDS = (100, 101, 102)  # outside the chapter's declared seeds (every profile's `ArithmeticSizes.seeds`)
+FACTOR_RULES = ("paper", "code", "public")  # the ABC models of every run, all with the trained model's sinusoids
+FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0 (a count of
+# examples, as FIRST_ERROR)
+PUBLIC_SUCCESSOR = {"width": 128, "heads": 8, "layers": 3, "ff": 512}  # the public code's Successor model
+
+
+def _dropout(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, model=replace(run.model, dropout=0.3, attention_dropout=0.3, ff_dropout=0.3))
+
+
+def _xavier(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, model=replace(run.model, embed_init="xavier"))
+
+
+def _adam(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, train=replace(run.train, optim="adam", lr=1e-4, betas=(0.9, 0.98), eps=1e-9,
+                                      lr_schedule="constant", clip=None))
+
+
+def _own_schedule(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, retrain_warmup=max(1, run.retrain_steps // 20))  # the sizes' rule (`ArithmeticSizes.run`)
+
+
+def _wide_deep(run: ArithmeticRun) -> ArithmeticRun:
+    model = replace(run.model, **PUBLIC_SUCCESSOR, embed_scale=PUBLIC_SUCCESSOR["width"] ** 0.5)
+    return replace(run, model=model)
+
+
+# factor -> how it changes the baseline's run (the name is the variant in tables)
+FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {
+    "baseline": lambda run: run, "dropout": _dropout, "xavier": _xavier, "adam": _adam,
+    "own-schedule": _own_schedule, "wide-deep": _wide_deep}
+
+
+@dataclass(frozen=True)
+class FactorRun:
+    """One run of the factor study: a model and its ABC models, tested along the course of retraining."""
+
+    factor: str = "baseline"  # the factor changed from the baseline (a FACTORS name)
+    arithmetic: ArithmeticRun = field(default_factory=lambda: ArithmeticRun(abc=FACTOR_RULES))  # task, model,
+    # training, ABC models (one per rule), test lengths and samples (the last point of the course: eval_samples)
+    every: int = 100  # ABC retraining steps between two points of the course
+    course_samples: int = 100  # examples per length at each point of the course but the last
+    progress: bool = ignored(False)  # tqdm bars inside the run
+
+    def __post_init__(self):
+        if self.factor not in FACTORS:
+            raise ValueError(f"unknown factor {self.factor!r}; valid: {', '.join(FACTORS)}")
+        if self.every < 1:
+            raise ValueError(f"every {self.every}: the course needs at least one step between its points")
+
+    def points(self) -> list[int]:
+        """The retraining steps after which the ABC models are tested: every `every`, and the last."""
+        last = self.arithmetic.retrain_steps
+        return sorted({*range(self.every, last + 1, self.every), last} - {0})
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactorSizes:
+    """The sizes of one profile of the factor study."""
+
+    sizes: ArithmeticSizes  # the baseline's model, training and ABC (its Successor sizes)
+    operand_width: int  # operands padded to this many digits (tests reach operand_width - 1)
+    eval_lengths: tuple[int, ...]  # operand lengths tested
+    samples: int  # at most, per length, at the end of each training
+    every: int  # retraining steps between two points of the course
+    course_samples: int  # at most, per length, at the other points of the course
+    seeds: tuple[int, ...]  # sizing seeds
+
+    def run(self, factor: str, seed: int) -> FactorRun:
+        s = replace(self.sizes.for_task("successor"), operand_width=self.operand_width,
+                    eval_lengths=self.eval_lengths, samples=self.samples)
+        baseline = s.run("successor", "sinusoidal", seed, abc=FACTOR_RULES)
+        return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline), every=self.every,
+                         course_samples=self.course_samples)
+
+
+FACTOR_PROFILES = {
+    "smoke": FactorSizes(sizes=ARITHMETIC_PROFILES["smoke"], operand_width=9, eval_lengths=(1, 3, 8), samples=16,
+                         every=5, course_samples=8, seeds=SIZING_SEEDS[:1]),
+    "cpu": FactorSizes(sizes=ARITHMETIC_PROFILES["cpu"], operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
+                       samples=500, every=100, course_samples=100, seeds=SIZING_SEEDS),
+}
+
+
+def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[FactorRun]:
+    """Every factor at every seed of the profile (or `seeds`)."""
+    p = FACTOR_PROFILES[profile]
+    return [p.run(factor, seed) for factor in FACTORS for seed in (seeds if seeds is not None else p.seeds)]
+
+
+def factor_labels(cfg: FactorRun) -> dict:
+    run = cfg.arithmetic
+    return {"task": run.task, "model": "encoder_decoder", "variant": cfg.factor, "seed": run.seed}
+
+
+def build_factor(cfg: FactorRun):
+    """(task, the run's untrained models by checkpoint key), as `run_factor` builds them."""
+    return build_arithmetic(cfg.arithmetic)
+
+
+def tested_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
+    """At each test length, up to `samples` examples: exact match (%), and where some answer is wrong, the median
+    position of the first wrong token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
+    rows = []
+    for length in run.eval_lengths:
+        examples = task.examples(str(length), min(task.splits[str(length)].size, samples))
+        measured = sequence_metrics(task, model, examples)
+        wrong = first_wrong_summary(first_wrong([t for _, t in examples], measured["predictions"]))
+        values = {ACCURACY: measured[ACCURACY]} | (
+            {FIRST_ERROR: wrong["position"], FIRST_WRONG_ZERO: wrong["share"]} if wrong["wrong"] else {})
+        rows += [{"stage": stage, "step": step, "length": length, "metric": metric, "value": value}
+                 for metric, value in values.items()]
+    return rows
+
+
+def run_factor(cfg: FactorRun) -> RunOutput:
+    """Train the model and test it; then for each rule, calibrate its ABC model's bias from the trained model's
+    attention (`experiments.calibrate_abc`), retrain it, and test it at every point of the course (`points`). Rows:
+    stage, step (training steps done), length, metric, value. The checkpoint holds every model."""
+    run = replace(cfg.arithmetic, progress=cfg.progress)
+    task, models = build_arithmetic(run)
+    rows: list[dict] = []
+    for key, stage in run.stages().items():
+        if key != "trained":
+            calibrate_abc(run, task, models, key)
+        rows.extend(_train_stage(cfg, run, task, models[key], key, stage))
+    return RunOutput(pd.DataFrame(rows), checkpoint=models.state_dict())
+
+
+def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stage: str) -> list[dict]:
+    """Train one model of the run and test it: the trained model at its end, an ABC model along its course."""
+    rows, training, points = [], run.training(key), set(cfg.points())
+
+    def course(step: int) -> None:
+        if step in points:
+            samples = run.eval_samples if step == run.retrain_steps else cfg.course_samples
+            rows.extend(tested_rows(model, task, run, stage, step, samples))
+
+    stats = train(model, task, training, generator(run.seed, f"train {key}"), desc=f"{cfg.factor}/{stage}/{run.seed}",
+                  callback=None if key == "trained" else course, noise=generator(run.seed, f"noise {key}"))
+    if key == "trained":
+        rows.extend(tested_rows(model, task, run, stage, training.steps, run.eval_samples))
+    rows.append({"stage": stage, "step": training.steps, "length": 0, "metric": FINAL_TRAIN_LOSS,
+                 "value": stats["loss"]})
+    return rows
+
+
+ABC_FACTORS = Experiment(name="abc-factors", chapter=CHAPTER, description="beyond the paper: on Successor, one factor "
+                         "of the paper's regime at a time (dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 "
+                         "layers of width 128), ABC by three rules along its retraining; sizing seeds",
+                         configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,
+                         profiles=tuple(FACTOR_PROFILES))

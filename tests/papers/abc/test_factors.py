@@ -1,0 +1,142 @@
+"""The factor study of the attention-bias-calibration chapter: one factor changed per variant, sizing seeds outside the
+declared ones, the course of retraining, the first wrong digit; a smoke run end to end, deterministic with dropout."""
+
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+import torch
+from torch import nn
+
+from lengthgen.analysis.calibration import PUBLIC_CODE
+from lengthgen.config import config_dict, from_dict
+from lengthgen.data import EOS
+from lengthgen.metrics import ACCURACY, FIRST_ERROR
+from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES
+from lengthgen.papers.abc.factors import (
+    FACTOR_PROFILES,
+    FACTOR_RULES,
+    FACTORS,
+    FIRST_WRONG_ZERO,
+    SIZING_SEEDS,
+    FactorRun,
+    run_factor,
+)
+from lengthgen.papers.abc.readings import first_wrong_digits, first_wrong_table
+from lengthgen.tasks import TASKS
+
+
+def flat(data: dict, prefix: str = "") -> dict:
+    """A nested config dict as {"a.b": value}."""
+    out = {}
+    for key, value in data.items():
+        out |= flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value}
+    return out
+
+
+CHANGED = {  # factor -> the fields it changes, with their values (cpu profile)
+    "baseline": {},
+    "dropout": {"arithmetic.model.dropout": 0.3, "arithmetic.model.attention_dropout": 0.3,
+                "arithmetic.model.ff_dropout": 0.3},
+    "xavier": {"arithmetic.model.embed_init": "xavier"},
+    "adam": {"arithmetic.train.optim": "adam", "arithmetic.train.lr": 1e-4, "arithmetic.train.betas": [0.9, 0.98],
+             "arithmetic.train.eps": 1e-9, "arithmetic.train.lr_schedule": "constant", "arithmetic.train.clip": None},
+    "own-schedule": {"arithmetic.retrain_warmup": 50},
+    "wide-deep": {"arithmetic.model.width": 128, "arithmetic.model.heads": 8, "arithmetic.model.layers": 3,
+                  "arithmetic.model.ff": 512, "arithmetic.model.embed_scale": 128**0.5},
+}
+
+
+def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
+    configs = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    assert [c.factor for c in configs] == [f for f in FACTORS for _ in SIZING_SEEDS] and set(CHANGED) == set(FACTORS)
+    baseline = flat(config_dict(configs[0]))
+    for cfg in configs:
+        assert from_dict(FactorRun, config_dict(cfg)) == cfg
+        mine = flat(config_dict(replace(cfg, factor="baseline", arithmetic=replace(cfg.arithmetic, seed=100))))
+        assert {k: v for k, v in mine.items() if baseline[k] != v} == CHANGED[cfg.factor], cfg.factor
+    chapter = ARITHMETIC_PROFILES["cpu"].run("successor", "sinusoidal", 100)
+    assert configs[0].arithmetic == replace(chapter, abc=FACTOR_RULES, operand_width=51,
+                                            eval_lengths=(6, 8, 12, 24, 50))  # today's model, padded to test 50 digits
+    first = configs[0]
+    assert (first.every, first.arithmetic.retrain_steps, first.arithmetic.eval_samples) == (100, 1000, 500)
+
+
+def test_the_study_runs_on_sizing_seeds_outside_every_declared_seed():
+    declared = {seed for sizes in ARITHMETIC_PROFILES.values() for seed in sizes.seeds}
+    for profile in FACTOR_PROFILES:
+        seeds = {c.arithmetic.seed for c in EXPERIMENTS["abc-factors"].configs_for(profile)}
+        assert seeds <= set(SIZING_SEEDS) and not seeds & declared
+    assert EXPERIMENTS["abc-factors"].profiles == ("smoke", "cpu")
+
+
+def test_the_factors_build_what_they_say():
+    runs = {c.factor: c.arithmetic for c in EXPERIMENTS["abc-factors"].configs_for("cpu", seeds=(100,))}
+    params = [nn.Parameter(torch.zeros(1))]
+    for key in ("trained", "abc_public"):
+        opt = runs["adam"].training(key).optimizer(params)
+        assert type(opt) is torch.optim.Adam and opt.param_groups[0]["lr"] == 1e-4
+        assert runs["adam"].training(key).schedule(opt) is None
+        assert type(runs["baseline"].training(key).optimizer(params)) is torch.optim.AdamW
+    assert runs["baseline"].training("abc_code").warmup == runs["baseline"].training("trained").warmup == 150
+    assert runs["own-schedule"].training("abc_code").warmup == 50
+    assert runs["own-schedule"].training("trained") == runs["baseline"].training("trained")
+    assert runs["baseline"].training("abc_code") == replace(runs["baseline"].train, steps=1000, progress=False)
+    model = EXPERIMENTS["abc-factors"].build(FactorRun("wide-deep", runs["wide-deep"]))[1]["abc_paper"]
+    assert len(model.decoder.blocks) == 3 and model.cfg.width == 128 and model.decoder.blocks[0].self_attn.heads == 8
+
+
+def test_the_course_points():
+    run = FACTOR_PROFILES["cpu"].run("baseline", 100)
+    assert run.points() == list(range(100, 1001, 100))
+    assert replace(run, every=300).points() == [300, 600, 900, 1000]
+    with pytest.raises(ValueError, match="valid: baseline, dropout"):
+        FactorRun(factor="lr")
+
+
+def test_a_smoke_run_tests_every_rule_along_its_retraining_and_repeats_itself_with_dropout():
+    cfg = FACTOR_PROFILES["smoke"].run("dropout", 100)
+    out = run_factor(cfg)
+    rows = out.metrics
+    assert list(rows.columns) == ["stage", "step", "length", "metric", "value"]
+    assert list(dict.fromkeys(rows.stage)) == ["trained", "ABC (paper)", "ABC (code)", "ABC (public)"]
+    acc = rows[rows.metric == ACCURACY]
+    assert set(acc[acc.stage == "trained"].step) == {20}
+    for stage in ("ABC (paper)", "ABC (code)", "ABC (public)"):
+        assert sorted(set(acc[acc.stage == stage].step)) == [5, 10]
+        assert set(acc[acc.stage == stage].length) == {1, 3, 8}
+    wrong = rows[rows.metric.isin([FIRST_ERROR, FIRST_WRONG_ZERO])]
+    assert len(wrong) and wrong.value.between(0, 100).all()
+    table = next(v for k, v in out.checkpoint.items() if k.startswith("abc_public.") and k.endswith(".table"))
+    assert bool((table == PUBLIC_CODE).any())  # the public code's closed cells, as it closes them
+    again = run_factor(cfg).metrics
+    pd.testing.assert_frame_equal(rows, again)  # dropout draws from the run's own streams
+
+
+class WritesZeros(nn.Module):
+    """Predicts each target, but with a 0 at every output place from `place` on (the collapse the chapter asks
+    about: the model writes the padding's zeros where the training numbers had no digits)."""
+
+    def __init__(self, zero: int, place: int = 7):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(1))
+        self.zero, self.place = zero, place
+
+    def predict(self, batch):
+        out = batch.tgt.clone()
+        digits = out != EOS
+        digits[:, : self.place] = False
+        return out.masked_fill(digits, self.zero)
+
+
+def test_the_first_wrong_digit_of_a_model_that_writes_zeros_beyond_the_training_digits():
+    task = TASKS["successor"](width=15)
+    model = WritesZeros(task.vocab.encode(["0"])[0])
+    wrong = first_wrong_digits(model, task, (6, 12), 40)
+    assert set(wrong.length) == {12}  # 6 digits (and a carry) fit in the first 7 places: all right
+    assert wrong.zero.all() and wrong.beyond.all() and (wrong.expected != "0").all()
+    assert (wrong.position >= 7).all() and (wrong.position <= 11).all() and (wrong.position == 7).mean() > 0.7
+    table = first_wrong_table(wrong)
+    assert table.length.tolist() == [12] and table.zero.tolist() == [100.0] and table.beyond.tolist() == [100.0]
+    assert table.wrong.tolist() == [len(wrong)] and table.position.tolist() == [7.0]
