@@ -29,3 +29,20 @@ def scan_name(variant: str) -> str:
 def paper_numbers(values) -> str:
     """Paper cells as the prose quotes them: "40.3 / 0 / 0" (whole numbers without a decimal)."""
     return " / ".join(f"{v:g}" for v in values)
+
+
+def generation_change(runs_both, moved: int, cells: int) -> str:
+    """What one change of generation did (`readings.generation_changes`): how many runs were made under both and how
+    many of their test cells changed band."""
+    if runs_both.empty:
+        return "No run has been made under both yet."
+    return f"{len(runs_both)} runs under both; {moved} of {cells} test cells change band (solved / partial / failed)."
+
+
+def kept_history(history) -> str:
+    """How many stored runs keep a per-epoch history (`history`: their epochs, columns task, variant, seed), and how
+    many of seed 0 the figure above draws."""
+    runs = history.groupby(["task", "variant", "seed"]).ngroups
+    drawn = history[history.seed == 0].groupby(["task", "variant"]).ngroups
+    return (f"{runs} stored runs keep a history ({drawn} of seed 0 drawn above; those stored before it was recorded "
+            "have none).")

@@ -45,6 +45,13 @@ def test_phrases_are_built_from_their_parts():
     assert phrases.paper_numbers([40.3, 0.0, 0]) == "40.3 / 0 / 0"
     assert [phrases.scan_name(v) for v in ("mix_locattn_s_pr", "locattn_s", "mix_onestep", "bi_rope")] == [
         "Mix LocAttn-S-PR", "LocAttn-S", "Mix OneStep", "Bi-RoPE"]
+    runs = pd.DataFrame({"seed": [0, 1, 2]})
+    assert phrases.generation_change(runs, 4, 30) == (
+        "3 runs under both; 4 of 30 test cells change band (solved / partial / failed).")
+    assert phrases.generation_change(runs.iloc[:0], 0, 0) == "No run has been made under both yet."
+    history = pd.DataFrame({"task": ["copy"] * 4 + ["lookup"] * 2, "variant": "mono", "seed": [0, 0, 1, 1, 0, 0],
+                            "epoch": [1, 2, 1, 2, 1, 2]})  # three runs, two epochs each; two of seed 0
+    assert phrases.kept_history(history).startswith("3 stored runs keep a history (2 of seed 0 drawn above;")
 
 
 def test_the_key_numbers_are_the_papers_table2():
