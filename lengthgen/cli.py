@@ -15,7 +15,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.export import DATA_FORMATS, example_lines
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
-from lengthgen.papers import EXPERIMENTS, PROFILES
+from lengthgen.papers import CHAPTER, EXPERIMENTS, PROFILES
 from lengthgen.papers.base import PROFILE_HELP
 from lengthgen.results.store import ResultStore, unpacked
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
@@ -30,7 +30,7 @@ def cmd_list(args) -> None:
         "cross-attention mechanisms (gru_seq2seq)": {
             name: ", ".join(k if v == "yes" else f"{k}={v}" for k, v in spec.describe().items() if v)
             for name, spec in CROSS_ATTENTION.items()},
-        "experiments": {name: {"chapter": e.chapter, "profiles": list(e.profiles), "description": e.description}
+        "experiments": {name: {"chapter": CHAPTER[name], "profiles": list(e.profiles), "description": e.description}
                         for name, e in EXPERIMENTS.items()},
         "profiles": PROFILE_HELP,
     }

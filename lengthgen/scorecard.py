@@ -21,7 +21,7 @@ from lengthgen.analysis.verdicts import (
     verdict_class,
 )
 from lengthgen.display import markdown_table
-from lengthgen.papers import EXPERIMENTS, PAPERS
+from lengthgen.papers import CHAPTER, EXPERIMENTS, PAPERS
 from lengthgen.papers.base import ROW
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds
@@ -99,7 +99,7 @@ def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
     """The stored declared runs (key, task, wall_seconds) of every grid of the experiment's chapter at `profile`: what
     the time of a grid's missing runs is estimated from where none of its own is stored."""
     frames = [declared_runs(e, profile, _walls(store, e.name))[1] for e in EXPERIMENTS.values()
-              if e.chapter == experiment.chapter and profile in e.profiles]
+              if CHAPTER[e.name] == CHAPTER[experiment.name] and profile in e.profiles]
     return pd.concat(frames, ignore_index=True)
 
 

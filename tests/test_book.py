@@ -9,7 +9,7 @@ import pandas as pd
 
 from lengthgen.book import CHAPTERS, ROOT, cell_sources, chapters_of, stderr_to, text_notebook
 from lengthgen.display import table_html
-from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers import CHAPTER
 
 
 def test_the_table_of_contents_is_the_one_list_of_chapters(tmp_path):
@@ -18,7 +18,8 @@ def test_the_table_of_contents_is_the_one_list_of_chapters(tmp_path):
                    "  - file: book/methods\n  - file: book/chapters/a_one\n")
     assert chapters_of(toc) == {"b-two": "notebooks/b-two.md", "a_one": "notebooks/a_one.md"}
     assert {p.stem for p in (ROOT / "notebooks").iterdir()} == set(CHAPTERS)  # every notebook is a chapter
-    assert {e.chapter for e in EXPERIMENTS.values()} <= set(CHAPTERS)  # every experiment belongs to one
+    assert set(CHAPTER.values()) == set(CHAPTERS)  # every chapter has experiments, and only chapters do
+    assert all(name.startswith(f"{chapter}-") for name, chapter in CHAPTER.items())  # one short name: the prefix
 
 
 def test_stderr_of_started_processes_goes_to_the_log(tmp_path, capfd):

@@ -14,7 +14,7 @@ from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED
 from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
 from lengthgen.display import breakable, markdown_table
-from lengthgen.papers import EXPERIMENTS
+from lengthgen.papers import CHAPTER, EXPERIMENTS
 from lengthgen.papers.vv import paper as variance_paper
 from lengthgen.papers.vv import rows as vv_rows
 from lengthgen.results.store import ResultStore, config_key
@@ -216,7 +216,7 @@ def test_a_grid_with_none_stored_borrows_its_chapters_runs_for_the_estimate(abc_
     assert (balanced.stored, balanced.missing, len(walls)) == (0, 3, 72)
     assert balanced["hours to go"] == pytest.approx(3 * float(np.median(walls)) / 3600)
     assert pd.isna(table.loc[("mla-variants", "full"), "hours to go"])
-    assert EXPERIMENTS["abc-balanced"].chapter == EXPERIMENTS["abc-table1"].chapter != EXPERIMENTS["mla-main"].chapter
+    assert CHAPTER["abc-balanced"] == CHAPTER["abc-table1"] != CHAPTER["mla-main"]
 
 
 def test_grids_leave_out_runs_of_other_profiles(tmp_path):

@@ -7,5 +7,6 @@ from lengthgen.registry import Registry
 
 PAPERS = Registry("paper", {p.name: p for p in (mla.PAPER, sparsity.PAPER, vv.PAPER, abc.PAPER)})
 EXPERIMENTS = Registry("experiment", {e.name: e for p in PAPERS.values() for e in p.experiments})
+CHAPTER = {e.name: p.name for p in PAPERS.values() for e in p.experiments}  # experiment -> its paper's chapter
 
-__all__ = ["EXPERIMENTS", "PAPERS", "PROFILES", "Experiment", "Paper", "load_trained"]
+__all__ = ["CHAPTER", "EXPERIMENTS", "PAPERS", "PROFILES", "Experiment", "Paper", "load_trained"]

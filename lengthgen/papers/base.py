@@ -24,11 +24,10 @@ PROFILE_HELP = {
 
 @dataclass(frozen=True)
 class Experiment:
-    """A named experiment of one chapter.
+    """A named experiment of one paper (its `Paper.experiments`; the paper's name is the prefix of its name).
 
     Attributes:
         name: CLI name.
-        chapter: the book chapter (notebook name) it belongs to.
         description: one line.
         configs: (profile, seeds or None for the profile's default) -> list of run configs.
         run: config -> tidy metrics DataFrame (length, metric, value), or a RunOutput (metrics plus a
@@ -39,7 +38,6 @@ class Experiment:
     """
 
     name: str
-    chapter: str
     description: str
     configs: Callable[[str, tuple[int, ...] | None], list]
     run: Callable[[object], pd.DataFrame | RunOutput]

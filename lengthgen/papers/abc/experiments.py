@@ -31,7 +31,6 @@ from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics
 from lengthgen.train.loop import InterpolationTrainConfig, train
 
-CHAPTER = "abc"
 # (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
 # code's calibration as it is (searching its own directions, `analysis.calibration`)
 ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS)}
@@ -329,7 +328,7 @@ def balanced_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithm
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
-    return Experiment(name=name, chapter=CHAPTER, description=description, configs=configs, run=run_arithmetic,
+    return Experiment(name=name, description=description, configs=configs, run=run_arithmetic,
                       labels=arithmetic_labels, build=build_arithmetic, profiles=tuple(ARITHMETIC_PROFILES))
 
 

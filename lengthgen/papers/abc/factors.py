@@ -32,7 +32,6 @@ from lengthgen.config import ignored
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS, FIRST_ERROR
 from lengthgen.papers.abc.experiments import (
     ARITHMETIC_PROFILES,
-    CHAPTER,
     ArithmeticRun,
     ArithmeticSizes,
     build_arithmetic,
@@ -193,7 +192,7 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
     return rows
 
 
-ABC_FACTORS = Experiment(name="abc-factors", chapter=CHAPTER, description="beyond the paper: on Successor, one factor "
+ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on Successor, one factor "
                          "of the paper's regime at a time (dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 "
                          "layers of width 128), ABC by three rules along its retraining; sizing seeds",
                          configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,

@@ -210,7 +210,7 @@ def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
-    return Experiment(name=name, chapter="mla", description=description, configs=configs,
+    return Experiment(name=name, description=description, configs=configs,
                       run=run_seq2seq, labels=seq2seq_labels, build=build, profiles=tuple(PROFILE_SIZES))
 
 

@@ -22,8 +22,6 @@ from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAss
 from lengthgen.train.evaluate import answer_accuracy_by_length
 from lengthgen.train.loop import LMTrainConfig, train
 
-CHAPTER = "sparsity"
-
 
 @dataclass(frozen=True)
 class DecoderRun:
@@ -245,7 +243,7 @@ def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Assi
 
 
 def _experiment(name: str, description: str, configs, profiles: dict) -> Experiment:
-    return Experiment(name=name, chapter=CHAPTER, description=description, configs=configs, run=run_decoder,
+    return Experiment(name=name, description=description, configs=configs, run=run_decoder,
                       labels=decoder_labels, build=build_decoder_run, profiles=tuple(profiles))
 
 

@@ -153,7 +153,7 @@ def language_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Langua
     return [p.run(seed) for seed in (seeds if seeds is not None else p.seeds)]
 
 
-LANGUAGE = Experiment(name="sparsity-language", chapter="sparsity",
+LANGUAGE = Experiment(name="sparsity-language",
                       description="a short-context (PoSE) and a long-context language model: perplexity by length, "
                                   "far-token influence (Table 1, Figs. 4-6)",
                       configs=language_configs, run=run_language, labels=language_labels, build=build_language_models,

@@ -164,7 +164,6 @@ def retrieval_configs(profile: str, seeds: tuple[int, ...] | None, curriculum: b
 
 VV_RETRIEVAL = Experiment(
     name="vv-retrieval",
-    chapter="vv",
     description="argmax retrieval + dictionary lookup, baseline vs +LN vs +std, plain and adaptive softmax "
                 "(Tables 1-3, 6)",
     configs=retrieval_configs,
@@ -175,7 +174,6 @@ VV_RETRIEVAL = Experiment(
 
 VV_CURRICULUM = Experiment(
     name="vv-curriculum",
-    chapter="vv",
     description="training on up to 256 items with a length curriculum, baseline vs +LN (Tables 4-5)",
     configs=lambda profile, seeds: retrieval_configs(profile, seeds, curriculum=True),
     run=run_probe,
@@ -200,7 +198,6 @@ def internals_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Probe
 
 VV_INTERNALS = Experiment(
     name="vv-internals",
-    chapter="vv",
     description="argmax retrieval, baseline vs +LN, read at the paper's budget as Figs. 2-4 read them",
     configs=internals_configs,
     run=run_internals,
@@ -228,7 +225,6 @@ def trajectory_labels(cfg: ProbeRun) -> dict:
 
 VV_TRAJECTORY = Experiment(
     name="vv-trajectory",
-    chapter="vv",
     description="argmax retrieval, baseline vs +LN, read as vv-internals after 1,000 to 30,000 training steps",
     configs=trajectory_configs,
     run=run_internals,
@@ -292,7 +288,6 @@ def factor_labels(cfg: ProbeRun) -> dict:
 
 VV_FACTORS = Experiment(
     name="vv-factors",
-    chapter="vv",
     description="argmax retrieval, baseline vs +LN across training length, item-MLP depth and steps",
     configs=factor_configs,
     run=run_probe,
