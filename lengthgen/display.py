@@ -4,6 +4,7 @@
 
 import os
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -114,10 +115,14 @@ def and_list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
-def span(values, fmt: str = "{:.1f}") -> str:
-    """The range of some values as the prose writes it, each end formatted by `fmt`: "33.6-55.0", or one value
-    ("89.5") when both ends read the same."""
-    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+def span(values, fmt: str | Callable[[float], str] = "{:.1f}") -> str:
+    """The range of some values as the prose writes it, each end formatted by `fmt` (a format string or a function):
+    "33.6-55.0", or one value ("89.5") when both ends read the same; NaNs left out, "–" when no value is left."""
+    values = [v for v in values if v == v]
+    if not values:
+        return "–"
+    show = fmt.format if isinstance(fmt, str) else fmt
+    lo, hi = show(min(values)), show(max(values))
     return lo if lo == hi else f"{lo}-{hi}"
 
 

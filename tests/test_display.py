@@ -42,3 +42,4 @@ def test_counts_lists_and_ranges_read_as_the_prose_writes_them():
     assert and_list([0, 1, 2]) == "0, 1 and 2" and and_list([0, 2]) == "0 and 2"
     assert span([55.04, 33.6, 40]) == "33.6-55.0" and span([89.5, 89.51]) == "89.5"
     assert span([0.478, 0.591], "{:.2f}") == "0.48-0.59" and span([0.347, 0.350], "{:.2f}") == "0.35"
+    assert span([float("nan"), 2.0, 1.0], "{:.0f}".format) == "1-2" and span([float("nan")]) == "–"  # NaNs left out

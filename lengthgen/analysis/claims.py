@@ -72,3 +72,17 @@ def claims_versus(claims: list[Claim], live: dict, stored: dict, first: str, sto
     first column ("figure", "where"), `stored_label` the stored runs (e.g. "stored cpu runs")."""
     return pd.DataFrame([(c.where, c.statement, c.text(live), c.text(stored)) for c in claims],
                         columns=[first, "the paper states", "ours, live", f"ours, {stored_label}"])
+
+
+def of_runs(label: str) -> Callable[[Claim, pd.DataFrame], str]:
+    """The `claims_summary` context that names the runs every reading comes from: ", <label>"."""
+    return lambda claim, table: f", {label}"
+
+
+def claims_summary(claims: list[Claim], readings: dict[str, pd.DataFrame],
+                   context: Callable[[Claim, pd.DataFrame], str] = lambda claim, table: "") -> pd.DataFrame:
+    """A chapter's summary lines: one row per claim that `readings` judge (its reading there and not empty): claim
+    (`Claim.label` and `context(claim, reading)`, e.g. the runs the readings come from), verdict, evidence."""
+    rows = [(c.label + context(c, readings[c.reading]), c.verdict(readings), c.text(readings))
+            for c in claims if readings.get(c.reading) is not None and not readings[c.reading].empty]
+    return pd.DataFrame(rows, columns=["claim", "verdict", "evidence"])

@@ -12,10 +12,9 @@ from lengthgen.analysis.compare import (
     failures_by,
     fit_and_length,
     percent_iid,
-    ranking,
     seeds_disagree,
 )
-from lengthgen.analysis.verdicts import ALPHA, NOT_TRAINED, TRAINED, share_verdict
+from lengthgen.analysis.verdicts import ALPHA, NOT_TRAINED, TRAINED
 from lengthgen.display import for_display
 from lengthgen.seeding import seeds_text
 
@@ -124,27 +123,6 @@ def separated_tasks(separation: pd.DataFrame) -> str:
     """"2 of 4 tasks: copy, reverse_copy": the tasks of a `compare.separation` table separated as in the paper."""
     same = separation.index[separation["same separation"] == "yes"]
     return f"{len(same)} of {len(separation)} tasks" + (f": {', '.join(same)}" if len(same) else "")
-
-
-def table_claims(label: str, side: pd.DataFrame, separation: pd.DataFrame | None = None,
-                 paper: str = "paper") -> list[tuple[str, str, str]]:
-    """Summary rows (claim, verdict, evidence) for a paper's table reproduced cell by cell (a
-    `compare.cell_side_by_side` frame, or `mean_side_by_side` with paper="paper mean"): its ranking
-    (`compare.ranking`), with the cells' verdicts as evidence, and, given a `compare.separation` frame, the tasks it
-    separates as the paper does (`verdicts.share_verdict` over the tasks it can judge; "not trained" when none)."""
-    rank = ranking(side, paper=paper)
-    rho = (f"Spearman's rho {rank['rho']:.2f} (p = {rank['p']:.2g})" if rank["rho"] == rank["rho"]
-           else "no rank correlation")
-    rows = [(f"{label}: ranking of the cells", rank["verdict"],
-             f"{rho} over the {rank['cells']} cells whose runs learned their task; cells: {verdict_counts(side)}")]
-    if separation is not None:
-        judged = separation[separation["same separation"] != "not judged"]
-        same = int((judged["same separation"] == "yes").sum())
-        rows.append((f"{label}: solved and failed mechanisms at the longest split",
-                     share_verdict(same, len(judged), "tasks") if len(judged) else NOT_TRAINED,
-                     f"separated as in the paper: {separated_tasks(separation)}; "
-                     f"{len(separation) - len(judged)} not judged (runs that did not learn the task)"))
-    return rows
 
 
 NAMED_RUNS = 12  # the run summaries below name up to this many runs, then count them per task (`per_task`)

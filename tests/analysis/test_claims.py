@@ -42,8 +42,8 @@ def test_the_chapter_tables_list_each_claim_once():
     assert table.values.tolist() == [["Fig. 3", "PPC generalizes", NOT_RUN, "PPC, NoPE, RoPE"]]
 
 
-@pytest.mark.parametrize("paper", [p for p in PAPERS.values() if p.claims], ids=lambda p: p.name)
+@pytest.mark.parametrize("paper", PAPERS.values(), ids=lambda p: p.name)
 def test_every_claim_of_a_paper_names_a_runnable_experiment(paper):
-    assert all(isinstance(c, Claim) for c in paper.claims)
+    assert paper.claims and all(isinstance(c, Claim) for c in paper.claims)
     assert {c.experiment for c in paper.claims} <= set(EXPERIMENTS) | {LIVE}
-    assert len({c.where for c in paper.claims}) == len(paper.claims)  # the scorecard's rows name them by where
+    assert len({c.label for c in paper.claims}) == len(paper.claims)  # each summary line names one claim

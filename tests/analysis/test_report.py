@@ -195,24 +195,6 @@ def test_seed_protocol_names_the_seeds_kept_and_the_runs_left_out():
     assert report.seed_protocol(runs.iloc[:0], []) == ""
 
 
-def test_table_claims_judge_ranking_and_separation():
-    side = pd.DataFrame({"paper": [0.0, 20.0, 40.0, 60.0, 100.0, 100.0], "ours": [1.0, 10.0, 50.0, 70.0, 99.0, 0.0],
-                         "verdict": ["reproduced"] * 5 + ["not trained"]})  # the untrained cell is not ranked
-    sep = pd.DataFrame({"same separation": ["yes", "no", "not judged"]}, index=["copy", "lookup", "recopy"])
-    (claim, verdict, evidence), (sep_claim, sep_verdict, sep_evidence) = report.table_claims("Table 2", side, sep)
-    assert (claim, verdict) == ("Table 2: ranking of the cells", "reproduced")
-    assert evidence.startswith("Spearman's rho 1.00 (p = ") and evidence.endswith(
-        ") over the 5 cells whose runs learned their task; cells: 5 reproduced, 1 not trained")
-    assert sep_verdict == "partly (1 of 2 tasks)"
-    assert sep_evidence.endswith("1 of 3 tasks: copy; 1 not judged (runs that did not learn the task)")
-    assert report.table_claims("T", side, sep.iloc[2:])[1][1] == "not trained"
-    constant = report.table_claims("T", side.assign(ours=50.0))[0]
-    assert constant[1].startswith("inconclusive") and constant[2].startswith("no rank correlation over the 5 cells")
-    assert len(report.table_claims("SCAN", side.rename(columns={"paper": "paper mean"}), paper="paper mean")) == 1
-    swapped = side.assign(ours=side.ours[::-1].values)
-    assert report.table_claims("T", swapped)[0][1] == "not reproduced"
-
-
 def test_ranking_text_gives_rho_p_and_verdict():
     text = report.ranking_text({"cells": 6, "rho": 0.9123, "p": 0.0112, "verdict": "reproduced"})
     assert text == ("Ranking of the 6 cells run that learned their task: Spearman's rho 0.91 (p = 0.011), "

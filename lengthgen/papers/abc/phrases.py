@@ -6,7 +6,7 @@ import pandas as pd
 
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, TRAINED
-from lengthgen.display import and_list, word
+from lengthgen.display import and_list, span, word
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, paper_table
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
@@ -17,15 +17,6 @@ ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "
 def num(x: float) -> str:
     """A percentage (or any number) as the prose writes it: one decimal, without a trailing ".0" (100, 99.6, 0)."""
     return f"{x:.1f}".removesuffix(".0")
-
-
-def span(values) -> str:
-    """The range of `values` as `num`s, "lo-hi", or one number when they round alike ("–" for none)."""
-    values = [v for v in values if v == v]
-    if not values:
-        return "–"
-    lo, hi = num(min(values)), num(max(values))
-    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def loss_text(x: float) -> str:
@@ -110,8 +101,9 @@ def fit_collapse(curves: pd.DataFrame, task: str, models) -> dict[str, object]:
     ok = [s for s in seeds if all(fits(c[s]) and collapse_from(c[s]) is not None for c in curves_of.values())]
     start = max((collapse_from(c[s]) for c in curves_of.values() for s in ok), default=None)
     kept = [c[s] for c in curves_of.values() for s in ok]
-    return {"seeds": ok, "all": seeds, "at6": span(c[TRAINED_DIGITS] for c in kept),
-            "from": start, "far": span(v for c in kept for n, v in c.items() if start is not None and n >= start)}
+    return {"seeds": ok, "all": seeds, "at6": span((c[TRAINED_DIGITS] for c in kept), num),
+            "from": start,
+            "far": span((v for c in kept for n, v in c.items() if start is not None and n >= start), num)}
 
 
 def claim(claims: pd.DataFrame, task: str, model: str) -> pd.Series:
@@ -161,11 +153,11 @@ def describe(curve: pd.DataFrame) -> str:
     if kind == "does not interpolate":
         return f"does not fit its training numbers ({fit})"
     if kind == "extrapolates":
-        return f"holds {span(at.values())}% to {max(at)} digits"
+        return f"holds {span(at.values(), num)}% to {max(at)} digits"
     start = collapse_from(at)
     if kind == "collapses" and start is not None:
         return (f"fits its training numbers ({fit}) and collapses beyond "
-                f"({span(v for n, v in at.items() if n >= start)}% from {start} digits)")
+                f"({span((v for n, v in at.items() if n >= start), num)}% from {start} digits)")
     held = reach(curve)
     return (f"fits its training numbers ({fit}), holds at least {num(TRAINED)}% to {held} digits and falls to "
             f"{num(min(v for n, v in at.items() if n > held))}% by {max(at)}")

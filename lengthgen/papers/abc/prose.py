@@ -13,7 +13,7 @@ import pandas as pd
 from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
-from lengthgen.display import and_list, holds, word
+from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import ArithmeticSizes
 from lengthgen.papers.abc.phrases import (
@@ -36,7 +36,6 @@ from lengthgen.papers.abc.phrases import (
     paper_values,
     seed_list,
     seeds_phrase,
-    span,
     times,
     values,
     versus_paper,
@@ -136,13 +135,13 @@ def stored_successor(curves: pd.DataFrame, claims: pd.DataFrame, seeds, steps: i
             "succ_budget": times(steps, quick_steps),
             "succ_van6": vanilla["at6"], "succ_van_far": vanilla["far"], "succ_van_from": str(vanilla["from"]),
             "succ_abc_p8": num(mean["ABC (paper)"][8]), "succ_abc_c8": num(mean["ABC (code)"][8]),
-            "succ_abc_far": span(v for m in ABC_POSITIONS for n, v in mean[m].items() if n >= COLLAPSE_FROM),
-            "succ_nope": span(v for m in ABC_NOPE for v in mean[m].values()),
+            "succ_abc_far": span((v for m in ABC_POSITIONS for n, v in mean[m].items() if n >= COLLAPSE_FROM), num),
+            "succ_nope": span((v for m in ABC_NOPE for v in mean[m].values()), num),
             "succ_longest": str(max(mean["vanilla"])),
-            "succ_t3": span(values(curves, task, "w=1, T=3")),
-            "succ_paper_sin": span(paper_values(task, "w=1, sinusoidal")),
+            "succ_t3": span(values(curves, task, "w=1, T=3"), num),
+            "succ_paper_sin": span(paper_values(task, "w=1, sinusoidal"), num),
             "succ_nope6": num(mean["w=1, NoPE"][TRAINED_DIGITS]),
-            "succ_paper_nope": span(paper_values(task, "w=1, NoPE")),
+            "succ_paper_nope": span(paper_values(task, "w=1, NoPE"), num),
             "succ_ar6": pair["at6"], "succ_ar_from": str(pair["from"]),
             "succ_ar_seeds": seeds_phrase(pair["seeds"], pair["all"]),
             "succ_paper_alibi6": num(paper_values(task, "ALiBi")[0])}
@@ -194,30 +193,31 @@ def stored_addition(curves: pd.DataFrame, claims: pd.DataFrame, runs: pd.DataFra
         "add_van_fit6": vanilla["at6"], "add_van_fit_loss": loss_text(max(loss_of(loss, task, "vanilla", fit))),
         "add_van_far": vanilla["far"], "add_van_from": str(vanilla["from"]),
         "add_van_unfit_seeds": seeds_phrase(unfit, seeds),
-        "add_van_unfit6": span(c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "vanilla").items() if s in unfit),
+        "add_van_unfit6": span((c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "vanilla").items()
+                                if s in unfit), num),
         "add_van_unfit_loss": loss_span(loss_of(loss, task, "vanilla", unfit)),
         "add_alibi_seeds": seeds_phrase(alibi["seeds"], seeds), "add_alibi6": alibi["at6"],
         "add_alibi_far": alibi["far"], "add_alibi_from": str(alibi["from"]),
         "add_rope_fit_seeds": seeds_phrase(rope_fit, seeds), "add_rope_unfit": seed_list(rope_unfit),
-        "add_rope_unfit6": span(c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "RoPE").items()
-                                if s in rope_unfit),
+        "add_rope_unfit6": span((c[TRAINED_DIGITS] for s, c in by_seed(curves, task, "RoPE").items()
+                                if s in rope_unfit), num),
         "add_rope_unfit_loss": loss_span(loss_of(loss, task, "RoPE", rope_unfit)),
         "add_best_seed": seed_list([best_seed]), "add_abc_n": word(len(abc)),
         "add_best_held": " / ".join(num(best[n]) for n in held), "add_best_held_at": " / ".join(map(str, held)),
         "add_best_fades": ", ".join(f"{num(best[n])}% at {n}" for n in sorted(best) if n > max(held)),
-        "add_paper_abc": span(paper_values(task, "ABC")),
-        "add_others": span(v for c in others for n, v in c.items() if n > TRAINED_DIGITS),
+        "add_paper_abc": span(paper_values(task, "ABC"), num),
+        "add_others": span((v for c in others for n, v in c.items() if n > TRAINED_DIGITS), num),
         "add_abc_unfit_seeds": seeds_phrase(abc_unfit, seeds), "add_retrain": f"{retrain:,}",
-        "add_abc_unfit6": span(per_seed[m][s][TRAINED_DIGITS] for m in abc for s in abc_unfit),
-        "add_abc_novan6": span(per_seed[m][s][TRAINED_DIGITS] for m in abc for s in unfit),
+        "add_abc_unfit6": span((per_seed[m][s][TRAINED_DIGITS] for m in abc for s in abc_unfit), num),
+        "add_abc_novan6": span((per_seed[m][s][TRAINED_DIGITS] for m in abc for s in unfit), num),
         "add_sin_seeds": seeds_phrase(sin["seeds"], seeds), "add_sin6": sin["at6"], "add_sin_far": sin["far"],
         "add_sin_from": str(sin["from"]),
-        "add_t3_6": span(values(curves, task, "w=1, T=3", at6)),
+        "add_t3_6": span(values(curves, task, "w=1, T=3", at6), num),
         "add_t3_loss": loss_span(loss_of(loss, task, "w=1, T=3")),
-        "add_nope6": span(values(curves, task, "w=1, NoPE", at6)),
+        "add_nope6": span(values(curves, task, "w=1, NoPE", at6), num),
         "add_nope_loss": loss_span(loss_of(loss, task, "w=1, NoPE")),
         "add_t3nope_fit": seeds_phrase({s for m in t3_nope for s in _fitting(curves, task, m)[0]}, seeds),
-        "add_paper_t3nope": span(v for m in t3_nope for v in paper_values(task, m))}
+        "add_paper_t3nope": span((v for m in t3_nope for v in paper_values(task, m)), num)}
 
 
 def six_item_share() -> float:
@@ -279,25 +279,26 @@ def stored_others(curves: pd.DataFrame, claims: pd.DataFrame, balanced: pd.DataF
           "the same config scores ... at every length from 3 to 24 items in all three seeds")
     return {
         "oth_steps": f"{steps:,}", "oth_seeds": word(len(seeds)),
-        "oth_n1_6": span(values(curves, n1, plain, at6)), "oth_n1_far": num(max(far_means)),
+        "oth_n1_6": span(values(curves, n1, plain, at6), num), "oth_n1_far": num(max(far_means)),
         "oth_n1_from": COLLAPSE_FROM,
-        "oth_n1_abc6": span(values(curves, n1, abc, at6)),
-        "oth_n1_t3": span(values(curves, n1, "w=1, T=3")), "oth_n1_t3_seeds": seeds_phrase(t3, seeds),
-        "oth_n1_sin_far": span(values(curves, n1, "w=1, sinusoidal", beyond)),
+        "oth_n1_abc6": span(values(curves, n1, abc, at6), num),
+        "oth_n1_t3": span(values(curves, n1, "w=1, T=3"), num), "oth_n1_t3_seeds": seeds_phrase(t3, seeds),
+        "oth_n1_sin_far": span(values(curves, n1, "w=1, sinusoidal", beyond), num),
         "oth_paper_sin10": num(paper_sin[10]), "oth_paper_sin_after": num(max(v for n, v in paper_sin.items()
                                                                               if n > 10)),
-        "oth_n1_sin_max": num(sin_far), "oth_n1_nope6": span(values(curves, n1, "w=1, NoPE", at6)),
-        "oth_par_t3": span(v for c in parity.values() for n, v in c.items() if n <= kept), "oth_par_reach": str(kept),
+        "oth_n1_sin_max": num(sin_far), "oth_n1_nope6": span(values(curves, n1, "w=1, NoPE", at6), num),
+        "oth_par_t3": span((v for c in parity.values() for n, v in c.items() if n <= kept), num),
+        "oth_par_reach": str(kept),
         "oth_par_t3_seeds": seeds_phrase(list(parity), seeds), "oth_par_longest": str(longest),
         "oth_par_last": f"{seed_list(parity)} score {and_list(num(parity[s][longest]) for s in sorted(parity))}",
         "oth_par_sin_reach": str(sin_reach), "oth_par_sin_after": span(values(curves, "parity", "w=1, sinusoidal",
-                                                                              lambda n: n == after)),
-        "oth_par_sin_at": str(after), "oth_par_nope": span(values(curves, "parity", "w=1, NoPE")),
-        "oth_mm": span(v for vs in maxmin for v in vs), "oth_mm_seeds": seeds_phrase(mm_seeds, seeds),
-        "oth_sum6": span(values(curves, "listops_sum", "w=1, T=3", at6)),
-        "oth_sum_in": span(in_phase.value), "oth_sum_in_at": and_list(sorted(set(in_phase.length))),
-        "oth_sum_off": span(off_phase.value), "oth_sum_off_at": and_list(sorted(set(off_phase.length))),
-        "oth_six": f"{share:.0f}", "oth_bal": span(bal.value), "oth_bal_from": str(bal.length.min()),
+                                                                              lambda n: n == after), num),
+        "oth_par_sin_at": str(after), "oth_par_nope": span(values(curves, "parity", "w=1, NoPE"), num),
+        "oth_mm": span((v for vs in maxmin for v in vs), num), "oth_mm_seeds": seeds_phrase(mm_seeds, seeds),
+        "oth_sum6": span(values(curves, "listops_sum", "w=1, T=3", at6), num),
+        "oth_sum_in": span(in_phase.value, num), "oth_sum_in_at": and_list(sorted(set(in_phase.length))),
+        "oth_sum_off": span(off_phase.value, num), "oth_sum_off_at": and_list(sorted(set(off_phase.length))),
+        "oth_six": f"{share:.0f}", "oth_bal": span(bal.value, num), "oth_bal_from": str(bal.length.min()),
         "oth_bal_to": str(bal.length.max()), "oth_bal_seeds": seeds_phrase(bal_seeds, seeds)}
 
 

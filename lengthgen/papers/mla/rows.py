@@ -13,6 +13,7 @@ from lengthgen.analysis.verdicts import (
 from lengthgen.papers.base import ROW, grid_runs, row_frame
 from lengthgen.papers.mla import experiments as monotonic
 from lengthgen.papers.mla import readings as mla_readings
+from lengthgen.papers.mla.claims import WHERE
 from lengthgen.papers.mla.experiments import MLA_EXPERIMENTS
 from lengthgen.results.store import ResultStore
 
@@ -49,8 +50,8 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     (`mla_readings.with_fit_estimates`)."""
     main = mla_readings.with_fit_estimates(grid_runs(GRIDS["mla-main"], profile, store))
     frames = []
-    for name, source in (("mla-main", "Table 2"), ("mla-ablations", "Table 4"), ("mla-variants", "Table 7"),
-                         ("mla-extra", "Table 6")):
+    for name in ("mla-main", "mla-ablations", "mla-variants", "mla-extra"):
+        source = WHERE[name]
         runs = main if name == "mla-main" else mla_readings.with_fit_estimates(grid_runs(GRIDS[name], profile, store))
         runs = mla_readings.with_unablated(name, runs, main)
         if runs.empty:

@@ -1,7 +1,7 @@
-"""The vanishing-variance paper's claims (`analysis.claims.Claim`), the readings that judge them and the chapter's
-summary of them. Proposition 1 and Fig. 1 are read live in the chapter; Tables 1-3 and 6 on the retrieval runs (one
-reading per comparison of `paper.COMPARISONS`, and one per gains table); Figs. 2-4 on the (baseline, +LN) seed pairs
-of `vv-internals` (`analysis.variance.pair_table`)."""
+"""The vanishing-variance paper's claims (`analysis.claims.Claim`) and the readings that judge them, for the chapter's
+summary (`analysis.claims.claims_summary`). Proposition 1 and Fig. 1 are read live in the chapter; Tables 1-3 and 6
+on the retrieval runs (one reading per comparison of `paper.COMPARISONS`, and one per gains table); Figs. 2-4 on
+the (baseline, +LN) seed pairs of `vv-internals` (`analysis.variance.pair_table`)."""
 
 import pandas as pd
 
@@ -110,14 +110,6 @@ def fig1_reading(slopes: pd.Series, model: str) -> pd.DataFrame:
                                       "(Prop. 1: -0.5)"}])
 
 
-def summary(readings: dict[str, pd.DataFrame], context=lambda claim, table: "") -> pd.DataFrame:
-    """One row per claim that `readings` judge: claim (its label and `context(claim, reading)`, e.g. the budget the
-    readings come from), verdict, evidence."""
-    rows = [(c.label + context(c, readings[c.reading]), c.verdict(readings), c.text(readings))
-            for c in CLAIMS if c.reading in readings and not readings[c.reading].empty]
-    return pd.DataFrame(rows, columns=["claim", "verdict", "evidence"])
-
-
 def stored_pairs(table: pd.DataFrame) -> int:
     """How many seed pairs a reading rests on (its `pairs` or its largest `seeds`)."""
     return int(table.pairs.max() if "pairs" in table else table.seeds.max())
@@ -131,8 +123,8 @@ def _task(claim: Claim) -> str:
 
 
 def at_budget(steps: dict[str, int], declared: dict[str, int], figure_pairs: int):
-    """The `summary` context of readings at the paper's budget: its training steps (`steps` by task) and how many of
-    the declared seed pairs (`declared` by task; `figure_pairs` for Figs. 2-4) the reading rests on."""
+    """The `claims_summary` context of readings at the paper's budget: its training steps (`steps` by task) and how
+    many of the declared seed pairs (`declared` by task; `figure_pairs` for Figs. 2-4) the reading rests on."""
     def context(claim: Claim, table: pd.DataFrame) -> str:
         task = _task(claim)
         of = figure_pairs if claim.reading == FIGURES else declared[task]

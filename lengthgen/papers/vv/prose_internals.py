@@ -6,7 +6,7 @@ never `holds`: the chapter also runs at the smoke profile, on tiny models."""
 import pandas as pd
 
 from lengthgen.analysis.variance import FIG_HOLDS, pair_table
-from lengthgen.display import and_list, holds
+from lengthgen.display import and_list, holds, span
 from lengthgen.metrics import ACCURACY, COMPONENT_VAR, GLOBAL_VAR
 from lengthgen.papers.vv.prose import pairs_text
 
@@ -14,11 +14,6 @@ from lengthgen.papers.vv.prose import pairs_text
 def holds_in(k: int, n: int) -> str:
     """In how many of n pairs a claim holds: "all 5", "none", "2 of 5"."""
     return f"all {n}" if k == n else "none" if k == 0 else f"{k} of {n}"
-
-
-def span(values, digits: int = 2) -> str:
-    """"0.05-0.11": the range of `values`."""
-    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
 
 
 def spread_shares(tidy: pd.DataFrame, length: int) -> pd.DataFrame:
@@ -49,16 +44,18 @@ def stored_figures(pairs: pd.DataFrame, internals: pd.DataFrame, retrieval: pd.D
     n = len(pairs)
     values = {"pairs": pairs_text(n, declared), "fig2": holds_in(int(pairs.fig2.sum()), n),
               "fig3": holds_in(int(pairs.fig3.sum()), n), "fig4": holds_in(int(pairs.fig4.sum()), n),
-              "base_spread": span(pairs["baseline spread ratio"], 3), "ln_spread": span(pairs["ln spread ratio"], 3),
-              "ln_var": span(pairs["ln variance ratio"]), "base_var": span(pairs["baseline variance ratio"]),
+              "base_spread": span(pairs["baseline spread ratio"], "{:.3f}"),
+              "ln_spread": span(pairs["ln spread ratio"], "{:.3f}"),
+              "ln_var": span(pairs["ln variance ratio"], "{:.2f}"),
+              "base_var": span(pairs["baseline variance ratio"], "{:.2f}"),
               "ln_var_mean": float(pairs["ln variance ratio"].mean()),
               "base_var_mean": float(pairs["baseline variance ratio"].mean()),
               "base_weight": float(pairs["baseline max weight"].mean()),
               "ln_weight": float(pairs["ln max weight"].mean()),
               "weight_gap": float(abs(pairs["ln max weight"].mean() - pairs["baseline max weight"].mean())),
-              "ln_acc": span(at_far.ln, 1), "base_acc": span(at_far.baseline, 1),
-              "ln_share": span(first.ln), "base_share": span(first.baseline),
-              "ln_share_far": span(last.ln), "base_share_far": span(last.baseline)}
+              "ln_acc": span(at_far.ln, "{:.1f}"), "base_acc": span(at_far.baseline, "{:.1f}"),
+              "ln_share": span(first.ln, "{:.2f}"), "base_share": span(first.baseline, "{:.2f}"),
+              "ln_share_far": span(last.ln, "{:.2f}"), "base_share_far": span(last.baseline, "{:.2f}")}
     return {f"figs_{k}": v for k, v in values.items()}
 
 
@@ -96,12 +93,13 @@ def trajectory_story(table: pd.DataFrame, tidy: pd.DataFrame, declared: int, cha
     values = {"short_acc": float(short_acc.max()), "chance": float(chance),
               "pairs": pairs_text(int(full.min()), declared), "budgets": and_list(f"{s:,}" for s in table.index[:-1]),
               "full": f"{table.index[-1]:,}", "steady_to": f"{steady.index[-1]:,}",
-              "ln_share": span(steady["ln spread share"]), "base_share": span(steady["baseline spread share"]),
+              "ln_share": span(steady["ln spread share"], "{:.2f}"),
+              "base_share": span(steady["baseline spread share"], "{:.2f}"),
               "ln_var": medians(steady, "ln"), "base_var": medians(steady, "baseline"),
               "accs": versus(steady, acc, 1), "more": and_list(int(v) for v in steady["ln more accurate"]),
-              "turn": f"{later.index[0]:,}", "turn_share": span(turn_share),
+              "turn": f"{later.index[0]:,}", "turn_share": span(turn_share, "{:.2f}"),
               "turn_share_median": float(turn["ln spread share"]),
-              "turn_var": span(turn_var), "turn_var_median": float(turn["ln global-variance ratio"]),
+              "turn_var": span(turn_var, "{:.2f}"), "turn_var_median": float(turn["ln global-variance ratio"]),
               "turn_base_var": float(turn["baseline global-variance ratio"]), "turn_fig3": int(turn[fig3]),
               "turn_more": int(turn["ln more accurate"]), "turn_ln_acc": float(turn[f"ln {acc}"]),
               "turn_base_acc": float(turn[f"baseline {acc}"]), "n": int(full.min()),

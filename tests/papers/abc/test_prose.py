@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.analysis.verdicts import TOLERANCE, TRAINED, band
-from lengthgen.display import ProseCheckFailed
+from lengthgen.display import ProseCheckFailed, span
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.papers.abc import phrases, prose
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES, arithmetic_reading
@@ -40,9 +40,8 @@ def curves_of(models: dict) -> pd.DataFrame:
 
 def test_numbers_and_ranges_as_the_prose_writes_them():
     assert [phrases.num(x) for x in (100.0, 99.64, 0.0, 34.93)] == ["100", "99.6", "0", "34.9"]
-    assert phrases.span([0.6, 0.0, 0.04]) == "0-0.6"
-    assert phrases.span([100.0, 99.98]) == "100"  # both round to 100
-    assert phrases.span([float("nan")]) == "–"
+    assert span([0.6, 0.0, 0.04], phrases.num) == "0-0.6"
+    assert span([100.0, 99.98], phrases.num) == "100"  # both round to 100
     assert [phrases.loss_text(x) for x in (2.2e-6, 0.2657, 0.03358)] == ["2.2e-06", "0.27", "0.034"]
     assert phrases.loss_span([0.0291, 0.0336]) == "0.029-0.034"
     assert phrases.times(3000, 1000) == "three" and phrases.times(30_000, 3000) == "ten"

@@ -2,6 +2,7 @@
 
 import pandas as pd
 
+from lengthgen.analysis.claims import claims_summary
 from lengthgen.papers.vv import claims
 from lengthgen.papers.vv.paper import COMPARISONS
 
@@ -23,7 +24,7 @@ def pairs(fig2, fig3, fig4) -> pd.DataFrame:
 def test_a_table_claim_is_the_majority_of_its_cells_beyond_training():
     readings = {"Table 1, argmax": cells({16: "not reproduced (opposite sign)", 32: "reproduced", 64: "reproduced"}),
                 "Table 3, argmax": cells({32: "reproduced", 64: "inconclusive (ours not significant)"})}
-    table = claims.summary(readings).set_index("claim")
+    table = claims_summary(claims.CLAIMS, readings).set_index("claim")
     first = table.loc["Table 1: +LN beats baseline at OOD N, argmax"]
     assert (first.verdict, first.evidence) == ("reproduced", "2 cells reproduced")  # N = 16 is a training length
     assert table.loc["Table 3: +LN beats +std, argmax"].verdict == "mixed"  # one of two: no majority
@@ -35,7 +36,7 @@ def test_figure_claims_hold_in_every_pair_or_partly():
     assert figures.verdict.tolist() == ["reproduced", "partly (1 of 3 pairs)", "not reproduced"]
     assert figures.evidence[1] == "1 of 3 seed pairs; mean variance ratio 2 (baseline) vs 4 (+LN)"
     assert figures.claim[0] == "each feature concentrates as N grows" and (figures.pairs == 3).all()
-    table = claims.summary({claims.FIGURES: figures}).set_index("claim")
+    table = claims_summary(claims.CLAIMS, {claims.FIGURES: figures}).set_index("claim")
     assert table.verdict.tolist() == ["reproduced", "partly", "not reproduced"]  # the classes of the verdicts
     assert table.loc["Fig. 4: LN mitigates dispersion"].evidence == figures.evidence[2]
 
@@ -44,7 +45,7 @@ def test_the_budget_context_names_the_steps_and_the_stored_pairs():
     readings = {"Table 2, dictionary": cells({32: "reproduced"}, seeds=7),
                 claims.FIGURES: claims.figure_claims(pairs([True], [True], [True]))}
     context = claims.at_budget({"argmax": 100_000, "dictionary": 10_000}, {"argmax": 100, "dictionary": 90}, 5)
-    labels = claims.summary(readings, context).claim.tolist()
+    labels = claims_summary(claims.CLAIMS, readings, context).claim.tolist()
     assert labels[0] == ("Table 2: +LN beats baseline at OOD N, dictionary, at the paper's 10,000 steps "
                          "(7 of 90 declared pairs stored)")
     assert labels[1].endswith("at the paper's 100,000 steps (1 of 5 declared pairs stored)")  # Figs.: argmax
