@@ -22,7 +22,7 @@ from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.probe import ProbeConfig
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES, build_arithmetic
-from lengthgen.papers.mla.experiments import Seq2SeqRun, build
+from lengthgen.papers.mla.experiments import Seq2SeqRun, build_run
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import DECODE_BATCH, accuracy_by_length, sequence_metrics
@@ -61,7 +61,7 @@ def bench_seq2seq(train_batches: int = 200, decode_samples: int = 2000, length: 
     """
     rows = []
     for mechanism in PUBLIC_DECODE:
-        task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=mechanism)))
+        task, model = build_run(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=mechanism)))
         examples = task.examples("train", 32 * (train_batches + 5))
         batches = [task.batch(examples[i: i + 32]) for i in range(0, len(examples), 32)]
         opt = torch.optim.AdamW(model.parameters(), lr=EpochConfig.lr, weight_decay=0.0, fused=True)
@@ -132,7 +132,7 @@ def bench_ensemble(steps: int = 60, rounds: int = 3) -> pd.DataFrame:
     (argmax, batch 128, Adam; the lengths 2-16 in turn, the same for both sizes).
     """
     def seq2seq(mechanism: str, batch: int):
-        task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=mechanism)))
+        task, model = build_run(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=mechanism)))
         examples = task.examples("train", batch * (steps + 2))
         opt = torch.optim.AdamW(model.parameters(), lr=EpochConfig.lr, weight_decay=0.0, fused=True)
         return model, opt, [task.batch(examples[i: i + batch]) for i in range(0, len(examples), batch)], \

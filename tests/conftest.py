@@ -33,10 +33,10 @@ def runs_frame():
 def model_and_task():
     """An untrained GRU seq2seq model (in eval mode) and its task, built as the MLA experiments build them."""
     from lengthgen.models.gru_seq2seq import Seq2SeqConfig
-    from lengthgen.papers.mla.experiments import Seq2SeqRun, build
+    from lengthgen.papers.mla.experiments import Seq2SeqRun, build_run
 
     def make(attention="onestep", task="copy"):
-        task, model = build(Seq2SeqRun(task=task, seed=0, model=Seq2SeqConfig(attention=attention)))
+        task, model = build_run(Seq2SeqRun(task=task, seed=0, model=Seq2SeqConfig(attention=attention)))
         return model.eval(), task
 
     return make

@@ -295,7 +295,7 @@ def test_data_and_mla_bad_input(tmp_path, capsys, argv, message):
 
 def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys):
     from lengthgen.papers import EXPERIMENTS
-    from lengthgen.papers.mla.experiments import build
+    from lengthgen.papers.mla.experiments import build_run
     from lengthgen.results.store import ResultStore
     from lengthgen.results.sweep import collect_history
 
@@ -309,7 +309,7 @@ def test_mla_smoke_run_stores_metrics_and_a_loadable_checkpoint(tmp_path, capsys
     assert len(history) == metrics.set_index("metric").value["epochs"]
     every = collect_history(EXPERIMENTS["mla-ablations"], configs, store)
     assert set(every.variant) == {c.model.attention for c in configs} and len(every) == len(configs) * len(history)
-    _, model = build(configs[0])
+    _, model = build_run(configs[0])
     model.load_state_dict(store.load_checkpoint("mla-ablations", configs[0]))
 
 

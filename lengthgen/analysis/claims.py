@@ -18,6 +18,11 @@ def every_row(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def evidence(table: pd.DataFrame) -> str:
+    """A claim's text read from a one-row reading with an `evidence` column."""
+    return table.evidence.iloc[0]
+
+
 def by_class(verdicts: pd.Series) -> str:
     """A claim's default verdict rule: `verdicts.claim_class` of its rows' verdict classes, baseline rows left out."""
     return claim_class([verdict_class(v) for v in verdicts if v != BASELINE])

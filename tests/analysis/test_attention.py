@@ -19,9 +19,9 @@ def test_top_k_sorted():
 def test_attention_helpers_on_an_untrained_model(attention_name):
     from lengthgen.analysis import attention
     from lengthgen.models import Seq2SeqConfig
-    from lengthgen.papers.mla.experiments import Seq2SeqRun, build
+    from lengthgen.papers.mla.experiments import Seq2SeqRun, build_run
 
-    task, model = build(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention_name)))
+    task, model = build_run(Seq2SeqRun(task="copy", seed=0, model=Seq2SeqConfig(attention=attention_name)))
     maps = attention.attention_maps({attention_name: (model, task)}, ["iid", "15"])
     assert [m["label"].split(" ")[0] for m in maps[attention_name]] == ["iid", "15"]
     assert all(abs(m["weights"].sum(-1) - 1).max() < 1e-4 for m in maps[attention_name])  # rows sum to one

@@ -22,7 +22,7 @@ from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
-from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, paper_table
+from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import accuracy_table, cells, model_claims
 from lengthgen.papers.base import Experiment, load_trained
 from lengthgen.results.store import RunOutput
@@ -363,7 +363,7 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     (`analysis.arithmetic`); each task's runs on the seeds that all its models have (`compare.on_common_seeds`)."""
     runs = pd.concat([on_common_seeds(task_runs, ("variant",))[0] for _, task_runs in runs.groupby("task")])
     ours = accuracy_table(runs)
-    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
     acc = runs[runs.metric == ACCURACY]
     curves = acc.assign(model=[v.removesuffix(", aligned") if s == "trained" else s
                                for v, s in zip(acc.variant, acc.stage, strict=True)])

@@ -14,7 +14,7 @@ def arithmetic_explorer(models: dict[str, tuple], lengths: list[int], examples: 
     def draw(model_name, example, length, layer, kind, head):
         model, task = models[model_name]
         chosen = task.examples(str(length), example + 1)[example]
-        maps = arithmetic.attention_maps(model, task, chosen, f"{length} digits, example {example}")
+        maps = arithmetic.example_attention(model, task, chosen, f"{length} digits, example {example}")
         m = next(m for m in maps if m["label"].endswith(f"layer {layer} {kind}"))
         one = m | {"weights": m["weights"][head:head + 1]}
         show(figures.head_heatmaps([one], f"{model_name}, head {head}"))

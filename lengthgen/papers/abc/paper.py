@@ -46,7 +46,7 @@ LISTOPS_TASKS = ("listops_sum", "listops_max", "listops_min")
 # to 50 digits is what the paper means by solved): the class of each such model's curve
 APPENDIX_C = {(task, "w=1, T=3"): "extrapolates" for task in LISTOPS_TASKS}
 
-def paper_table(rows: list[tuple]) -> pd.DataFrame:
+def table_rows(rows: list[tuple]) -> pd.DataFrame:
     """Long table (task, model, length, paper) of TABLE_1 or TABLE_3."""
     return pd.DataFrame([(task, model, length, value) for task, model, values in rows
                          for length, value in zip(LENGTHS, values, strict=True)],

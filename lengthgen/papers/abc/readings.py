@@ -58,7 +58,7 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 
     Args:
         ours: `accuracy_table` of our runs.
-        paper: (task, model, length, paper) rows, `experiments.abc_paper.paper_table`.
+        paper: (task, model, length, paper) rows, `experiments.abc_paper.table_rows`.
     """
     table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
     table["verdict"] = [cell_verdict(p, lo, hi, None if length == TRAINED_DIGITS else iid)
@@ -111,7 +111,7 @@ def model_claims(ours: pd.DataFrame, paper: pd.DataFrame, stated: dict | None = 
 
 
 @torch.no_grad()
-def attention_maps(model, task, example, label: str) -> list[dict]:
+def example_attention(model, task, example, label: str) -> list[dict]:
     """Where an encoder-decoder looks on one example (teacher-forced on its target): for every decoder layer, its
     self-attention (H, T, T) and its cross-attention (H, T, S), keys in source order (a reversed output's anti-diagonal
     as in the paper's figures). Each entry: label, weights (H, rows, cols), and the row and column tokens."""
@@ -127,7 +127,7 @@ def attention_maps(model, task, example, label: str) -> list[dict]:
 def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
     """An ABC (or scaffolded) model's bias for decoder self- and cross-attention (every layer of a kind has the same),
     cut to `rows` decoder steps and `cols` source positions, cross-attention keys in source order for a source of
-    `cols` tokens; closed cells NaN (CLOSED, or the public code's -1e6). Entries as `attention_maps`'."""
+    `cols` tokens; closed cells NaN (CLOSED, or the public code's -1e6). Entries as `example_attention`'."""
     self_layers, cross_layers = model.decoder_layers
     table = bias_table(model).table
     closed = table <= max(CLOSED, PUBLIC_CODE)

@@ -7,7 +7,7 @@ lists them (`analysis.claims.claims_summary`) and two findings of ours."""
 import pandas as pd
 
 from lengthgen.analysis import compare
-from lengthgen.analysis.claims import Claim
+from lengthgen.analysis.claims import Claim, evidence
 from lengthgen.analysis.report import direction_outcomes, separated_tasks, verdict_counts
 from lengthgen.analysis.verdicts import NOT_TRAINED, share_verdict
 
@@ -15,10 +15,6 @@ WHERE = {"mla-main": "Table 2", "mla-ablations": "Table 4", "mla-variants": "Tab
          "mla-scan": "Tables 3 and 8"}  # each grid's table in the paper
 NOT_JUDGED = "not judged"  # `compare.separation`'s answer for a task whose runs did not learn it
 GATE_CLOSED = 4.6  # MonoAttn's gate b at which sigmoid(b) = 0.99: the step as good as closed
-
-
-def _evidence(table: pd.DataFrame) -> str:
-    return table.evidence.iloc[0]
 
 
 def _separation_text(separation: pd.DataFrame) -> str:
@@ -35,7 +31,7 @@ def _separated(answers: pd.Series) -> str:
 
 def _ranking(name: str) -> Claim:
     return Claim(WHERE[name], "the mechanisms' cells rank as the paper's (Spearman)", name, f"{name} ranking",
-                 _evidence)
+                 evidence)
 
 
 def _separation(name: str) -> Claim:
@@ -54,14 +50,14 @@ def table_readings(name: str, side: pd.DataFrame, separation: pd.DataFrame | Non
     rank = compare.ranking(side, paper="paper mean" if name == "mla-scan" else "paper")
     rho = (f"Spearman's rho {rank['rho']:.2f} (p = {rank['p']:.2g})" if rank["rho"] == rank["rho"]
            else "no rank correlation")
-    evidence = f"{rho} over the {rank['cells']} cells whose runs learned their task; cells: {verdict_counts(side)}"
-    readings = {f"{name} ranking": pd.DataFrame([{"verdict": rank["verdict"], "evidence": evidence}])}
+    text = f"{rho} over the {rank['cells']} cells whose runs learned their task; cells: {verdict_counts(side)}"
+    readings = {f"{name} ranking": pd.DataFrame([{"verdict": rank["verdict"], "evidence": text}])}
     if separation is not None:
         readings[f"{name} separation"] = separation.assign(verdict=separation["same separation"])
     return readings
 
 
-def findings(directions: pd.DataFrame, lean_test: str, gates: dict[str, float]) -> pd.DataFrame:
+def our_findings(directions: pd.DataFrame, lean_test: str, gates: dict[str, float]) -> pd.DataFrame:
     """The summary's findings of ours: how the stored runs' reading direction goes with their failures (`directions`,
     `readings.direction_table`; `lean_test`, the untrained gate's side), and where MonoAttn's gate b (initialised to
     20) ends after training (`gates`, task -> b): at sigmoid(b) >= 0.99 it keeps the step closed, so MonoAttn runs as
@@ -73,9 +69,9 @@ def findings(directions: pd.DataFrame, lean_test: str, gates: dict[str, float]) 
     if gates:
         low, high = min(gates.values()), max(gates.values())
         says = "MonoAttn runs as RMonoAttn" if low >= GATE_CLOSED else "the gate moved: MonoAttn is not RMonoAttn"
-        evidence = f"{low:.4f} to {high:.4f} after training: {says}"
+        gate = f"{low:.4f} to {high:.4f} after training: {says}"
     else:
-        evidence = "no MonoAttn model"
-    rows.append(("MonoAttn's gate b (initialised to 20)", "finding of ours", evidence))
+        gate = "no MonoAttn model"
+    rows.append(("MonoAttn's gate b (initialised to 20)", "finding of ours", gate))
     return pd.DataFrame(rows, columns=["claim", "verdict", "evidence"])
 

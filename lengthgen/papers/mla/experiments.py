@@ -52,7 +52,7 @@ class Seq2SeqRun:
     progress: bool = ignored(False)  # tqdm bars inside the run
 
 
-def build(cfg: Seq2SeqRun):
+def build_run(cfg: Seq2SeqRun):
     """(task, untrained model) of a config; initialisation and dropout draw from the config's seed."""
     task = TASKS[cfg.task](data_seed=cfg.data_seed)
     model = build_model("gru_seq2seq", cfg.model, task, seed=cfg.seed)
@@ -64,7 +64,7 @@ def train_seq2seq(cfg: Seq2SeqRun) -> tuple[GRUSeq2Seq, object, dict]:
     """Build and train the model of a config (the latest best-or-tied dev epoch is kept); returns (model, task,
     training stats, with `dev_gates`: for mechanisms with direction mixing, the mean direction gate on the dev set
     after each epoch, read from the dev score's own forward pass; else empty)."""
-    task, model = build(cfg)
+    task, model = build_run(cfg)
     dev = task.batch(task.examples(task.dev_split, cfg.dev_size))
     hooks, gates = _gate_hooks(model), []
 
@@ -130,12 +130,12 @@ def run_seq2seq(cfg: Seq2SeqRun) -> RunOutput:
 @torch.no_grad()
 def initial_gates(configs: list[Seq2SeqRun], examples: int | None = None) -> pd.DataFrame:
     """The direction gate before training: for each config with direction mixing on a task with a reading
-    direction, the mean gate of its untrained model (its seed's initialisation, as `build` makes it for training) on
+    direction, the mean gate of its untrained model (its seed's initialisation, as `build_run` makes it for training) on
     the task's dev set (its first `examples`, at most the config's dev size; None: the config's). One row per run:
     task, variant, seed, `initial`."""
     rows, devs = [], {}
     for cfg in (c for c in configs if c.task in DIRECTED):
-        task, model = build(cfg)
+        task, model = build_run(cfg)
         if not _gate_hooks(model):
             continue
         size = min(n for n in (examples, cfg.dev_size, task.splits[task.dev_split].size) if n is not None)
@@ -211,7 +211,7 @@ def grid(tasks: tuple[str, ...], mechanisms: tuple[str, ...], quick_tasks: tuple
 
 def _experiment(name: str, description: str, configs) -> Experiment:
     return Experiment(name=name, description=description, configs=configs,
-                      run=run_seq2seq, labels=seq2seq_labels, build=build, profiles=tuple(PROFILE_SIZES))
+                      run=run_seq2seq, labels=seq2seq_labels, build=build_run, profiles=tuple(PROFILE_SIZES))
 
 
 # Live (quick) Table 2 leaves ReCopy out: at that budget none of its six runs fits it in distribution (iid 17-66.5%),

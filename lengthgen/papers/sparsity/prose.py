@@ -44,7 +44,7 @@ def percent_span(values) -> str:
     return f"{lo}%" if lo == hi else f"{lo}-{hi}%"
 
 
-def seeds_phrase(count: int, of: int) -> str:
+def count_of_seeds(count: int, of: int) -> str:
     """In how many of `of` seeds something holds: "in all three seeds", "in two of three seeds", "in none of the
     three seeds" ("in both seeds", "in its one seed")."""
     if count == of:
@@ -272,7 +272,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
     table_phrase = "reproduces" if table_verdict == "reproduced" else "does not reproduce"
     return {"langres_seeds": int(ppl.index.nunique()), "langres_table_verdict": table_phrase,
             "langres_short_at_short": at[short][0], "langres_short_at_long": at[short][1],
-            "langres_worse_seeds": seeds_phrase(worse, int(ppl.index.nunique())),
+            "langres_worse_seeds": count_of_seeds(worse, int(ppl.index.nunique())),
             "langres_long_at_short": at[long][0], "langres_long_at_long": at[long][1],
             "langres_pose_steps": sum(1 for s in range(cfg.short.steps) if s >= cfg.short.pose_from * cfg.short.steps),
             "langres_steps": cfg.short.steps, "langres_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,

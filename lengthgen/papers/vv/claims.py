@@ -5,7 +5,7 @@ the (baseline, +LN) seed pairs of `vv-internals` (`analysis.variance.pair_table`
 
 import pandas as pd
 
-from lengthgen.analysis.claims import LIVE, Claim
+from lengthgen.analysis.claims import LIVE, Claim, evidence
 from lengthgen.analysis.report import majority_verdict
 from lengthgen.analysis.variance import FIG_HOLDS
 from lengthgen.analysis.verdicts import decay_verdict, exponent_verdict, share_verdict
@@ -29,11 +29,6 @@ def _counts(cells: pd.DataFrame) -> str:
     return majority_verdict(cells.verdict)[1]
 
 
-def _evidence(table: pd.DataFrame) -> str:
-    """A one-row reading's evidence."""
-    return table.evidence.iloc[0]
-
-
 def _table(where: str, statement: str, reading: str) -> Claim:
     """A claim of Tables 1-3 or 6, judged by the majority of the cells of its reading beyond the training lengths."""
     return Claim(where, statement, "vv-retrieval", reading, _counts, _beyond_training, _majority)
@@ -41,12 +36,12 @@ def _table(where: str, statement: str, reading: str) -> Claim:
 
 def _figure(where: str, statement: str) -> Claim:
     """A claim of Figs. 2-4, judged on its row of the FIGURES reading."""
-    return Claim(where, statement, "vv-internals", FIGURES, _evidence, lambda t: t[t.figure == where])
+    return Claim(where, statement, "vv-internals", FIGURES, evidence, lambda t: t[t.figure == where])
 
 
 CLAIMS = [
-    Claim("Prop. 1", "Var(O_d) vanishes, like 1/N for i.i.d. tokens", LIVE, "prop1", _evidence),
-    Claim("Fig. 1", "decay in a pretrained model's first layer", LIVE, "fig1", _evidence),
+    Claim("Prop. 1", "Var(O_d) vanishes, like 1/N for i.i.d. tokens", LIVE, "prop1", evidence),
+    Claim("Fig. 1", "decay in a pretrained model's first layer", LIVE, "fig1", evidence),
     _table("Table 1", "+LN beats baseline at OOD N, argmax", "Table 1, argmax"),
     _table("Table 1, adaptive θ", "+LN beats baseline, argmax", "Table 1, argmax, adaptive θ"),
     _table("Table 2", "+LN beats baseline at OOD N, dictionary", "Table 2, dictionary"),
@@ -80,7 +75,7 @@ def figure_claims(pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table_readings(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def comparison_readings(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The readings of Tables 1-3 and 6 on retrieval `runs`: each comparison's `paired_table` by its name (a
     COMPARISONS title up to its colon), and for the comparisons the paper prints as gains their `gains` table
     ("<name>, gains")."""

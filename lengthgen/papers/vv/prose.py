@@ -285,7 +285,7 @@ def full_table3(table: pd.DataFrame, gains: pd.DataFrame, table1: pd.DataFrame, 
     return {f"full3_{k}": v for k, v in values.items()}
 
 
-def grids(compared: dict[str, int], declared: int, interim: int) -> dict:
+def grid_values(compared: dict[str, int], declared: int, interim: int) -> dict:
     """"At the paper's budget": how many seed pairs each task's tables test (`compared`, task -> pairs) of the
     `declared` ones, the `interim` ones tested until a task's grid was complete, and the paper's seeds."""
     holds(all(n == declared for n in compared.values()), "both grids are complete: every table tests all pairs")

@@ -11,15 +11,15 @@ import torch
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
-from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, paper_table
+from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
     accuracy_table,
-    attention_maps,
     attention_on,
     bias_maps,
     cells,
     curve_class,
     exact_match_by,
+    example_attention,
     misread_changes,
     model_claims,
     model_name,
@@ -57,7 +57,7 @@ def test_cells_average_seeds_and_flag_untrained_models():
         ("successor", "vanilla", "trained", 0, 10, 0.0), ("successor", "vanilla", "trained", 1, 10, 4.0),
         ("successor", "vanilla", "ABC (paper)", 0, 6, 50.0), ("successor", "vanilla", "ABC (paper)", 0, 10, 0.0),
         ("successor", "vanilla", "trained", 0, 12, 0.0)]))  # 12 digits: not a column of the paper's
-    table = cells(ours, paper_table(TABLE_1)).set_index(["model", "rule", "length"])
+    table = cells(ours, table_rows(TABLE_1)).set_index(["model", "rule", "length"])
     assert table.loc[("vanilla", "", 6), ["ours", "range"]].tolist() == [99.0, "98-100"]
     assert table.loc[("ABC", "paper", 6), "range"] == ""  # one seed
     assert table.loc[("vanilla", "", 10), "verdict"] == "reproduced"  # the paper's 0.0 within 5 of our 0-4
@@ -73,7 +73,7 @@ def test_model_claims_compare_classes():
         ("successor", "ALiBi", "trained", 0, 6, 20.0), ("successor", "ALiBi", "trained", 0, 24, 0.0),
         ("successor", "w=1, NoPE, aligned", "trained", 0, 6, 0.0),
         ("successor", "w=1, NoPE, aligned", "trained", 0, 24, 0.0)]))
-    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
     claims = model_claims(ours, paper).set_index(["model", "rule"])
     assert claims.loc[("vanilla", ""), "verdict"] == "reproduced"  # both collapse
     assert claims.loc[("ABC", "code"), ["paper", "ours", "verdict"]].tolist() == [
@@ -91,7 +91,7 @@ def test_a_class_the_paper_states_without_numbers_is_judged_like_its_tables():
         ("listops_sum", "w=1, T=3, aligned", "trained", 0, 24, 40.0),
         ("listops_max", "w=1, T=3, aligned", "trained", 0, 6, 30.0),
         ("listops_max", "w=1, NoPE, aligned", "trained", 0, 6, 100.0)]))  # stated for T = 3 only: no claim
-    paper = pd.concat([paper_table(TABLE_1), paper_table(TABLE_3)])
+    paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
     assert model_claims(ours, paper).empty  # no numbers, nothing stated: nothing to judge
     claims = model_claims(ours, paper, APPENDIX_C).set_index("task")
     assert list(claims.index) == ["listops_min", "listops_sum", "listops_max"]
@@ -109,7 +109,7 @@ def smoke_models():
 def test_attention_maps_are_distributions_over_their_keys(smoke_models):
     task, models = smoke_models
     example = task.examples("3", 1)[0]
-    maps = attention_maps(models["trained"], task, example, "x")
+    maps = example_attention(models["trained"], task, example, "x")
     assert [m["label"] for m in maps] == ["x, layer 0 self", "x, layer 0 cross"]
     source, target = example
     for m in maps:

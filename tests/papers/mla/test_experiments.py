@@ -11,7 +11,7 @@ from lengthgen.models.hooks import capture
 from lengthgen.papers.mla import readings as mla_readings
 from lengthgen.papers.mla.experiments import (
     Seq2SeqRun,
-    build,
+    build_run,
     evaluate_seq2seq,
     initial_gates,
     run_seq2seq,
@@ -161,7 +161,7 @@ def test_initial_gates_are_the_untrained_models_dev_gates():
     cfg = Seq2SeqRun(task="reverse_copy", seed=1, model=Seq2SeqConfig(attention="onestep"), dev_size=32)
     content = Seq2SeqRun(task="reverse_copy", seed=1, model=Seq2SeqConfig(attention="content"), dev_size=32)
     initial = initial_gates([cfg, content])  # content has no gate: left out
-    task, model = build(cfg)
+    task, model = build_run(cfg)
     with capture(model, HOOK_DIRECTION_GATE) as seen:  # the gate as the dev score's teacher-forced pass sees it
         teacher_forced_accuracy(model, task.batch(task.examples(task.dev_split, 32)))
     assert initial.to_dict("records") == [{"task": "reverse_copy", "variant": "onestep", "seed": 1,

@@ -30,7 +30,7 @@ def test_phrases():
     assert prose.percent_span([99.7, 100.0, 99.8]) == "99.7-100%" and prose.percent_span([100.0, 99.99]) == "100%"
     assert [prose.int_range(v) for v in ((1, 2, 3, 4), (2, 3), (1, 2, 4), (1,))] == ["1-4", "2 and 3", "1, 2 and 4",
                                                                                     "1"]
-    assert [prose.seeds_phrase(c, n) for c, n in ((3, 3), (2, 3), (0, 3), (2, 2), (1, 1))] == [
+    assert [prose.count_of_seeds(c, n) for c, n in ((3, 3), (2, 3), (0, 3), (2, 2), (1, 1))] == [
         "in all three seeds", "in two of three seeds", "in none of the three seeds", "in both seeds",
         "in its one seed"]
     assert prose.orders_phrase([3611.1, 6103.5]) == "three to four"

@@ -63,7 +63,7 @@ def test_the_live_readings_judge_the_slopes_against_the_laws():
 def test_table_readings_cover_every_comparison_and_its_gains(runs_frame):
     rows = [(task, v, s, n, "accuracy", 90.0 + s + (1.0 if v == "ln" else 0.0))
             for task in ("argmax", "dictionary") for v in ("baseline", "ln", "std") for s in range(3) for n in (16, 32)]
-    readings = claims.table_readings(runs_frame(rows))
+    readings = claims.comparison_readings(runs_frame(rows))
     names = [title.split(":")[0] for title in COMPARISONS]
     assert set(readings) == {*names, "Table 3, argmax, gains", "Table 6, dictionary, gains"}
     assert {c.reading for c in claims.CLAIMS if c.experiment == "vv-retrieval"} == set(readings)

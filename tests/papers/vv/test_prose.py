@@ -381,10 +381,10 @@ def test_sharpness_and_cost():
 
 
 def test_grids_needs_both_grids_complete():
-    assert prose.grids({"argmax": 100, "dictionary": 100}, 100, 20) == {
+    assert prose.grid_values({"argmax": 100, "dictionary": 100}, 100, 20) == {
         "grids_pairs": 100, "grids_added": 80, "grids_paper_seeds": paper.SEEDS}
     with pytest.raises(ProseCheckFailed, match="both grids are complete"):
-        prose.grids({"argmax": 100, "dictionary": 20}, 100, 20)
+        prose.grid_values({"argmax": 100, "dictionary": 20}, 100, 20)
 
 
 TRAJECTORY = {  # (steps, seed, variant) -> (accuracy, component_var, global_var, max_weight) at N = 16, then 64
