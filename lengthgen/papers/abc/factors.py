@@ -2,15 +2,17 @@
 
 On Successor, the chapter's `cpu` model (`ARITHMETIC_PROFILES["cpu"]`: 2 post-LN decoder layers of width 64, 4 heads,
 no encoder layer, sinusoidal positions, AdamW 1e-3 with warm-up and linear decay, batch 64, 3,000 steps; ABC's
-retraining 1,000 steps) with ONE factor of the paper's regime, or of its public code's, changed at a time (`FACTORS`):
+retraining 1,000 steps) with ONE factor changed at a time (`FACTORS`), each from the paper's regime, its public code's,
+or (own-schedule) a repair of ours:
 
 - "baseline": that model as it is;
 - "dropout": dropout 0.3 after the embeddings, on every sublayer's output, inside the feed-forward layer and on the
   attention weights (the public code's torch layers);
 - "xavier": token embeddings Xavier-uniform (then times sqrt(D), as every model here), not N(0, 0.02);
-- "adam": the public code's optimiser: Adam, lr 1e-4, betas (0.9, 0.98), eps 1e-9, constant, no clipping;
+- "adam": the public code's optimiser: Adam, lr 1e-4, betas (0.9, 0.98), eps 1e-9, constant, no clipping (the
+  paper states Adam at 1e-5; that rate is not among the factors);
 - "own-schedule": ABC's retraining warms up over its own first 5% (as the first training does over its own), not
-  over the first training's 150 steps;
+  over the first training's 150 steps (ours: the public code retrains at its constant rate, with no warm-up);
 - "wide-deep": the public code's Successor: 3 decoder layers of width 128, 8 heads, FF 512.
 
 Every run trains the model, then retrains one ABC model per rule (`FACTOR_RULES`: the paper's, "code" and the public
@@ -45,8 +47,7 @@ from lengthgen.train.loop import train
 
 SIZING_SEEDS = (100, 101, 102)  # outside the chapter's declared seeds (every profile's `ArithmeticSizes.seeds`)
 FACTOR_RULES = ("paper", "code", "public")  # the ABC models of every run, all with the trained model's sinusoids
-FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0 (a count of
-# examples, as FIRST_ERROR)
+FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0
 PUBLIC_SUCCESSOR = {"width": 128, "heads": 8, "layers": 3, "ff": 512}  # the public code's Successor model
 
 
@@ -192,8 +193,8 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
     return rows
 
 
-ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on Successor, one factor "
-                         "of the paper's regime at a time (dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 "
-                         "layers of width 128), ABC by three rules along its retraining; sizing seeds",
+ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on Successor, one factor at a time "
+                         "(dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 layers of width 128), ABC by "
+                         "three rules along its retraining; sizing seeds",
                          configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,
                          profiles=tuple(FACTOR_PROFILES))
