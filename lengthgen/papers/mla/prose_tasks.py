@@ -39,7 +39,8 @@ def lookup_dev(task) -> dict:
     longer = {len(source) for source, _ in task.examples(task.dev_longer_split, 50)}
     holds(len(longer) == 1 and all(n <= longest or n in longer for n in dev),
           "its ... examples are ... held-out ones of the training lengths and ... of length 7")
-    return {"dev_size": f"{len(dev):,}", "dev_held_out": sum(n <= longest for n in dev),
+    held_out = sum(n <= longest for n in dev)
+    return {"dev_size": f"{len(dev):,}", "dev_held_out": held_out, "dev_held_share": 100 * held_out / len(dev),
             "dev_longer": sum(n in longer for n in dev), "dev_longer_split": task.dev_longer_split}
 
 def dedupe_runs(task, split: str = "100", inputs: int = 200) -> dict:

@@ -363,8 +363,9 @@ def test_mono_gates_give_b_and_the_sigmoid_branch():
 def test_lookup_dev_is_half_training_lengths_half_the_first_test_length():
     from lengthgen.tasks import TASKS
 
-    assert prose_tasks.lookup_dev(TASKS["lookup"]()) == {"dev_size": "1,000", "dev_held_out": 500, "dev_longer": 500,
-                                                   "dev_longer_split": "7"}
+    assert prose_tasks.lookup_dev(TASKS["lookup"]()) == {"dev_size": "1,000", "dev_held_out": 500,
+                                                         "dev_held_share": 50.0, "dev_longer": 500,
+                                                         "dev_longer_split": "7"}
 
 
 def test_dedupe_runs_count_the_source_runs():
