@@ -208,6 +208,13 @@ def missing_runs(experiment, configs: list, most: int = 40) -> list[str]:
     return lines if len(lines) <= most else [*lines[:most], f"  ... and {len(lines) - most} more cells"]
 
 
+def seed_of(config: dict) -> int | None:
+    """A stored config's seed: its own `seed`, or that of the config it nests (e.g. a factor run's `arithmetic`)."""
+    if "seed" in config:
+        return config["seed"]
+    return next((seed_of(v) for v in config.values() if isinstance(v, dict) and seed_of(v) is not None), None)
+
+
 def cmd_merge(args) -> None:
     """Copy the complete runs of another results folder (or a tar archive of one) that this one lacks
     (`ResultStore.merge`), per experiment."""
@@ -227,7 +234,7 @@ def cmd_merge(args) -> None:
             print(f"{name}: " + ", ".join(f"{len(keys)} {what}" for what, keys in outcome.items()))
             for key in outcome["copied"]:
                 meta = json.loads((store.root / name / key / "meta.json").read_text())
-                seed = json.loads((store.root / name / key / "config.json").read_text()).get("seed")
+                seed = seed_of(json.loads((store.root / name / key / "config.json").read_text()))
                 wall = f"{meta['wall_seconds']:,.0f} s" if "wall_seconds" in meta else "wall time not recorded"
                 print(f"  {key}  seed {seed}  {wall}  commit {str(meta.get('git_commit'))[:7]}")
             for key in outcome["corrupt in the source"]:

@@ -374,3 +374,11 @@ def test_ensemble_ceiling_is_five_solo_updates_over_one_fivefold_batch():
         assert int(big) == ENSEMBLE_MEMBERS * int(batch)
         ratio = float(re.match(r"([\d.]+)x", row["rate"]).group(1))
         assert abs(ratio - ENSEMBLE_MEMBERS * float(solo) / float(joint)) <= 0.01 + ratio * 0.05  # 0.1 ms rounding
+
+
+def test_a_stored_configs_seed_is_found_where_it_is_nested():
+    from lengthgen.cli import seed_of
+
+    assert seed_of({"task": "copy", "seed": 3}) == 3
+    assert seed_of({"factor": "dropout", "arithmetic": {"task": "successor", "seed": 101}, "every": 100}) == 101
+    assert seed_of({"task": "copy"}) is None
