@@ -1,6 +1,7 @@
 """A paper's claims as data, one type for every paper: where in the paper, what it states, the experiment that tests
 it, the reading that judges it and its verdict rule (`Claim`). A chapter shows them (`claims_table`,
-`claims_versus`); the scorecard lists each as a row (`papers.base.claim_rows`)."""
+`claims_versus`, `claims_summary`); a paper's scorecard rows list each as a row (`papers.base.claim_rows`), or, for
+claims judged over many cells (mla's tables, vv's comparisons), each cell."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
