@@ -176,6 +176,20 @@ def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
     return target
 
 
+def write_factor_section(root: Path) -> Path:
+    """Write root/book/abc-factors.md (ignored by git), the factor study's section of the Methods page, from the
+    stored runs in root/results: generated at every build, as the scorecard is."""
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.papers.abc.factor_readings import factor_section
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import stored_runs
+
+    runs = stored_runs(EXPERIMENTS["abc-factors"], "cpu", ResultStore(root / "results"))
+    target = root / "book" / "abc-factors.md"
+    target.write_text(breakable(factor_section(runs, "abc-factors at cpu")))
+    return target
+
+
 def build_book(profile: str = "quick", chapter: str | None = None, root: Path = ROOT,
                results_dir: str | None = None) -> Path:
     """Execute the chapters (one, or all) into root/book/chapters and build the HTML book in root/_build.
@@ -200,6 +214,7 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
     write_scorecard(root, profile, Path(results_dir) if results_dir else root / "_build" / "results")
+    write_factor_section(root)
     static = root / "_build" / "static"  # a build artifact, kept out of the source tree
     static.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), static / "plotly.min.js")

@@ -146,7 +146,7 @@ def build_factor(cfg: FactorRun):
     return build_arithmetic(cfg.arithmetic)
 
 
-def tested_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
+def scored_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
     """At each test length, up to `samples` examples: exact match (%), and where some answer is wrong, the median
     position of the first wrong token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
     rows = []
@@ -182,12 +182,12 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
     def course(step: int) -> None:
         if step in points:
             samples = run.eval_samples if step == run.retrain_steps else cfg.course_samples
-            rows.extend(tested_rows(model, task, run, stage, step, samples))
+            rows.extend(scored_rows(model, task, run, stage, step, samples))
 
     stats = train(model, task, training, generator(run.seed, f"train {key}"), desc=f"{cfg.factor}/{stage}/{run.seed}",
                   callback=None if key == "trained" else course, noise=generator(run.seed, f"noise {key}"))
     if key == "trained":
-        rows.extend(tested_rows(model, task, run, stage, training.steps, run.eval_samples))
+        rows.extend(scored_rows(model, task, run, stage, training.steps, run.eval_samples))
     rows.append({"stage": stage, "step": training.steps, "length": 0, "metric": FINAL_TRAIN_LOSS,
                  "value": stats["loss"]})
     return rows

@@ -23,8 +23,7 @@ from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdi
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.seeding import generator
-from lengthgen.tasks.arithmetic import INTERPOLATION_RANGE, LISTOPS
-from lengthgen.train.evaluate import FIRST_WRONG_COLUMNS, first_wrong, first_wrong_summary, sequence_metrics
+from lengthgen.tasks.arithmetic import LISTOPS
 
 TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
 COLLAPSE_FROM = 10  # the first length of the paper's tables past the training numbers
@@ -212,36 +211,6 @@ def attention_claim(mass: pd.DataFrame) -> pd.DataFrame:
         rows.append({"task": task, "model": model, "length": int(last.length), "inside": round(last.inside, 2),
                      "beyond": round(last.beyond, 2), "verdict": verdict})
     return pd.DataFrame(rows)
-
-
-def first_wrong_digits(model, task, lengths, n: int) -> pd.DataFrame:
-    """On a model's wrong answers, where the first wrong digit falls and what it is: greedy decoding of up to `n`
-    examples of each of `lengths` digits, then `train.evaluate.first_wrong`.
-
-    Returns:
-        One row per wrong answer: length, example, position (the output is reversed: the digit's place counted from
-        the units, 0), predicted, expected, zero (whether the model wrote a 0 there) and beyond (whether the place lies
-        beyond every digit the training numbers have, position >= the digits of 2^20: where training outputs are
-        always padding zeros).
-    """
-    frames = []
-    places = len(task.digits(INTERPOLATION_RANGE))
-    for length in lengths:
-        examples = task.examples(str(length), min(n, task.splits[str(length)].size))
-        predictions = sequence_metrics(task, model, examples)["predictions"]
-        wrong = first_wrong([t for _, t in examples], predictions)
-        frames.append(wrong.assign(length=length, zero=wrong.predicted == "0", beyond=wrong.position >= places))
-    columns = ["length", *FIRST_WRONG_COLUMNS, "zero", "beyond"]
-    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
-
-
-def first_wrong_table(wrong: pd.DataFrame) -> pd.DataFrame:
-    """`first_wrong_digits` by length: wrong answers, the median place of their first wrong digit, the % of them
-    whose first wrong digit is a 0 and the % whose first wrong place lies beyond the training numbers' digits."""
-    rows = [{"length": length, **first_wrong_summary(g), "beyond": 100.0 * float(g.beyond.mean())}
-            for length, g in wrong.groupby("length", sort=True)]
-    table = pd.DataFrame(rows, columns=["length", "wrong", "position", "share", "beyond"])
-    return table.rename(columns={"share": "zero"})
 
 
 def misread_changes(operator: str, lists: list[list[int]]) -> float:

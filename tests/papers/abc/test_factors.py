@@ -22,8 +22,8 @@ from lengthgen.papers.abc.factors import (
     SIZING_SEEDS,
     FactorRun,
     run_factor,
+    scored_rows,
 )
-from lengthgen.papers.abc.readings import first_wrong_digits, first_wrong_table
 from lengthgen.tasks import TASKS
 
 
@@ -133,10 +133,8 @@ class WritesZeros(nn.Module):
 def test_the_first_wrong_digit_of_a_model_that_writes_zeros_beyond_the_training_digits():
     task = TASKS["successor"](width=15)
     model = WritesZeros(task.vocab.encode(["0"])[0])
-    wrong = first_wrong_digits(model, task, (6, 12), 40)
-    assert set(wrong.length) == {12}  # 6 digits (and a carry) fit in the first 7 places: all right
-    assert wrong.zero.all() and wrong.beyond.all() and (wrong.expected != "0").all()
-    assert (wrong.position >= 7).all() and (wrong.position <= 11).all() and (wrong.position == 7).mean() > 0.7
-    table = first_wrong_table(wrong)
-    assert table.length.tolist() == [12] and table.zero.tolist() == [100.0] and table.beyond.tolist() == [100.0]
-    assert table.wrong.tolist() == [len(wrong)] and table.position.tolist() == [7.0]
+    run = replace(FACTOR_PROFILES["smoke"].run("baseline", 100).arithmetic, operand_width=15, eval_lengths=(6, 12))
+    rows = pd.DataFrame(scored_rows(model, task, run, "trained", 7, 40)).set_index(["length", "metric"]).value
+    assert rows[6, ACCURACY] == 100.0 and (6, FIRST_ERROR) not in rows  # 6 digits and a carry fit in 7 places
+    assert rows[12, ACCURACY] < 5.0 and rows[12, FIRST_WRONG_ZERO] == 100.0  # every first wrong digit: a 0
+    assert rows[12, FIRST_ERROR] == 7.0  # the median answer goes wrong at the first place beyond the training digits

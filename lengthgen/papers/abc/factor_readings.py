@@ -1,0 +1,131 @@
+"""Readings of the factor study (`factors.ABC_FACTORS`): which factor of the paper's regime makes ABC extrapolate.
+
+- `factor_table`: per factor and ABC rule, the trained model's exact match in distribution, each ABC model's exact
+  match at the end of its retraining at every tested length (mean over seeds and their range), the best point of its
+  course at the longest length (what choosing a checkpoint by test accuracy would have reported) and, on its wrong
+  answers, the share whose first wrong digit is a 0.
+- `factor_effects`: a factor's effect, paired by seed: the mean over the three rules and the lengths beyond the
+  training numbers' reach (`FAR`) of its ABC models' end-of-course exact match minus the baseline's at the same seed.
+  It "helps" when that difference is at least EFFECT points at every seed, "hurts" when it is at most -EFFECT at
+  every seed, else "no clear effect"; one seed is "one seed (not judged)", and a factor whose trained model is below
+  90% in distribution at some seed is "not trained". The baseline itself is judged against nothing.
+"""
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import markdown_table
+from lengthgen.metrics import ACCURACY
+from lengthgen.papers.abc.factors import FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
+
+EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
+FAR = (12, 24, 50)  # digits beyond the training numbers (at most 7) and beyond 8, the first length tested past them
+IID = 6  # digits: the trained model's in-distribution length
+STAGES = {f"ABC ({rule})": rule for rule in FACTOR_RULES}
+
+
+def _last(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The ABC models' rows of `metric` at the last point of their course: factor, rule, seed, length, value."""
+    rows = runs[(runs.metric == metric) & runs.stage.isin(STAGES)]
+    rows = rows[rows.step == rows.groupby(["variant", "seed", "stage"]).step.transform("max")]
+    return rows.assign(factor=rows.variant, rule=rows.stage.map(STAGES))[["factor", "rule", "seed", "length", "value"]]
+
+
+def _trained(runs: pd.DataFrame) -> pd.Series:
+    """The trained model's exact match at IID digits, by (factor, seed)."""
+    rows = runs[(runs.metric == ACCURACY) & (runs.stage == "trained") & (runs.length == IID)]
+    return rows.groupby(["variant", "seed"]).value.first().rename_axis(["factor", "seed"])
+
+
+def _order(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in FACTORS order, then FACTOR_RULES order."""
+    key = {"factor": list(FACTORS).index, "rule": list(FACTOR_RULES).index}
+    by = [c for c in key if c in table.columns]
+    return table.sort_values(by, key=lambda s: s.map(key[s.name]), kind="stable").reset_index(drop=True)
+
+
+def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (factor, rule) of the stored factor runs (`results.sweep.collect` rows): seeds, trained (mean %
+    at IID digits of the trained models), at each tested length L the column L (mean % over seeds at the end of the
+    retraining) and "L range" ("min-max", "" for one seed), "best at L" (at the longest length: the mean over seeds
+    of each course's highest point) and "first wrong 0" (% of the wrong answers beyond IID digits whose first wrong
+    digit is a 0, mean over seeds and lengths)."""
+    if runs.empty:
+        return pd.DataFrame(columns=["factor", "rule", "seeds", "trained"])
+    last = _last(runs, ACCURACY)
+    longest = int(last.length.max())
+    trained = _trained(runs).groupby("factor").mean()
+    rows = []
+    for (factor, rule), g in last.groupby(["factor", "rule"], sort=False):
+        row = {"factor": factor, "rule": rule, "seeds": g.seed.nunique(), "trained": trained.get(factor)}
+        for length, at in g.groupby("length", sort=True):
+            lo, hi = at.value.min(), at.value.max()
+            row |= {str(length): at.value.mean(), f"{length} range": f"{lo:.0f}-{hi:.0f}" if len(at) > 1 else ""}
+        course = runs[(runs.metric == ACCURACY) & (runs.variant == factor) & (runs.stage == f"ABC ({rule})")
+                      & (runs.length == longest)]
+        row[f"best at {longest}"] = course.groupby("seed").value.max().mean()
+        zeros = _last(runs, FIRST_WRONG_ZERO)
+        zeros = zeros[(zeros.factor == factor) & (zeros.rule == rule) & (zeros.length > IID)]
+        row["first wrong 0"] = zeros.value.mean() if len(zeros) else float("nan")
+        rows.append(row)
+    return _order(pd.DataFrame(rows))
+
+
+def factor_effects(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per factor but the baseline: seeds (paired with the baseline's), effect (the mean of the paired
+    effects, points), low and high (their range over seeds) and verdict, as the module's docstring states."""
+    last = _last(runs, ACCURACY)
+    far = last[last.length.isin(FAR)].groupby(["factor", "seed"]).value.mean()
+    trained = _trained(runs)
+    rows = []
+    for factor in [f for f in FACTORS if f != "baseline" and f in far.index.get_level_values("factor")]:
+        seeds = [s for s in far[factor].index if ("baseline", s) in far.index]
+        effects = [far[factor, s] - far["baseline", s] for s in seeds]
+        if not seeds:
+            continue
+        fits = all(trained.get((factor, s), 0.0) >= TRAINED for s in seeds)
+        rows.append({"factor": factor, "seeds": len(seeds), "effect": sum(effects) / len(effects),
+                     "low": min(effects), "high": max(effects), "verdict": effect_verdict(effects, fits)})
+    return pd.DataFrame(rows, columns=["factor", "seeds", "effect", "low", "high", "verdict"])
+
+
+def effect_verdict(effects: list[float], fits: bool) -> str:
+    """The verdict of one factor's paired effects (points, one per seed), as the module's docstring states."""
+    if not fits:
+        return "not trained"
+    if len(effects) < 2:
+        return "one seed (not judged)"
+    if all(e >= EFFECT for e in effects):
+        return "helps"
+    if all(e <= -EFFECT for e in effects):
+        return "hurts"
+    return "no clear effect"
+
+
+def factor_section(runs: pd.DataFrame, grid: str) -> str:
+    """The Methods section of the factor study (Markdown), from its stored runs (`results.sweep.stored_runs` of
+    `grid`, e.g. "abc-factors at cpu"): the rule, the effects and the table, or a line saying that none is stored."""
+    head = ("**The factor study** (`lengthgen run abc-factors --profile cpu`, sizing seeds outside the declared ones; "
+            "`lengthgen/papers/abc/factors.py` states the factors). ")
+    if runs.empty:
+        return head + f"No run of {grid} is stored yet.\n"
+    table, effects = factor_table(runs), factor_effects(runs)
+    lengths = [c for c in table.columns if c.isdigit()]
+    best = next(c for c in table.columns if c.startswith("best at"))
+    shown = table[["factor", "rule", "seeds", "trained"]].assign(
+        **{f"{c} digits": [f"{v:.1f}" + (f" ({r})" if r else "") for v, r in zip(table[c], table[f"{c} range"],
+                                                                                  strict=True)] for c in lengths},
+        **{best: table[best].map("{:.1f}".format), "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
+           "trained": table.trained.map("{:.1f}".format)})
+    judged = effects.assign(effect=effects.effect.map("{:+.1f}".format),
+                            range=[f"{lo:+.1f} to {hi:+.1f}" for lo, hi in zip(effects.low, effects.high, strict=True)])
+    far = ", ".join(map(str, FAR))
+    rule = (f"A factor's effect is the mean, over the three rules and {far} digits, of its ABC models' exact match "
+            f"at the end of retraining minus the baseline's at the same seed; it helps when that difference is at "
+            f"least {EFFECT:.0f} points at every seed (at least two), hurts when it is at most -{EFFECT:.0f} at every "
+            f"seed. Exact match (%) at the end of retraining, mean over seeds (their range); `trained` is the trained "
+            f"model at {IID} digits; `{best}` is the mean of each course's highest point, what choosing a checkpoint "
+            f"by its test accuracy would have reported; `first wrong 0` is the share (%) of wrong answers beyond "
+            f"{IID} digits whose first wrong digit is a 0.")
+    return "\n\n".join([head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]),
+                        markdown_table(shown.drop(columns=[c for c in shown.columns if c.endswith(" range")]))]) + "\n"
