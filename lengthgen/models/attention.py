@@ -7,11 +7,10 @@ per-step cross-attention included; `MultiHeadAttention` assembles them with proj
 (`hook_scores`, `hook_pattern`, `hook_output`: per layer and head, read through `hooks.capture`).
 
 A module built with `fused=True` (the transformers) computes the same attention with torch's
-`scaled_dot_product_attention` while no hook point is watched, and the explicit way, hooks and all, while one is;
+`scaled_dot_product_attention` while no hook point is watched, and the explicit way, hooks and all, while one is, and
+for one query at a time in evaluation (a decoding step, where the fused kernel is the slower on a CPU);
 `KVCache` keeps a layer's rotated keys, values and key ids between generation steps.
 """
-
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -59,29 +58,49 @@ def causal_bias(T: int, S: int, device: torch.device | str | None = None) -> tor
     return torch.zeros(T, S, device=device).masked_fill(later, NEG)
 
 
-@dataclass
 class KVCache:
     """One attention layer's keys and values so far, (B, H, S, D/H) each after rotation, and their ids (B, S).
     A `static` cache (cross-attention's, over a source that does not change while decoding) is filled by the first
-    call and then read as it is: the keys given to later calls are not projected again."""
+    call and then read as it is: the keys given to later calls are not projected again.
 
-    keys: torch.Tensor
-    values: torch.Tensor
-    ids: torch.Tensor
-    static: bool = False
+    The positions live in buffers with room for more (`capacity`, doubled when full), so that a decoding step writes
+    its own position instead of copying every earlier one."""
 
-    @classmethod
-    def empty(cls, batch: int, heads: int, head_width: int, device: torch.device | str | None = None,
-              static: bool = False) -> "KVCache":
-        """A cache holding no positions yet."""
-        kv = torch.zeros(batch, heads, 0, head_width, device=device)
-        return cls(kv, kv.clone(), torch.zeros(batch, 0, dtype=torch.long, device=device), static)
+    def __init__(self, batch: int, heads: int, head_width: int, device: torch.device | str | None = None,
+                 static: bool = False, capacity: int = 0):
+        """An empty cache, with room for `capacity` positions before it grows."""
+        self._keys, self._values, self._ids = self._buffers(batch, heads, head_width, capacity, device)
+        self.size, self.static = 0, static  # the buffers' first `size` positions are filled
+
+    @staticmethod
+    def _buffers(batch: int, heads: int, head_width: int, capacity: int, device) -> tuple[torch.Tensor, ...]:
+        kv = torch.zeros(batch, heads, capacity, head_width, device=device)
+        return kv, kv.clone(), torch.zeros(batch, capacity, dtype=torch.long, device=device)
+
+    @property
+    def keys(self) -> torch.Tensor:
+        return self._keys[:, :, :self.size]
+
+    @property
+    def values(self) -> torch.Tensor:
+        return self._values[:, :, :self.size]
+
+    @property
+    def ids(self) -> torch.Tensor:
+        return self._ids[:, :self.size]
 
     def extend(self, keys: torch.Tensor, values: torch.Tensor, ids: torch.Tensor) -> None:
         """Append new positions (in place)."""
-        self.keys = torch.cat([self.keys, keys], dim=2)
-        self.values = torch.cat([self.values, values], dim=2)
-        self.ids = torch.cat([self.ids, ids], dim=1)
+        n = self.size + keys.shape[2]
+        if n > self._keys.shape[2]:  # grow: new buffers of twice the room (at least n), the filled part copied
+            B, H, _, Dh = keys.shape
+            k, v, i = self._buffers(B, H, Dh, max(n, 2 * self._keys.shape[2]), keys.device)
+            k[:, :, :self.size], v[:, :, :self.size], i[:, :self.size] = self.keys, self.values, self.ids
+            self._keys, self._values, self._ids = k, v, i
+        self._keys[:, :, self.size:n] = keys
+        self._values[:, :, self.size:n] = values
+        self._ids[:, self.size:n] = ids
+        self.size = n
 
 
 class MultiHeadAttention(nn.Module):
@@ -193,8 +212,9 @@ class MultiHeadAttention(nn.Module):
         Args:
             causal: query t (the last T of S positions, by order, whatever their ids) sees keys up to its own.
         """
-        if not self.fused or adaptive or self.watched:
-            if causal:
+        step = query.shape[1] == 1 and not self.training  # one decoding step: faster unfused on a CPU
+        if not self.fused or adaptive or self.watched or step:
+            if causal and query.shape[1] > 1:  # one query, the last position, sees every key
                 T, S = query.shape[1], keys.shape[1] + (0 if cache is None else cache.keys.shape[2])
                 bias = causal_bias(T, S, query.device) if bias is None else bias + causal_bias(T, S, query.device)
             return self.attend(*self.scores_and_values(query, keys, query_ids, key_ids, mask, bias, cache), adaptive)

@@ -131,10 +131,10 @@ class Stack(nn.Module):
                       None if memory_caches is None else memory_caches[i])
         return self.norm(x)
 
-    def caches(self, batch: int, device: torch.device, static: bool = False) -> list[KVCache]:
-        """One empty cache per block (`static`: for cross-attention)."""
+    def caches(self, batch: int, device: torch.device, static: bool = False, capacity: int = 0) -> list[KVCache]:
+        """One empty cache per block (`static`: for cross-attention), with room for `capacity` positions."""
         attn = self.blocks[0].self_attn
-        return [KVCache.empty(batch, attn.heads, attn.w_k.out_features // attn.heads, device, static)
+        return [KVCache(batch, attn.heads, attn.w_k.out_features // attn.heads, device, static, capacity)
                 for _ in self.blocks]
 
 
@@ -196,7 +196,7 @@ class DecoderOnly(nn.Module):
         given (ids the task fixes by structure, e.g. coupled scratchpad ids); else the previous id + 1.
         Without `cache`, every step recomputes the whole sequence (the same result, slower; for tests and benches).
         """
-        caches = self.stack.caches(tokens.shape[0], tokens.device) if cache else None
+        caches = self.stack.caches(tokens.shape[0], tokens.device, capacity=tokens.shape[1] + steps) if cache else None
         seq, seq_ids = tokens, ids
         h = self.stack(tokens, ids, causal=True, caches=caches)[:, -1]
         out, out_ids = [], []
@@ -283,7 +283,8 @@ class EncoderDecoder(nn.Module):
         max_steps = int(batch.tgt_len.max()) if max_steps is None else max_steps
         memory, mask, memory_ids = self.encode(batch)
         B, device = batch.src.shape[0], batch.src.device
-        caches, memory_caches = self.decoder.caches(B, device), self.decoder.caches(B, device, static=True)
+        caches = self.decoder.caches(B, device, capacity=max_steps)
+        memory_caches = self.decoder.caches(B, device, static=True, capacity=batch.src.shape[1])
         token = torch.full((B,), SOS, dtype=torch.long, device=device)
         done = torch.zeros(B, dtype=torch.bool, device=device)
         out = []

@@ -116,12 +116,13 @@ def test_fused_attention_equals_the_explicit_one(positional):
             assert float(rec["hook_pattern"][0].triu(1).abs().max()) == 0.0
 
 
-def test_a_cache_gives_the_same_attention_as_the_whole_sequence():
+@pytest.mark.parametrize("capacity", [0, 3, 7])  # grown from empty, grown once (3 -> 6 is too few: 7), never
+def test_a_cache_gives_the_same_attention_as_the_whole_sequence(capacity):
     attn = MultiHeadAttention(16, 16, 16, heads=4, positional=POSITIONAL["rope"](16, 4), fused=True)
     x = torch.randn(2, 7, 16, generator=G)
     ids = torch.arange(7).expand(2, -1)
     whole = attn(x, x, ids, ids, causal=True)
-    cache = KVCache.empty(2, 4, 4)
+    cache = KVCache(2, 4, 4, capacity=capacity)
     first = attn(x[:, :4], x[:, :4], ids[:, :4], ids[:, :4], causal=True, cache=cache)  # a prompt of 4
     rest = [attn(x[:, t:t + 1], x[:, t:t + 1], ids[:, t:t + 1], ids[:, t:t + 1], causal=True, cache=cache)
             for t in range(4, 7)]
@@ -137,7 +138,7 @@ def test_a_static_cache_projects_the_memory_once_and_attends_as_without_it():
     memory, queries = torch.randn(2, 9, 16, generator=G), torch.randn(2, 5, 16, generator=G)
     memory_ids, ids = torch.arange(9).flip(0).expand(2, -1), torch.arange(5).expand(2, -1)
     whole = attn(queries, memory, ids, memory_ids)
-    cache = KVCache.empty(2, 4, 4, static=True)
+    cache = KVCache(2, 4, 4, static=True)
     steps = [attn(queries[:, t:t + 1], memory if t == 0 else torch.zeros_like(memory), ids[:, t:t + 1], memory_ids,
                   cache=cache) for t in range(5)]  # after the first step the memory given is ignored
     assert torch.allclose(torch.cat(steps, 1), whole, atol=1e-5) and cache.keys.shape == (2, 4, 9, 4)
