@@ -13,7 +13,9 @@ or (own-schedule) a repair of ours:
   paper states Adam at 1e-5; that rate is not among the factors);
 - "own-schedule": ABC's retraining warms up over its own first 5% (as the first training does over its own), not
   over the first training's 150 steps (ours: the public code retrains at its constant rate, with no warm-up);
-- "wide-deep": the public code's Successor: 3 decoder layers of width 128, 8 heads, FF 512.
+- "wide-deep": the public code's Successor: 3 decoder layers of width 128, 8 heads, FF 512;
+- "dropout+xavier": the two factors that helped on the first sizing seed, together (a candidate for the stored
+  grids' regime).
 
 Every run trains the model, then retrains one ABC model per rule (`FACTOR_RULES`: the paper's, "code" and the public
 code's calibration as it is, `analysis.calibration`), each with the sinusoids, and tests each ABC model every `every`
@@ -76,7 +78,7 @@ def _wide_deep(run: ArithmeticRun) -> ArithmeticRun:
 # factor -> how it changes the baseline's run (the name is the variant in tables)
 FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {
     "baseline": lambda run: run, "dropout": _dropout, "xavier": _xavier, "adam": _adam,
-    "own-schedule": _own_schedule, "wide-deep": _wide_deep}
+    "own-schedule": _own_schedule, "wide-deep": _wide_deep, "dropout+xavier": lambda run: _xavier(_dropout(run))}
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ CHANGED = {  # factor -> the fields it changes, with their values (cpu profile)
     "own-schedule": {"arithmetic.retrain_warmup": 50},
     "wide-deep": {"arithmetic.model.width": 128, "arithmetic.model.heads": 8, "arithmetic.model.layers": 3,
                   "arithmetic.model.ff": 512, "arithmetic.model.embed_scale": 128**0.5},
+    "dropout+xavier": {"arithmetic.model.dropout": 0.3, "arithmetic.model.attention_dropout": 0.3,
+                       "arithmetic.model.ff_dropout": 0.3, "arithmetic.model.embed_init": "xavier"},
 }
 
 
