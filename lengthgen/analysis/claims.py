@@ -73,11 +73,16 @@ def claims_table(claims: list[Claim]) -> pd.DataFrame:
                         columns=["where", "the paper states", "our experiment"])
 
 
-def claims_versus(claims: list[Claim], live: dict, stored: dict, first: str, stored_label: str) -> pd.DataFrame:
-    """Each claim with our side (`Claim.text`) for the live and the stored runs' readings by key; `first` names the
-    first column ("figure", "where"), `stored_label` the stored runs (e.g. "stored cpu runs")."""
-    return pd.DataFrame([(c.where, c.statement, c.text(live), c.text(stored)) for c in claims],
-                        columns=[first, "the paper states", "ours, live", f"ours, {stored_label}"])
+def claims_versus(claims: list[Claim], live: dict, stored: dict, first: str, stored_label: str,
+                  verdicts_only: bool = False) -> pd.DataFrame:
+    """Each claim with our side for the live and the stored runs' readings by key: its text (`Claim.text`: verdicts
+    and numbers) or, `verdicts_only`, its one verdict (`Claim.verdict`), for a chapter whose cells a figure shows
+    (`verdict_grid`). `first` names the first column ("figure", "where"), `stored_label` the stored runs (e.g.
+    "stored cpu runs")."""
+    side = Claim.verdict if verdicts_only else Claim.text
+    word = "verdict" if verdicts_only else "ours"
+    return pd.DataFrame([(c.where, c.statement, side(c, live), side(c, stored)) for c in claims],
+                        columns=[first, "the paper states", f"{word}, live", f"{word}, {stored_label}"])
 
 
 def of_runs(label: str) -> Callable[[Claim, pd.DataFrame], str]:

@@ -40,6 +40,9 @@ def test_the_chapter_tables_list_each_claim_once():
     table = claims_versus([claim()], {}, {"assign": READING}, "figure", "stored cpu runs")
     assert table.columns.tolist() == ["figure", "the paper states", "ours, live", "ours, stored cpu runs"]
     assert table.values.tolist() == [["Fig. 3", "PPC generalizes", NOT_RUN, "PPC, NoPE, RoPE"]]
+    short = claims_versus([claim()], {}, {"assign": READING}, "figure", "stored cpu runs", verdicts_only=True)
+    assert short.columns.tolist() == ["figure", "the paper states", "verdict, live", "verdict, stored cpu runs"]
+    assert short.values.tolist() == [["Fig. 3", "PPC generalizes", NOT_RUN, "partly"]]
 
 
 @pytest.mark.parametrize("paper", PAPERS.values(), ids=lambda p: p.name)

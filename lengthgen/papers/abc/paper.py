@@ -107,10 +107,11 @@ CLAIMS = [  # each claim of the paper, and the reading of ours that judges it ("
 
 
 def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
-    """Each claim with our verdicts and the numbers behind them, for the live runs and the stored runs.
+    """Each claim with one verdict for the live runs and one for the stored runs (the cells behind them are
+    `analysis.verdict_grid`'s figure).
 
     Args:
-        live, stored: readings by key ("claims": `analysis.arithmetic.model_claims`, "attention":
-            `analysis.arithmetic.attention_claim`); a missing, None or empty one says "not run yet".
+        live, stored: readings by key ("claims": `readings.model_claims`, "attention": `readings.attention_claim`); a
+            missing, None or empty one says "not run yet".
     """
-    return claims_versus(CLAIMS, live, stored, "where", "stored cpu runs")
+    return claims_versus(CLAIMS, live, stored, "where", "stored cpu runs", verdicts_only=True)
