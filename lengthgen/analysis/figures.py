@@ -46,6 +46,20 @@ def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_labe
     return fig.update_layout(height=420 + 300 * (rows - 1))
 
 
+def course_curves(course: pd.DataFrame, title: str) -> go.Figure:
+    """Exact match along a retraining (rows: factor, rule, length, step, mean, min, max over seeds): one panel per
+    factor (rows) and test length (columns), one line per rule, bars spanning the seeds' range."""
+    course = course.assign(above=course["max"] - course["mean"], below=course["mean"] - course["min"],
+                           digits=course.length.map("{} digits".format))
+    fig = px.line(course, x="step", y="mean", color="rule", facet_row="factor", facet_col="digits",
+                  error_y="above", error_y_minus="below", markers=True, range_y=[-5, 105], title=title,
+                  hover_data={"min": ":.1f", "max": ":.1f"},
+                  labels={"mean": "exact match (%)", "step": "retraining steps"})
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    fig.for_each_yaxis(lambda axis: axis.update(title=None))
+    return fig.update_layout(height=160 + 170 * course.factor.nunique(), yaxis_title="exact match (%)")
+
+
 def trajectory_figure(points: pd.DataFrame, title: str) -> go.Figure:
     """`variance.trajectory`'s points: one panel per measure (own y axis), the median over seed pairs against the
     training steps (log x) per variant, bars spanning the seeds' range."""

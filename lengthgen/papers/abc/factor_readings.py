@@ -7,8 +7,9 @@
 - `factor_effects`: a factor's effect, paired by seed: the mean over the three rules and the lengths beyond the
   training numbers' reach (`FAR`) of its ABC models' end-of-course exact match minus the baseline's at the same seed.
   It "helps" when that difference is at least EFFECT points at every seed, "hurts" when it is at most -EFFECT at
-  every seed, else "no clear effect"; one seed is "one seed (not judged)", and a factor whose trained model is below
-  90% in distribution at some seed is "not trained". The baseline itself is judged against nothing.
+  every seed, else "no clear effect"; one seed is "one seed (not judged)", and a factor whose trained model or one
+  of whose ABC models (at the end of its retraining) is below 90% in distribution at some seed is "not trained": its
+  long lengths say nothing. The baseline itself is judged against nothing.
 """
 
 import pandas as pd
@@ -76,7 +77,8 @@ def factor_effects(runs: pd.DataFrame) -> pd.DataFrame:
     effects, points), low and high (their range over seeds) and verdict, as the module's docstring states."""
     last = _last(runs, ACCURACY)
     far = last[last.length.isin(FAR)].groupby(["factor", "seed"]).value.mean()
-    trained = _trained(runs)
+    fitted = pd.concat([_trained(runs), last[last.length == IID].groupby(["factor", "seed"]).value.min()], axis=1)
+    trained = fitted.min(axis=1)  # the least fitted model of each (factor, seed)
     rows = []
     for factor in [f for f in FACTORS if f != "baseline" and f in far.index.get_level_values("factor")]:
         seeds = [s for s in far[factor].index if ("baseline", s) in far.index]
@@ -129,3 +131,12 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"{IID} digits whose first wrong digit is a 0.")
     return "\n\n".join([head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]),
                         markdown_table(shown.drop(columns=[c for c in shown.columns if c.endswith(" range")]))]) + "\n"
+
+
+def factor_course(runs: pd.DataFrame, lengths: tuple[int, ...] = FAR[1:]) -> pd.DataFrame:
+    """The course of retraining: each ABC model's exact match at `lengths` after every point of its retraining, by
+    factor, rule, step and length (mean, min and max over seeds), for `analysis.figures.course_curves`."""
+    rows = runs[(runs.metric == ACCURACY) & runs.stage.isin(STAGES) & runs.length.isin(lengths)]
+    rows = rows.assign(factor=rows.variant, rule=rows.stage.map(STAGES))
+    course = rows.groupby(["factor", "rule", "length", "step"]).value.agg(["mean", "min", "max"]).reset_index()
+    return _order(course)

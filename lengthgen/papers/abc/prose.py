@@ -16,6 +16,7 @@ from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import ArithmeticSizes
+from lengthgen.papers.abc.factor_readings import EFFECT
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
@@ -45,6 +46,7 @@ from lengthgen.tasks import TASKS
 
 RULE_WORDS = {"ABC (paper)": "by the paper's rule", "ABC (code)": "by the code's rule",
               "ABC (paper, NoPE)": "by the paper's rule", "ABC (code, NoPE)": "by the code's rule"}
+FACTOR_RULE_WORDS = {"paper": "the paper's rule", "code": "our rule", "public": "the public code's rule"}
 MAX_TRAINING_DIGITS = len(str(2**20))  # the interpolation numbers, 0 .. 2^20, have at most this many digits
 
 
@@ -337,3 +339,17 @@ def stored_setup(cpu: ArithmeticSizes) -> dict[str, str]:
             "setup_add_retrain": f"{add_retrain:,}",
             "setup_par_width": str(parity.operand_width), "setup_par_longest": str(max(parity.eval_lengths)),
             "setup_par_train_bits": str(len(bin(2**20)) - 2), "setup_samples": f"{cpu.samples:,}"}
+
+
+def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
+    """The factor study's paragraph (`factor_readings`): the factors that help and hurt by its paired rule, how many
+    seeds judge them, and what choosing each course's best checkpoint at the longest length would have added."""
+    helps, hurts = (and_list(effects.factor[effects.verdict == v]) or "none" for v in ("helps", "hurts"))
+    longest = max(int(c) for c in table.columns if c.isdigit())
+    gain = table[f"best at {longest}"] - table[str(longest)]
+    worst = table.loc[gain.idxmax()] if len(table) else None
+    return {"fs_points": f"{EFFECT:g}", "fs_helps": helps, "fs_hurts": hurts, "fs_seeds": span(effects.seeds, "{:.0f}"),
+            "fs_longest": str(longest), "fs_gain": num(gain.max()) if worst is not None else "–",
+            "fs_gain_where": f"{worst.factor}, {FACTOR_RULE_WORDS[worst.rule]}" if worst is not None else "–",
+            "fs_unjudged": and_list(effects.factor[~effects.verdict.isin(["helps", "hurts", "no clear effect"])])
+            or "none"}

@@ -4,22 +4,34 @@ its best point, the share of first wrong zeros."""
 import pandas as pd
 import pytest
 
+from lengthgen.analysis.figures import course_curves
 from lengthgen.metrics import ACCURACY
-from lengthgen.papers.abc.factor_readings import effect_verdict, factor_effects, factor_section, factor_table
+from lengthgen.papers.abc.factor_readings import (
+    effect_verdict,
+    factor_course,
+    factor_effects,
+    factor_section,
+    factor_table,
+)
 from lengthgen.papers.abc.factors import FIRST_WRONG_ZERO
+from lengthgen.papers.abc.prose import factor_study
 
 LENGTHS = (6, 8, 12, 24, 50)
 
 
-def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float | None = None) -> list[dict]:
+def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float | None = None,
+        abc_iid: float = 100.0) -> list[dict]:
     """One stored factor run: the trained model (`trained` % at 6 digits), and each rule's ABC model along a course
-    of two points, 100% at 6 and 8 digits and `far` % beyond at the last point (`peak` at 50 digits at the first)."""
+    of two points, 100% at 8 digits (`abc_iid` at 6 for the code's rule) and `far` % beyond at the last point
+    (`peak` at 50 digits at the first)."""
     rows = [{"variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": length,
              "metric": ACCURACY, "value": trained if length == 6 else 0.0} for length in LENGTHS]
     for rule in ("paper", "code", "public"):
         for step in (100, 200):
             for length in LENGTHS:
                 value = 100.0 if length <= 8 else far if step == 200 else 0.0
+                if length == 6 and rule == "code":
+                    value = abc_iid
                 if step == 100 and length == 50 and peak is not None:
                     value = peak
                 rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": step,
@@ -39,10 +51,12 @@ def test_a_factor_helps_hurts_or_not_by_its_paired_effect_at_every_seed():
                  run("xavier", 100, 60.0), run("xavier", 101, 30.0),  # +50, 0: one seed only
                  run("adam", 100, 0.0), run("adam", 101, 15.0),  # -10, -15
                  run("own-schedule", 100, 90.0),
-                 run("wide-deep", 100, 90.0, trained=80.0), run("wide-deep", 101, 90.0))
+                 run("wide-deep", 100, 90.0, trained=80.0), run("wide-deep", 101, 90.0),
+                 run("dropout+xavier", 100, 90.0), run("dropout+xavier", 101, 90.0, abc_iid=89.0))
     effects = factor_effects(runs).set_index("factor")
     assert effects.verdict.to_dict() == {"dropout": "helps", "xavier": "no clear effect", "adam": "hurts",
-                                         "own-schedule": "one seed (not judged)", "wide-deep": "not trained"}
+                                         "own-schedule": "one seed (not judged)", "wide-deep": "not trained",
+                                         "dropout+xavier": "not trained"}  # an ABC model below 90% at 6 digits
     assert effects.effect["dropout"] == pytest.approx(12.5) and effects.low["dropout"] == pytest.approx(10.0)
     assert effects.effect["xavier"] == pytest.approx(25.0) and effects.seeds["own-schedule"] == 1
     # just short of the threshold at one seed: not "helps"
@@ -65,3 +79,24 @@ def test_the_section_states_its_rule_and_says_when_nothing_is_stored():
     text = factor_section(frame(run("baseline", 100, 10.0), run("dropout", 100, 50.0)), "abc-factors at cpu")
     assert "| dropout | 1 | +40.0 | +40.0 to +40.0 | one seed (not judged) |" in text
     assert "at least 10 points at every seed" in text and "| baseline | code | 1 | 100.0 |" in text
+
+
+def test_the_course_averages_seeds_at_each_point_and_the_figure_has_a_panel_per_factor_and_length():
+    runs = frame(run("baseline", 100, 10.0, peak=70.0), run("baseline", 101, 30.0), run("dropout", 100, 50.0))
+    course = factor_course(runs).set_index(["factor", "rule", "length", "step"])
+    assert course.loc[("baseline", "code", 50, 200)].tolist() == [20.0, 10.0, 30.0]  # mean, min, max over seeds
+    assert course.loc[("baseline", "code", 50, 100)].tolist() == [35.0, 0.0, 70.0]
+    assert set(course.index.get_level_values("length")) == {24, 50}
+    fig = course_curves(factor_course(runs), "t")
+    panels = {a.text for a in fig.layout.annotations}
+    assert panels == {"baseline", "dropout", "24 digits", "50 digits"} and len(fig.data) == 3 * 2 * 2
+
+
+def test_the_paragraph_names_the_factors_by_verdict_and_the_gain_of_choosing_a_checkpoint():
+    runs = frame(run("baseline", 100, 10.0, peak=70.0), run("baseline", 101, 30.0),
+                 run("dropout", 100, 50.0), run("dropout", 101, 60.0), run("adam", 100, 0.0))
+    words = factor_study(factor_effects(runs), factor_table(runs))
+    assert words["fs_helps"] == "dropout" and words["fs_hurts"] == "none" and words["fs_unjudged"] == "adam"
+    assert words["fs_gain"] == "30"  # (70 + 30) / 2 - (10 + 30) / 2: best points against the ends
+    assert words["fs_gain_where"] == "baseline, the paper's rule"  # every rule's gain is the same: the first
+    assert words["fs_seeds"] == "1-2" and words["fs_points"] == "10"
