@@ -11,6 +11,8 @@ GLOBAL_MEAN, GLOBAL_VAR = "global_mean", "global_var"  # probe: mean over sets o
 # and (biased) feature variance (`analysis.variance.global_stats`, Fig. 3)
 COMPONENT_VAR = "component_var"  # probe: variance across sets of each normed output feature, mean over features
 MAX_WEIGHT = "max_weight"  # probe: mean over sets of the largest attention weight (Fig. 4)
+ANTI_DIAGONAL = "anti_diagonal"  # arithmetic: the last layer's cross-attention weight on the reversed output's
+# anti-diagonal (`papers.abc.readings.anti_diagonal_mass`), by_construction "inside" / "beyond" the training digits
 
 
 def by_construction(metric: str, construction: str) -> str:

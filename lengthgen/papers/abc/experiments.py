@@ -18,12 +18,19 @@ from torch import nn
 from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER, PUBLIC_CROSS, PUBLIC_SELF, calibrated_table
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import added, ignored
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, by_construction
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, table_rows
-from lengthgen.papers.abc.readings import accuracy_table, cells, model_claims
+from lengthgen.papers.abc.readings import (
+    accuracy_table,
+    anti_diagonal_mass,
+    attention_claim,
+    cells,
+    model_claims,
+    stored_mass,
+)
 from lengthgen.papers.base import Experiment, load_trained
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
@@ -146,13 +153,21 @@ def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
     return task, models
 
 
+ATTENTION_SAMPLES = 100  # examples per length whose attention a run reads (`readings.anti_diagonal_mass`)
+
+
 def accuracy_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
-    """Exact match (%) at each test length, of up to `eval_samples` distinct examples of that length."""
+    """Exact match (%) at each test length, of up to `eval_samples` distinct examples of that length; and the weight
+    of the last layer's cross-attention on the anti-diagonal, inside and beyond the training digits
+    (`readings.anti_diagonal_mass` of ATTENTION_SAMPLES examples), so that Figs. 2, 8, 9 read from stored runs."""
     rows = []
     for length in cfg.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, cfg.eval_samples))
         rows.append({"stage": stage, "length": length, "metric": ACCURACY,
                      "value": sequence_metrics(task, model, examples)[ACCURACY]})
+        mass = anti_diagonal_mass(model, task, length, ATTENTION_SAMPLES)
+        rows += [{"stage": stage, "length": length, "metric": by_construction(ANTI_DIAGONAL, where), "value": value}
+                 for where, value in mass.items() if value == value]
     return rows
 
 
@@ -360,12 +375,16 @@ def trained_models(store, experiment, configs: list[ArithmeticRun]) -> dict[str,
 def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
     match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
-    (`analysis.arithmetic`); each task's runs on the seeds that all its models have (`compare.on_common_seeds`)."""
+    (`analysis.arithmetic`), "mass" (`readings.stored_mass`) and "attention" (Figs. 2, 8, 9's claim on the vanilla
+    models' mass; empty for runs that predate it); each task's runs on the seeds that all its models have
+    (`compare.on_common_seeds`)."""
     runs = pd.concat([on_common_seeds(task_runs, ("variant",))[0] for _, task_runs in runs.groupby("task")])
     ours = accuracy_table(runs)
     paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
     acc = runs[runs.metric == ACCURACY]
     curves = acc.assign(model=[v.removesuffix(", aligned") if s == "trained" else s
                                for v, s in zip(acc.variant, acc.stage, strict=True)])
+    mass = stored_mass(runs)
     return {"curves": curves[["task", "model", "seed", "length", "value"]], "cells": cells(ours, paper),
-            "claims": model_claims(ours, paper, APPENDIX_C)}
+            "claims": model_claims(ours, paper, APPENDIX_C),
+            "attention": attention_claim(mass[mass.model == "vanilla"]), "mass": mass}

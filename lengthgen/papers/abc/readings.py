@@ -20,7 +20,7 @@ import torch
 from lengthgen.analysis.calibration import ATTENTION_KINDS, PUBLIC_CODE, decoder_attention
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
@@ -194,6 +194,21 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
     inside, beyond = on_line[: TRAINED_DIGITS + 1], on_line[TRAINED_DIGITS + 1:]
     return {"inside": float(inside.mean()), "beyond": float(beyond.mean()) if len(beyond) else float("nan")}
+
+
+def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:
+    """`anti_diagonal_mass` rows (task, model, length, inside, beyond; model named as in `accuracy_table`, the ABC
+    models "ABC (rule)") from the tidy rows of stored runs, each the mean over seeds; empty for runs that predate
+    the measurement."""
+    prefix = f"{ANTI_DIAGONAL}:"
+    rows = runs[runs.metric.str.startswith(prefix)]
+    if rows.empty:
+        return pd.DataFrame(columns=["task", "model", "length", "inside", "beyond"])
+    rows = rows.assign(model=[model_name(v, st) if st == "trained" else st for v, st in
+                              zip(rows.variant, rows.stage, strict=True)], where=rows.metric.str.removeprefix(prefix))
+    mass = rows.pivot_table(index=["task", "model", "length"], columns="where", values="value", aggfunc="mean",
+                            sort=False).reset_index().rename_axis(columns=None)
+    return mass.reindex(columns=["task", "model", "length", "inside", "beyond"])
 
 
 def attention_claim(mass: pd.DataFrame) -> pd.DataFrame:

@@ -120,6 +120,11 @@ def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_determin
                                               "ABC (code, NoPE)"]
     assert acc.groupby("stage").length.apply(list).to_dict() == {s: [1, 3, 8] for s in acc.stage.unique()}
     assert acc.value.between(0, 100).all() and rows.equals(again.metrics)
+    mass = rows[rows.metric.str.startswith("anti_diagonal:")]  # weights of one head's cell: in [0, 1]
+    measured = set(zip(mass.stage, mass.length, mass.metric, strict=True))
+    assert measured >= {("trained", 8, "anti_diagonal:beyond"), ("ABC (code)", 1, "anti_diagonal:inside")}
+    beyond = mass[mass.metric == "anti_diagonal:beyond"]
+    assert mass.value.between(0, 1).all() and set(beyond.length) == {8}  # 1 and 3 digits: no step beyond 7
     _, models = build_arithmetic(cfg)
     models.load_state_dict(first.checkpoint)  # the checkpoint restores every model, bias tables included
     assert bias_table(models["abc_paper"]).table.ne(0).any()  # a calibrated table, not the empty one built

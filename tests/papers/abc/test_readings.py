@@ -14,6 +14,7 @@ from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
     accuracy_table,
+    attention_claim,
     attention_on,
     bias_maps,
     cells,
@@ -24,6 +25,7 @@ from lengthgen.papers.abc.readings import (
     model_claims,
     model_name,
     monotone_lists,
+    stored_mass,
 )
 
 
@@ -214,3 +216,22 @@ def test_monotone_lists_make_every_step_read_its_own_item():
         assert misread_changes(operator, lists) > 0.45 > misread_changes(operator, uniform)
     with pytest.raises(ValueError, match="valid: max, min"):
         monotone_lists("sum", 6, 1)
+
+
+def test_stored_mass_averages_seeds_and_names_models_as_the_tables_do():
+    rows = pd.DataFrame([
+        {"task": "successor", "variant": "vanilla", "stage": "trained", "seed": 0, "length": 24,
+         "metric": "anti_diagonal:inside", "value": 0.8},
+        {"task": "successor", "variant": "vanilla", "stage": "trained", "seed": 1, "length": 24,
+         "metric": "anti_diagonal:inside", "value": 0.6},
+        {"task": "successor", "variant": "vanilla", "stage": "trained", "seed": 0, "length": 24,
+         "metric": "anti_diagonal:beyond", "value": 0.1},
+        {"task": "successor", "variant": "vanilla", "stage": "ABC (code)", "seed": 0, "length": 24,
+         "metric": "anti_diagonal:inside", "value": 0.9},
+        {"task": "successor", "variant": "vanilla", "stage": "trained", "seed": 0, "length": 24,
+         "metric": "accuracy", "value": 0.0}])
+    mass = stored_mass(rows).set_index("model")
+    assert mass.loc["vanilla", "inside"] == pytest.approx(0.7) and mass.loc["vanilla", "beyond"] == 0.1
+    assert mass.loc["ABC (code)", "inside"] == 0.9 and np.isnan(mass.loc["ABC (code)", "beyond"])
+    assert attention_claim(mass.reset_index().iloc[:1]).verdict.tolist() == ["reproduced"]  # 0.1 < 0.35
+    assert stored_mass(rows[rows.metric == "accuracy"]).empty  # runs that predate the measurement
