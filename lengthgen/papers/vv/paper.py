@@ -182,6 +182,21 @@ def _cells(runs: pd.DataFrame, title: str, args: dict) -> pd.DataFrame:
         ignore_index=True)
 
 
+def paper_cells(comparisons: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The paired tables of COMPARISONS (title -> `compare`'s table) as `analysis.verdict_grid` cells: task the
+    paper's table ("Table 1"), comparison the rest of the title ("argmax, adaptive θ: +LN (b) vs baseline (a)"), N,
+    paper and ours (b - a, points), verdict."""
+    frames = []
+    for title, table in comparisons.items():
+        name, _, versus = title.partition(": ")
+        task, _, setting = name.partition(", ")
+        frames.append(pd.DataFrame({"task": f"Table {task.removeprefix('Table ')}", "N": table.N,
+                                    "comparison": f"{setting}: {versus.split(';')[0]}",
+                                    "paper": table.get("paper b-a"), "ours": table.get("ours b-a"),
+                                    "verdict": table.verdict}))
+    return pd.concat(frames, ignore_index=True)
+
+
 def widening(runs: pd.DataFrame, first: tuple[int, ...], task: str) -> pd.DataFrame:
     """Every cell of the comparisons on `task` (COMPARISONS' `paired_table`s and their `gains`) judged twice: on the
     seeds `first` (the interim comparison, declared before the runs) and on every seed of `runs` on the task (a

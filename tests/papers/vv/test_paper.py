@@ -81,3 +81,14 @@ def test_widening_judges_every_cell_of_a_task_on_the_interim_seeds_and_on_the_wh
     assert (table.changed == (table["verdict, seeds 0, 1"] != table["verdict, seeds 0-3"])).all()
     with pytest.raises(ValueError, match="must be fewer"):
         vv_paper.widening(runs_frame(rows), (0, 1, 2, 3), "dictionary")
+
+
+def test_paper_cells_lay_each_comparison_out_as_a_row_of_its_table(runs_frame):
+    rows = [("argmax", v, s, n, "accuracy", 90.0 + (1.0 if v == "ln" else 0.0) + s)
+            for v in ("baseline", "ln", "std") for s in range(3) for n in (16, 32)]
+    df = runs_frame(rows)
+    titles = [t for t in vv_paper.COMPARISONS if t.startswith(("Table 1, argmax:", "Table 3, argmax"))]
+    cells = vv_paper.paper_cells({t: vv_paper.compare(df, vv_paper.COMPARISONS[t])[1] for t in titles})
+    assert cells.task.tolist() == ["Table 1"] * 2 + ["Table 3"] * 2 and cells.N.tolist() == [16, 32] * 2
+    assert cells.comparison.tolist()[::2] == ["argmax: +LN (b) vs baseline (a)", "argmax: +LN (b) vs +std (a)"]
+    assert cells.ours.tolist() == [1.0, 1.0, 1.0, 1.0] and cells.paper.tolist()[2:] == [0.06, 0.11]
