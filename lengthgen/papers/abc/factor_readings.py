@@ -16,7 +16,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import markdown_table
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, FIRST_ERROR
 from lengthgen.papers.abc.factors import FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
 
 EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
@@ -49,8 +49,9 @@ def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per (factor, rule) of the stored factor runs (`results.sweep.collect` rows): seeds, trained (mean %
     at IID digits of the trained models), at each tested length L the column L (mean % over seeds at the end of the
     retraining) and "L range" ("min-max", "" for one seed), "best at L" (at the longest length: the mean over seeds
-    of each course's highest point) and "first wrong 0" (% of the wrong answers beyond IID digits whose first wrong
-    digit is a 0, mean over seeds and lengths)."""
+    of each course's highest point), "first wrong at" (the median place, counted from the units, of the first wrong
+    digit of the wrong answers beyond IID digits, mean over seeds and lengths) and "first wrong 0" (the % of those
+    whose first wrong digit is a 0)."""
     if runs.empty:
         return pd.DataFrame(columns=["factor", "rule", "seeds", "trained"])
     last = _last(runs, ACCURACY)
@@ -65,9 +66,10 @@ def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
         course = runs[(runs.metric == ACCURACY) & (runs.variant == factor) & (runs.stage == f"ABC ({rule})")
                       & (runs.length == longest)]
         row[f"best at {longest}"] = course.groupby("seed").value.max().mean()
-        zeros = _last(runs, FIRST_WRONG_ZERO)
-        zeros = zeros[(zeros.factor == factor) & (zeros.rule == rule) & (zeros.length > IID)]
-        row["first wrong 0"] = zeros.value.mean() if len(zeros) else float("nan")
+        for metric, column in ((FIRST_ERROR, "first wrong at"), (FIRST_WRONG_ZERO, "first wrong 0")):
+            wrong = _last(runs, metric)
+            wrong = wrong[(wrong.factor == factor) & (wrong.rule == rule) & (wrong.length > IID)]
+            row[column] = wrong.value.mean() if len(wrong) else float("nan")
         rows.append(row)
     return _order(pd.DataFrame(rows))
 
@@ -117,7 +119,8 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     shown = table[["factor", "rule", "seeds", "trained"]].assign(
         **{f"{c} digits": [f"{v:.1f}" + (f" ({r})" if r else "") for v, r in zip(table[c], table[f"{c} range"],
                                                                                   strict=True)] for c in lengths},
-        **{best: table[best].map("{:.1f}".format), "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
+        **{best: table[best].map("{:.1f}".format), "first wrong at": table["first wrong at"].map("{:.1f}".format),
+           "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
            "trained": table.trained.map("{:.1f}".format)})
     judged = effects.assign(effect=effects.effect.map("{:+.1f}".format),
                             range=[f"{lo:+.1f} to {hi:+.1f}" for lo, hi in zip(effects.low, effects.high, strict=True)])
@@ -127,8 +130,9 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"least {EFFECT:.0f} points at every seed (at least two), hurts when it is at most -{EFFECT:.0f} at every "
             f"seed. Exact match (%) at the end of retraining, mean over seeds (their range); `trained` is the trained "
             f"model at {IID} digits; `{best}` is the mean of each course's highest point, what choosing a checkpoint "
-            f"by its test accuracy would have reported; `first wrong 0` is the share (%) of wrong answers beyond "
-            f"{IID} digits whose first wrong digit is a 0.")
+            f"by its test accuracy would have reported; `first wrong at` is the median place of the first wrong "
+            f"digit of the wrong answers beyond {IID} digits (counted from the units, 0), `first wrong 0` the "
+            f"share (%) of them whose first wrong digit is a 0.")
     return "\n\n".join([head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]),
                         markdown_table(shown.drop(columns=[c for c in shown.columns if c.endswith(" range")]))]) + "\n"
 

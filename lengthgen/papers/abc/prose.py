@@ -343,8 +343,10 @@ def stored_setup(cpu: ArithmeticSizes) -> dict[str, str]:
 
 def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
     """The factor study's paragraph (`factor_readings`): the factors that help and hurt by its paired rule, how many
-    seeds judge them, and what choosing each course's best checkpoint at the longest length would have added."""
+    seeds judge them, what choosing each course's best checkpoint at the longest length would have added, and where
+    the baseline's ABC models go wrong first (the place, and how often with a 0)."""
     helps, hurts = (and_list(effects.factor[effects.verdict == v]) or "none" for v in ("helps", "hurts"))
+    base = table[table.factor == "baseline"]
     longest = max(int(c) for c in table.columns if c.isdigit())
     gain = table[f"best at {longest}"] - table[str(longest)]
     worst = table.loc[gain.idxmax()] if len(table) else None
@@ -352,4 +354,5 @@ def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
             "fs_longest": str(longest), "fs_gain": num(gain.max()) if worst is not None else "–",
             "fs_gain_where": f"{worst.factor}, {FACTOR_RULE_WORDS[worst.rule]}" if worst is not None else "–",
             "fs_unjudged": and_list(effects.factor[~effects.verdict.isin(["helps", "hurts", "no clear effect"])])
-            or "none"}
+            or "none", "fs_base_at": span(base["first wrong at"], num),
+            "fs_base_zero": span(base["first wrong 0"], num), "fs_train_digits": str(MAX_TRAINING_DIGITS)}

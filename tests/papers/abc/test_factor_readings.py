@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.analysis.figures import course_curves
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, FIRST_ERROR
 from lengthgen.papers.abc.factor_readings import (
     effect_verdict,
     factor_course,
@@ -38,6 +38,8 @@ def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float 
                              "length": length, "metric": ACCURACY, "value": value})
         rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200, "length": 50,
                      "metric": FIRST_WRONG_ZERO, "value": 80.0 if rule == "paper" else 20.0})
+        rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200, "length": 50,
+                     "metric": FIRST_ERROR, "value": 7.0 + seed - 100})
     return rows
 
 
@@ -70,6 +72,7 @@ def test_the_table_reads_the_end_of_the_course_and_its_best_point_apart():
     assert table.loc["code", "50"] == pytest.approx(20.0) and table.loc["code", "50 range"] == "10-30"
     assert table.loc["code", "best at 50"] == pytest.approx((70.0 + 30.0) / 2)  # each seed's highest point
     assert table.loc["paper", "first wrong 0"] == 80.0 and table.loc["code", "first wrong 0"] == 20.0
+    assert table.loc["code", "first wrong at"] == 7.5  # places 7 and 8, one seed each
     assert (table.trained == 100.0).all() and (table["8"] == 100.0).all()
 
 
@@ -100,3 +103,4 @@ def test_the_paragraph_names_the_factors_by_verdict_and_the_gain_of_choosing_a_c
     assert words["fs_gain"] == "30"  # (70 + 30) / 2 - (10 + 30) / 2: best points against the ends
     assert words["fs_gain_where"] == "baseline, the paper's rule"  # every rule's gain is the same: the first
     assert words["fs_seeds"] == "1-2" and words["fs_points"] == "10"
+    assert words["fs_base_at"] == "7.5" and words["fs_base_zero"] == "20-80" and words["fs_train_digits"] == "7"
