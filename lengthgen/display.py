@@ -32,13 +32,16 @@ def show(fig: go.Figure) -> None:
 
 
 def show_parts(*parts) -> None:
-    """Display each part in order: a string as Markdown (an empty one is skipped), anything else as itself."""
+    """Display each part in order: a string as Markdown (an empty one is skipped), a figure by `show`, anything else
+    as itself."""
     from IPython.display import Markdown, display
 
     for part in parts:
         if isinstance(part, str):
             if part:
                 display(Markdown(part))
+        elif isinstance(part, go.Figure):
+            show(part)
         else:
             display(part)
 

@@ -14,6 +14,7 @@ from lengthgen.analysis.compare import (
     percent_iid,
     seeds_disagree,
 )
+from lengthgen.analysis.verdict_grid import verdict_grid
 from lengthgen.analysis.verdicts import ALPHA, NOT_TRAINED, TRAINED
 from lengthgen.display import for_display
 from lengthgen.seeding import seeds_text
@@ -95,15 +96,19 @@ def divergence_reason(budget: str, directions: pd.DataFrame | None = None,
     return reason
 
 
-def cell_table(side: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """A `compare.cell_side_by_side` table for reading (one row per mechanism, task and split) and, below it, its
-    divergences as a Markdown list, one line per cell and reason ("" when every cell is reproduced); for
-    `show_parts`."""
+def cell_parts(side: pd.DataFrame, title: str) -> tuple:
+    """A `compare.cell_side_by_side` table for `show_parts`: the cells at a glance (`verdict_grid`, titled `title`:
+    per task, mechanisms x splits coloured by verdict), the table for reading (one row per mechanism, task and split)
+    and, below it, its divergences as a Markdown list, one line per cell and reason ("" when every cell is
+    reproduced)."""
+    ranged = side.assign(range=[f"{lo:.0f}-{hi:.0f}" if n > 1 else "" for lo, hi, n in
+                                zip(side["lo"], side["hi"], side["seeds"], strict=True)]) if "lo" in side else side
+    grid = verdict_grid(ranged, title, row="variant", column="split", wrap=2)
     table = side.drop(columns=["metric", "reason"]).set_index(["variant", "task", "split"]).round(1)
     off = divergences(side)
     if off.empty:
-        return table, ""
-    return table, "Divergences and their reasons:\n\n" + "\n".join(
+        return grid, table, ""
+    return grid, table, "Divergences and their reasons:\n\n" + "\n".join(
         f"- **{r.variant} / {r.task}** at {r.splits} ({r.verdicts}): {r.reason}" for r in off.itertuples())
 
 

@@ -146,13 +146,13 @@ def _prepared(cells: pd.DataFrame, row: str, column: str) -> pd.DataFrame:
 
 
 def verdict_grid(cells: pd.DataFrame, title: str = "", row: str = "model", column: str = "length",
-                 decimals: int = 1) -> go.Figure:
-    """Paper vs ours at a glance: per task (a panel each, stacked, titled by the task), a grid of `row` (y, in order
-    of first appearance; "model (rule)" where a `rule` is given) by `column` (x, as categories: in increasing order
-    when numeric, else in order of first appearance), each cell coloured by its verdict's class (CLASS_COLOURS; one
-    legend entry per class present). Hovering a cell gives its task, labels, the paper's number and ours (to
-    `decimals` decimals, "–" when missing; ours with its `range`), `seeds` and the whole verdict. A cell the frame
-    lacks is blank.
+                 decimals: int = 1, wrap: int = 1) -> go.Figure:
+    """Paper vs ours at a glance: per task (a panel each, `wrap` panels side by side, titled by the task), a grid of
+    `row` (y, in order of first appearance; "model (rule)" where a `rule` is given) by `column` (x, as categories: in
+    increasing order when numeric, else in order of first appearance), each cell coloured by its verdict's class
+    (CLASS_COLOURS; one legend entry per class present). Hovering a cell gives its task, labels, the paper's number
+    and ours (to `decimals` decimals, "–" when missing; ours with its `range`), `seeds` and the whole verdict. A cell
+    the frame lacks is blank.
 
     Args:
         cells: one row per judged cell, with the columns task, `row`, `column`, paper, ours and verdict; optional
@@ -162,19 +162,23 @@ def verdict_grid(cells: pd.DataFrame, title: str = "", row: str = "model", colum
     cells = _prepared(cells.reset_index(drop=True), row, column)
     tasks, columns = list(dict.fromkeys(cells.task)), column_order(cells[column])
     panels = [list(dict.fromkeys(cells[cells.task == t]["_label"])) for t in tasks]
-    heights = [PANEL_EXTRA + PANEL_ROW * len(p) for p in panels]
-    height = sum(heights) + GAP * (len(tasks) - 1) + 140
-    fig = make_subplots(rows=len(tasks), cols=1, subplot_titles=[str(t) for t in tasks], row_heights=heights,
-                        vertical_spacing=GAP / height)
+    wrap = max(1, min(wrap, len(tasks)))
+    grid_rows = -(-len(tasks) // wrap)
+    heights = [PANEL_EXTRA + PANEL_ROW * max(len(p) for p in panels[r * wrap:(r + 1) * wrap])
+               for r in range(grid_rows)]
+    height = sum(heights) + GAP * (grid_rows - 1) + 140
+    fig = make_subplots(rows=grid_rows, cols=wrap, subplot_titles=[str(t) for t in tasks], row_heights=heights,
+                        vertical_spacing=GAP / height, horizontal_spacing=0.12 if wrap > 1 else 0.02)
     for i, (task, rows) in enumerate(zip(tasks, panels, strict=True)):
         task_cells = cells[cells.task == task]
         shown = [c for c in columns if c in set(task_cells[column])]
-        fig.add_trace(_panel(task_cells, rows, shown, row, column, decimals), row=i + 1, col=1)
+        fig.add_trace(_panel(task_cells, rows, shown, row, column, decimals), row=i // wrap + 1, col=i % wrap + 1)
     for name in (c for c in CLASSES if c in set(cells["_class"])):
         fig.add_trace(_legend_entry(name), row=1, col=1)
     fig.update_xaxes(type="category", showgrid=False, zeroline=False)
     fig.update_yaxes(type="category", showgrid=False, zeroline=False, autorange="reversed")
-    fig.update_xaxes(title=column, row=len(tasks), col=1)
+    for col in range(1, wrap + 1):
+        fig.update_xaxes(title=column, row=grid_rows, col=col)
     return fig.update_layout(title=title, height=height, plot_bgcolor="white", legend_title="verdict")
 
 

@@ -49,10 +49,12 @@ def test_cells_lists_each_divergence_under_the_table():
                          "metric": ["accuracy"] * 3, "paper": [100.0, 100.0, 0.0], "ours": [0.0, 0.0, 0.0],
                          "seeds": [1] * 3, "verdict": ["not reproduced", "not reproduced", "reproduced"],
                          "reason": ["ours lower", "ours lower", ""]})
-    table, text = report.cell_table(side)
+    grid, table, text = report.cell_parts(side, "Table 2")
     assert list(table.index.names) == ["variant", "task", "split"] and "reason" not in table.columns
     assert text.endswith("- **mono / copy** at 15, 30 (not reproduced): ours lower")
-    assert report.cell_table(side.iloc[2:])[1] == ""
+    assert report.cell_parts(side.iloc[2:], "Table 2")[2] == ""
+    assert list(grid.data[0].y) == ["mono", "content"] and list(grid.data[0].x) == ["15", "30"]
+    assert grid.layout.title.text == "Table 2" and "ours lower" not in grid.data[0].text[0][0]
     assert report.verdict_counts(side) == "2 not reproduced, 1 reproduced"
 
 

@@ -167,3 +167,13 @@ def test_the_abc_chapters_cells_frame_draws_directly():
     assert z == CLASSES.index("not reproduced") and "verdict: not reproduced (ours lower)" in text
     assert "ours: 99.0 (98-100)" in _cell(fig, 0, "vanilla", "6")[1]
     assert verdict_counts(frame).loc["addition"].tolist() == [3, 1, 4]
+
+
+def test_panels_wrap_side_by_side(cells):
+    three = pd.concat([cells, cells[cells.task == "successor"].assign(task="parity")])
+    fig = verdict_grid(three, wrap=2)
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    assert [h.xaxis for h in heats] == ["x", "x2", "x3"]  # row 1: addition, successor; row 2: parity
+    assert fig.layout.xaxis.domain[0] < fig.layout.xaxis2.domain[0]  # side by side
+    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis.domain[0]  # below them
+    assert fig.layout.xaxis3.title.text == "length" and not fig.layout.xaxis.title.text
