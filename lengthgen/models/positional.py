@@ -152,10 +152,19 @@ class TableBias(Positional):
 
     def bias(self, query_ids, key_ids, layer=0):
         rows = self.table[layer]  # (H, M, M)
-        picked = rows[:, self._check(query_ids)[..., :, None], self._check(key_ids)[..., None, :]]  # (H, ..., T, S)
+        query_ids, key_ids = self._check(query_ids), self._check(key_ids)
+        if _same_rows(query_ids) and _same_rows(key_ids):  # every example at the same positions: look up once
+            one = rows[:, query_ids[0][:, None], key_ids[0][None, :]]  # (H, T, S)
+            return one.expand(query_ids.shape[0], *one.shape)  # (B, H, T, S), a view
+        picked = rows[:, query_ids[..., :, None], key_ids[..., None, :]]  # (H, ..., T, S)
         return picked.movedim(0, -3)  # (..., H, T, S)
 
     cross_bias = bias  # cross-attention layers have tables of their own (later layer indices)
+
+
+def _same_rows(ids: torch.Tensor) -> bool:
+    """Whether batched ids (B, T) hold the same row for every example (a padded fixed-width format)."""
+    return ids.dim() == 2 and bool((ids == ids[:1]).all())
 
 
 POSITIONAL = Registry("positional scheme", {"none": Positional, "learned": Learned, "sinusoidal": Sinusoidal,

@@ -71,6 +71,11 @@ def test_cyclic_ids_and_bias_table_by_hand():
     assert float(bias[0, 0, 2]) == 0.0  # outside the given 4 x 4: zero
     batched = table.bias(torch.tensor([[3, 1]]), torch.tensor([[0, 2, 5]]), layer=1)  # per-example ids
     assert torch.equal(batched[0], bias)
+    # a batch whose examples share their ids (looked up once) and one whose do not: each row its own lookup
+    same = table.bias(torch.tensor([[3, 1]] * 3), torch.tensor([[0, 2, 5]] * 3), layer=1)
+    assert same.shape == (3, 2, 2, 3) and all(torch.equal(same[b], bias) for b in range(3))
+    mixed = table.bias(torch.tensor([[3, 1], [1, 3]]), torch.tensor([[0, 2, 5], [0, 2, 5]]), layer=1)
+    assert torch.equal(mixed[0], bias) and torch.equal(mixed[1], bias.flip(1))  # the second's rows swapped
     with pytest.raises(ValueError, match="outside the table of 6"):
         table.bias(torch.tensor([6]), torch.tensor([0]))
     with pytest.raises(ValueError, match="does not fit"):
