@@ -222,7 +222,9 @@ class ArithmeticSizes:
     steps: int  # interpolation training steps
     batch: int  # examples per step
     lr: float  # peak AdamW learning rate
-    dropout: float
+    dropout: float  # everywhere the public code's torch layers have it: after the embeddings, on each sublayer's
+    # output, on the attention weights and inside the feed-forward layer
+    embed_init: str = "normal"  # the token embeddings' initialisation (`TransformerConfig.embed_init`)
     retrain_steps: int  # ABC's retraining
     abc_samples: int  # examples whose attention ABC averages
     operand_width: int | None  # every operand padded to this many digits (tests reach operand_width - 1); None:
@@ -268,7 +270,8 @@ class ArithmeticSizes:
         s = self.for_task(task)
         model = TransformerConfig(width=s.width, heads=s.heads, layers=s.layers, encoder_layers=s.encoder_layers,
                                   ff=4 * s.width, post_ln=True, positional=positional, max_positions=s.max_positions,
-                                  embed_scale=s.width**0.5, dropout=s.dropout)
+                                  embed_scale=s.width**0.5, dropout=s.dropout, attention_dropout=s.dropout,
+                                  ff_dropout=s.dropout, embed_init=s.embed_init)
         training = InterpolationTrainConfig(steps=s.steps, batch_size=s.batch, lr=s.lr, warmup=max(1, s.steps // 20))
         return ArithmeticRun(seed=seed, task=task, model=model, train=training, retrain_steps=s.retrain_steps,
                              abc_samples=s.abc_samples, operand_width=s.operand_width,
