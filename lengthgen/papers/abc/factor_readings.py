@@ -57,6 +57,8 @@ def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
     last = _last(runs, ACCURACY)
     longest = int(last.length.max())
     trained = _trained(runs).groupby("factor").mean()
+    wrong = {column: _last(runs, metric) for metric, column in ((FIRST_ERROR, "first wrong at"),
+                                                               (FIRST_WRONG_ZERO, "first wrong 0"))}
     rows = []
     for (factor, rule), g in last.groupby(["factor", "rule"], sort=False):
         row = {"factor": factor, "rule": rule, "seeds": g.seed.nunique(), "trained": trained.get(factor)}
@@ -66,10 +68,9 @@ def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
         course = runs[(runs.metric == ACCURACY) & (runs.variant == factor) & (runs.stage == f"ABC ({rule})")
                       & (runs.length == longest)]
         row[f"best at {longest}"] = course.groupby("seed").value.max().mean()
-        for metric, column in ((FIRST_ERROR, "first wrong at"), (FIRST_WRONG_ZERO, "first wrong 0")):
-            wrong = _last(runs, metric)
-            wrong = wrong[(wrong.factor == factor) & (wrong.rule == rule) & (wrong.length > IID)]
-            row[column] = wrong.value.mean() if len(wrong) else float("nan")
+        for column, rows_of in wrong.items():
+            beyond = rows_of[(rows_of.factor == factor) & (rows_of.rule == rule) & (rows_of.length > IID)]
+            row[column] = beyond.value.mean() if len(beyond) else float("nan")
         rows.append(row)
     return _order(pd.DataFrame(rows))
 
@@ -84,9 +85,9 @@ def factor_effects(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for factor in [f for f in FACTORS if f != "baseline" and f in far.index.get_level_values("factor")]:
         seeds = [s for s in far[factor].index if ("baseline", s) in far.index]
-        effects = [far[factor, s] - far["baseline", s] for s in seeds]
         if not seeds:
             continue
+        effects = [far[factor, s] - far["baseline", s] for s in seeds]
         fits = all(trained.get((factor, s), 0.0) >= TRAINED for s in seeds)
         rows.append({"factor": factor, "seeds": len(seeds), "effect": sum(effects) / len(effects),
                      "low": min(effects), "high": max(effects), "verdict": effect_verdict(effects, fits)})
@@ -128,11 +129,12 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     rule = (f"A factor's effect is the mean, over the three rules and {far} digits, of its ABC models' exact match "
             f"at the end of retraining minus the baseline's at the same seed; it helps when that difference is at "
             f"least {EFFECT:.0f} points at every seed (at least two), hurts when it is at most -{EFFECT:.0f} at every "
-            f"seed. Exact match (%) at the end of retraining, mean over seeds (their range); `trained` is the trained "
-            f"model at {IID} digits; `{best}` is the mean of each course's highest point, what choosing a checkpoint "
-            f"by its test accuracy would have reported; `first wrong at` is the median place of the first wrong "
-            f"digit of the wrong answers beyond {IID} digits (counted from the units, 0), `first wrong 0` the "
-            f"share (%) of them whose first wrong digit is a 0.")
+            f"seed, and is not trained when one of its models (trained or ABC) is below {TRAINED:.0f}% at {IID} "
+            f"digits at some seed. Exact match (%) at the end of retraining, mean over seeds (their range); "
+            f"`trained` is the trained model at {IID} digits; `{best}` is the mean of each course's highest point, "
+            f"what choosing a checkpoint by its test accuracy would have reported; `first wrong at` is the median "
+            f"place of the first wrong digit of the wrong answers beyond {IID} digits (counted from the units, 0), "
+            f"`first wrong 0` the share (%) of them whose first wrong digit is a 0.")
     return "\n\n".join([head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]),
                         markdown_table(shown.drop(columns=[c for c in shown.columns if c.endswith(" range")]))]) + "\n"
 
