@@ -112,30 +112,36 @@ class FactorSizes:
     operand_width: int  # operands padded to this many digits (tests reach operand_width - 1)
     eval_lengths: tuple[int, ...]  # operand lengths tested
     samples: int  # at most, per length, at the end of each training
-    every: int  # retraining steps between two points of the course
+    course_points: int  # points of each retraining's course (every retrain_steps / course_points steps)
     course_samples: int  # at most, per length, at the other points of the course
     seeds: tuple[int, ...]  # sizing seeds
+    regime: str = "dropout+xavier"  # the candidate regime of the stored grids (a FACTORS name)
+    regime_tasks: dict[str, int] = field(default_factory=dict)  # task -> max_positions: beyond Successor, tasks
+    # sized in the regime alone (at the task's own budget: `ArithmeticSizes.per_task`)
 
-    def run(self, factor: str, seed: int) -> FactorRun:
-        s = replace(self.sizes.for_task("successor"), operand_width=self.operand_width,
-                    eval_lengths=self.eval_lengths, samples=self.samples)
-        baseline = s.run("successor", "sinusoidal", seed, abc=FACTOR_RULES)
-        return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline), every=self.every,
-                         course_samples=self.course_samples)
+    def run(self, factor: str, seed: int, task: str = "successor") -> FactorRun:
+        s = replace(self.sizes.for_task(task), operand_width=self.operand_width, eval_lengths=self.eval_lengths,
+                    samples=self.samples, max_positions=self.regime_tasks.get(task, self.sizes.max_positions))
+        baseline = s.run(task, "sinusoidal", seed, abc=FACTOR_RULES)
+        return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline),
+                         every=max(1, s.retrain_steps // self.course_points), course_samples=self.course_samples)
 
 
 FACTOR_PROFILES = {
     "smoke": FactorSizes(sizes=ARITHMETIC_PROFILES["smoke"], operand_width=9, eval_lengths=(1, 3, 8), samples=16,
-                         every=5, course_samples=8, seeds=SIZING_SEEDS[:1]),
+                         course_points=2, course_samples=8, seeds=SIZING_SEEDS[:1], regime_tasks={"addition": 24}),
     "cpu": FactorSizes(sizes=ARITHMETIC_PROFILES["cpu"], operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
-                       samples=500, every=100, course_samples=100, seeds=SIZING_SEEDS),
+                       samples=500, course_points=10, course_samples=100, seeds=SIZING_SEEDS,
+                       regime_tasks={"addition": 128}),
 }
 
 
 def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[FactorRun]:
-    """Every factor at every seed of the profile (or `seeds`)."""
+    """Every factor on Successor at every seed of the profile (or `seeds`); then the regime on each regime task."""
     p = FACTOR_PROFILES[profile]
-    return [p.run(factor, seed) for factor in FACTORS for seed in (seeds if seeds is not None else p.seeds)]
+    seeds = seeds if seeds is not None else p.seeds
+    return [*(p.run(factor, seed) for factor in FACTORS for seed in seeds),
+            *(p.run(p.regime, seed, task) for task in p.regime_tasks for seed in seeds)]
 
 
 def factor_labels(cfg: FactorRun) -> dict:

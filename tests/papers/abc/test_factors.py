@@ -51,7 +51,8 @@ CHANGED = {  # factor -> the fields it changes, with their values (cpu profile)
 
 
 def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
-    configs = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    every = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    configs = [c for c in every if c.arithmetic.task == "successor"]
     assert [c.factor for c in configs] == [f for f in FACTORS for _ in SIZING_SEEDS] and set(CHANGED) == set(FACTORS)
     baseline = flat(config_dict(configs[0]))
     for cfg in configs:
@@ -63,6 +64,16 @@ def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
                                             eval_lengths=(6, 8, 12, 24, 50))  # today's model, padded to test 50 digits
     first = configs[0]
     assert (first.every, first.arithmetic.retrain_steps, first.arithmetic.eval_samples) == (100, 1000, 500)
+
+
+def test_addition_is_sized_in_the_regime_alone_at_its_own_budget_with_room_for_both_operands():
+    runs = [c for c in EXPERIMENTS["abc-factors"].configs_for("cpu") if c.arithmetic.task != "successor"]
+    assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
+        ("dropout+xavier", "addition", seed) for seed in SIZING_SEEDS]
+    run = runs[0].arithmetic
+    assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
+    assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
+    assert run.model.width == ARITHMETIC_PROFILES["cpu"].width  # the chapter's model otherwise
 
 
 def test_the_study_runs_on_sizing_seeds_outside_every_declared_seed():
