@@ -76,6 +76,11 @@ class ResultStore:
     def path(self, experiment: str, cfg) -> Path:
         return self.root / experiment / config_key(cfg)
 
+    def snapshots(self, experiment: str, cfg) -> Path:
+        """The folder where a run of the config in progress keeps its trainings' snapshots (`train.snapshots`)."""
+        path = self.path(experiment, cfg)
+        return path.parent / f".{path.name}.snapshots"
+
     def status(self, experiment: str, cfg) -> str:
         """"missing", "complete" or "corrupt"."""
         path = self.path(experiment, cfg)

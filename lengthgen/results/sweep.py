@@ -7,7 +7,7 @@ distributed backend can replace the local one without touching sweep logic.
 import concurrent.futures as cf
 import multiprocessing
 import os
-import time
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from lengthgen.results.provenance import provenance
 from lengthgen.results.store import ResultStore, RunOutput
+from lengthgen.train.snapshots import resumable
 
 PROVENANCE_COLUMNS = ("profile", "git_commit", "lengthgen_version", "torch_version", "device", "date", "wall_seconds")
 
@@ -51,14 +52,20 @@ class LocalExecutor:
 
 def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, cfg) -> str:
     """Compute one config with `run` (the experiment's run function) and write its entry under the experiment's
-    name (executed in a worker: every argument is picklable, `run` being a module-level function)."""
-    start, meta = time.perf_counter(), provenance()  # the code and machine as the run starts
-    with ResultStore(root).running(experiment_name, cfg):
+    name (executed in a worker: every argument is picklable, `run` being a module-level function). Its trainings keep
+    snapshots (`train.snapshots`), so that a run interrupted resumes where it stopped when run again; `wall_seconds`
+    is the run's time over every process that worked on it (to each one's last snapshot), and `resumed` lists the
+    trainings taken up again (call, step, the commit that began them)."""
+    store, meta = ResultStore(root), provenance()  # the code and machine as the run starts
+    folder = store.snapshots(experiment_name, cfg)
+    with store.running(experiment_name, cfg), resumable(folder) as snaps:
         out = run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
-    meta |= {"profile": profile, "wall_seconds": round(time.perf_counter() - start, 2)}
-    return str(ResultStore(root).save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint,
-                                      history=out.history))
+    meta |= {"profile": profile, "wall_seconds": round(snaps.seconds(), 2)} | (
+        {"resumed": snaps.resumed} if snaps.resumed else {})
+    saved = str(store.save(experiment_name, cfg, out.metrics, meta, checkpoint=out.checkpoint, history=out.history))
+    shutil.rmtree(folder, ignore_errors=True)
+    return saved
 
 
 def sweep(experiment, configs: list, store: ResultStore, profile: str, executor: Executor | None = None,

@@ -17,6 +17,7 @@ from lengthgen.data import LMBatch
 from lengthgen.device import device_of
 from lengthgen.models.positional import offset, pose
 from lengthgen.seeding import global_from
+from lengthgen.train import snapshots
 
 
 @dataclass(frozen=True)
@@ -159,26 +160,57 @@ def seeded_noise(noise: torch.Generator | None, model: torch.nn.Module):
 
 
 def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train",
-          callback: Callable[[int], None] | None = None, noise: torch.Generator | None = None) -> dict:
+          callback: Callable[[int], None] | None = None, noise: torch.Generator | None = None,
+          carry: list | None = None) -> dict:
     """Train `model` (anything with `.loss(batch)`) in place on `task`; the batches (`cfg.draw`), optimizer, schedule,
-    clipping and batch transform are the config's.
+    clipping and batch transform are the config's. Inside `snapshots.resumable` (a run computed through the store),
+    training keeps snapshots and resumes from them (`train.snapshots`).
 
     Args:
         callback: called with the number of steps done after every step (e.g. to evaluate the course of training);
             the model is put back in training mode after it. It must draw nothing from `gen`.
         noise: the stream the global RNG is seeded from while training (`seeded_noise`): what dropout draws, so
             that a model with dropout trains the same way every time. None: the global RNG as it is.
+        carry: a list the caller fills during training (the callback's rows): kept in the snapshots and restored
+            from them, so that a resumed training returns it as the uninterrupted one would. With snapshots, a
+            callback needs one.
 
     Returns:
         {"loss": final running mean loss, "seconds": wall time, "losses": loss every 1% of training}.
     """
+    snaps = snapshots.current()
+    if snaps is not None and callback is not None and carry is None:
+        raise ValueError("a resumable training with a callback needs `carry`, the list the callback fills: a resumed "
+                         "training would lose what the callback did before the snapshot")
+    path = snaps.claim() if snaps is not None else None
     opt = cfg.optimizer(model.parameters())
     schedule = cfg.schedule(opt)
+    cuda = device_of(model).type == "cuda"
     model.train()
-    losses, running, start = [], None, time.perf_counter()
+    losses, running, first, spent, start = [], None, 0, 0.0, time.perf_counter()
     every = max(1, cfg.steps // 100)
-    bar = tqdm(range(cfg.steps), desc=desc, disable=not cfg.progress, leave=False, mininterval=1.0)
+
+    def state(step: int) -> dict:
+        return {"step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
+                "schedule": None if schedule is None else schedule.state_dict(), "gen": gen.get_state(),
+                "rng": snapshots.rng_state(cuda), "losses": losses, "running": running,
+                "seconds": spent + time.perf_counter() - start, "carry": list(carry or [])}
+
     with seeded_noise(noise, model):
+        saved = snaps.load(path) if snaps is not None else None
+        if saved is not None:
+            model.load_state_dict(saved["model"])
+            opt.load_state_dict(saved["optimizer"])
+            if schedule is not None:
+                schedule.load_state_dict(saved["schedule"])
+            gen.set_state(saved["gen"])
+            snapshots.set_rng_state(saved["rng"])
+            losses, running, first, spent = saved["losses"], saved["running"], saved["step"], saved["seconds"]
+            if carry is not None:
+                carry[:] = saved["carry"]
+        last = time.perf_counter()
+        bar = tqdm(range(first, cfg.steps), desc=desc, disable=not cfg.progress, leave=False, mininterval=1.0,
+                   initial=first, total=cfg.steps)
         for step in bar:
             loss = update(model, opt, cfg.transform(cfg.draw(task, step, gen), gen, step), cfg.clip)
             if schedule is not None:
@@ -190,8 +222,13 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
             if callback is not None:
                 callback(step + 1)
                 model.train()
+            if path is not None and step + 1 < cfg.steps and time.perf_counter() - last >= snaps.interval:
+                snaps.save(path, state(step + 1))
+                last = time.perf_counter()
+        if path is not None and (saved is None or first < cfg.steps):  # the end, unless read from a snapshot
+            snaps.save(path, state(cfg.steps))
     model.eval()
-    return {"loss": running, "seconds": time.perf_counter() - start, "losses": losses}
+    return {"loss": running, "seconds": spent + time.perf_counter() - start, "losses": losses}
 
 
 @dataclass(frozen=True)

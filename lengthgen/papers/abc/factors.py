@@ -193,7 +193,7 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
             rows.extend(scored_rows(model, task, run, stage, step, samples))
 
     stats = train(model, task, training, generator(run.seed, f"train {key}"), desc=f"{cfg.factor}/{stage}/{run.seed}",
-                  callback=None if key == "trained" else course, noise=generator(run.seed, f"noise {key}"))
+                  callback=None if key == "trained" else course, noise=generator(run.seed, f"noise {key}"), carry=rows)
     if key == "trained":
         rows.extend(scored_rows(model, task, run, stage, training.steps, run.eval_samples))
     rows.append({"stage": stage, "step": training.steps, "length": 0, "metric": FINAL_TRAIN_LOSS,
