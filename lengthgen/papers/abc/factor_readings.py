@@ -10,6 +10,9 @@
   every seed, else "no clear effect"; one seed is "one seed (not judged)", and a factor whose trained model or one
   of whose ABC models (at the end of its retraining) is below 90% in distribution at some seed is "not trained": its
   long lengths say nothing. The baseline itself is judged against nothing.
+
+The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition) run the candidate regime alone, at
+their own budget, and have a table of their own (`factor_table(runs, task)`), no effect.
 """
 
 import pandas as pd
@@ -23,6 +26,12 @@ EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this
 FAR = (12, 24, 50)  # digits beyond the training numbers (at most 7) and beyond 8, the first length tested past them
 IID = 6  # digits: the trained model's in-distribution length
 STAGES = {f"ABC ({rule})": rule for rule in FACTOR_RULES}
+STUDIED = "successor"  # the task whose factors vary
+
+
+def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
+    """The rows of one task (all of them where the rows name none)."""
+    return runs[runs.task == task] if "task" in runs.columns else runs
 
 
 def _last(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -45,13 +54,14 @@ def _order(table: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(by, key=lambda s: s.map(key[s.name]), kind="stable").reset_index(drop=True)
 
 
-def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (factor, rule) of the stored factor runs (`results.sweep.collect` rows): seeds, trained (mean %
-    at IID digits of the trained models), at each tested length L the column L (mean % over seeds at the end of the
-    retraining) and "L range" ("min-max", "" for one seed), "best at L" (at the longest length: the mean over seeds
-    of each course's highest point), "first wrong at" (the median place, counted from the units, of the first wrong
-    digit of the wrong answers beyond IID digits, mean over seeds and lengths) and "first wrong 0" (the % of those
-    whose first wrong digit is a 0)."""
+def factor_table(runs: pd.DataFrame, task: str = STUDIED) -> pd.DataFrame:
+    """One row per (factor, rule) of the stored factor runs of `task` (`results.sweep.collect` rows): seeds, trained
+    (mean % at IID digits of the trained models), at each tested length L the column L (mean % over seeds at the end
+    of the retraining) and "L range" ("min-max", "" for one seed), "best at L" (at the longest length: the mean over
+    seeds of each course's highest point), "first wrong at" (the median place, counted from the units, of the first
+    wrong digit of the wrong answers beyond IID digits, mean over seeds and lengths) and "first wrong 0" (the % of
+    those whose first wrong digit is a 0)."""
+    runs = _task(runs, task)
     if runs.empty:
         return pd.DataFrame(columns=["factor", "rule", "seeds", "trained"])
     last = _last(runs, ACCURACY)
@@ -78,6 +88,7 @@ def factor_table(runs: pd.DataFrame) -> pd.DataFrame:
 def factor_effects(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per factor but the baseline: seeds (paired with the baseline's), effect (the mean of the paired
     effects, points), low and high (their range over seeds) and verdict, as the module's docstring states."""
+    runs = _task(runs, STUDIED)
     last = _last(runs, ACCURACY)
     far = last[last.length.isin(FAR)].groupby(["factor", "seed"]).value.mean()
     fitted = pd.concat([_trained(runs), last[last.length == IID].groupby(["factor", "seed"]).value.min()], axis=1)
@@ -115,14 +126,7 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     if runs.empty:
         return head + f"No run of {grid} is stored yet.\n"
     table, effects = factor_table(runs), factor_effects(runs)
-    lengths = [c for c in table.columns if c.isdigit()]
     best = next(c for c in table.columns if c.startswith("best at"))
-    shown = table[["factor", "rule", "seeds", "trained"]].assign(
-        **{f"{c} digits": [f"{v:.1f}" + (f" ({r})" if r else "") for v, r in zip(table[c], table[f"{c} range"],
-                                                                                  strict=True)] for c in lengths},
-        **{best: table[best].map("{:.1f}".format), "first wrong at": table["first wrong at"].map("{:.1f}".format),
-           "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
-           "trained": table.trained.map("{:.1f}".format)})
     judged = effects.assign(effect=effects.effect.map("{:+.1f}".format),
                             range=[f"{lo:+.1f} to {hi:+.1f}" for lo, hi in zip(effects.low, effects.high, strict=True)])
     far = ", ".join(map(str, FAR))
@@ -135,13 +139,30 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"what choosing a checkpoint by its test accuracy would have reported; `first wrong at` is the median "
             f"place of the first wrong digit of the wrong answers beyond {IID} digits (counted from the units, 0), "
             f"`first wrong 0` the share (%) of them whose first wrong digit is a 0.")
-    return "\n\n".join([head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]),
-                        markdown_table(shown.drop(columns=[c for c in shown.columns if c.endswith(" range")]))]) + "\n"
+    parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table)]
+    for task in sorted(set(runs.task) - {STUDIED}) if "task" in runs.columns else []:
+        parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
+                  f"no factor varied; the columns as above):", _shown(factor_table(runs, task))]
+    return "\n\n".join(parts) + "\n"
+
+
+def _shown(table: pd.DataFrame) -> str:
+    """A factor table as Markdown: one decimal, each length's range beside its mean."""
+    lengths = [c for c in table.columns if c.isdigit()]
+    best = next(c for c in table.columns if c.startswith("best at"))
+    shown = table[["factor", "rule", "seeds", "trained"]].assign(
+        **{f"{c} digits": [f"{v:.1f}" + (f" ({r})" if r else "") for v, r in zip(table[c], table[f"{c} range"],
+                                                                                  strict=True)] for c in lengths},
+        **{best: table[best].map("{:.1f}".format), "first wrong at": table["first wrong at"].map("{:.1f}".format),
+           "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
+           "trained": table.trained.map("{:.1f}".format)})
+    return markdown_table(shown)
 
 
 def factor_course(runs: pd.DataFrame, lengths: tuple[int, ...] = FAR[1:]) -> pd.DataFrame:
     """The course of retraining: each ABC model's exact match at `lengths` after every point of its retraining, by
     factor, rule, step and length (mean, min and max over seeds), for `analysis.figures.course_curves`."""
+    runs = _task(runs, STUDIED)
     rows = runs[(runs.metric == ACCURACY) & runs.stage.isin(STAGES) & runs.length.isin(lengths)]
     rows = rows.assign(factor=rows.variant, rule=rows.stage.map(STAGES))
     course = rows.groupby(["factor", "rule", "length", "step"]).value.agg(["mean", "min", "max"]).reset_index()

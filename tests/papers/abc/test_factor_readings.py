@@ -20,11 +20,11 @@ LENGTHS = (6, 8, 12, 24, 50)
 
 
 def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float | None = None,
-        abc_iid: float = 100.0) -> list[dict]:
+        abc_iid: float = 100.0, task: str = "successor") -> list[dict]:
     """One stored factor run: the trained model (`trained` % at 6 digits), and each rule's ABC model along a course
     of two points, 100% at 8 digits (`abc_iid` at 6 for the code's rule) and `far` % beyond at the last point
-    (`peak` at 50 digits at the first)."""
-    rows = [{"variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": length,
+    (`peak` at 50 digits at the first), on `task`."""
+    rows = [{"task": task, "variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": length,
              "metric": ACCURACY, "value": trained if length == 6 else 0.0} for length in LENGTHS]
     for rule in ("paper", "code", "public"):
         for step in (100, 200):
@@ -34,17 +34,18 @@ def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float 
                     value = abc_iid
                 if step == 100 and length == 50 and peak is not None:
                     value = peak
-                rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": step,
+                rows.append({"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": step,
                              "length": length, "metric": ACCURACY, "value": value})
-        rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200, "length": 50,
-                     "metric": FIRST_WRONG_ZERO, "value": 80.0 if rule == "paper" else 20.0})
-        rows.append({"variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200, "length": 50,
-                     "metric": FIRST_ERROR, "value": 7.0 + seed - 100})
+        rows.append({"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200,
+                     "length": 50, "metric": FIRST_WRONG_ZERO, "value": 80.0 if rule == "paper" else 20.0})
+        rows.append({"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200,
+                     "length": 50, "metric": FIRST_ERROR, "value": 7.0 + seed - 100})
     return rows
 
 
 def frame(*runs: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([row for r in runs for row in r])
+    rows = pd.DataFrame([row for r in runs for row in r])
+    return rows.assign(task=rows.get("task", "successor"))
 
 
 def test_a_factor_helps_hurts_or_not_by_its_paired_effect_at_every_seed():
@@ -104,3 +105,18 @@ def test_the_paragraph_names_the_factors_by_verdict_and_the_gain_of_choosing_a_c
     assert words["fs_gain_where"] == "baseline, the paper's rule"  # every rule's gain is the same: the first
     assert words["fs_seeds"] == "1-2" and words["fs_points"] == "10"
     assert words["fs_base_at"] == "7.5" and words["fs_base_zero"] == "20-80" and words["fs_train_digits"] == "7"
+
+
+def test_other_tasks_have_their_own_table_and_neither_enter_the_effects_nor_the_course():
+    runs = frame(run("baseline", 100, 10.0), run("dropout+xavier", 100, 50.0), run("dropout+xavier", 101, 60.0),
+                 run("dropout+xavier", 100, 0.0, task="addition"), run("dropout+xavier", 101, 0.0, task="addition"))
+    effects = factor_effects(runs).set_index("factor")
+    assert effects.effect["dropout+xavier"] == pytest.approx(40.0) and effects.seeds["dropout+xavier"] == 1
+    assert factor_table(runs).loc[lambda t: t.factor == "dropout+xavier", "50"].tolist() == [55.0] * 3
+    addition = factor_table(runs, "addition")
+    assert addition.factor.unique().tolist() == ["dropout+xavier"] and (addition["50"] == 0.0).all()
+    assert set(factor_course(runs).factor) == {"baseline", "dropout+xavier"}
+    course = factor_course(runs).set_index(["factor", "rule", "length", "step"])
+    assert course.loc[("dropout+xavier", "code", 50, 200), "mean"] == 55.0  # Successor's two seeds alone
+    text = factor_section(runs, "abc-factors at cpu")
+    assert "**Addition, in the candidate regime alone**" in text and text.count("| dropout+xavier | code |") == 2
