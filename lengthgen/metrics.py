@@ -11,6 +11,10 @@ GLOBAL_MEAN, GLOBAL_VAR = "global_mean", "global_var"  # probe: mean over sets o
 # and (biased) feature variance (`analysis.variance.global_stats`, Fig. 3)
 COMPONENT_VAR = "component_var"  # probe: variance across sets of each normed output feature, mean over features
 MAX_WEIGHT = "max_weight"  # probe: mean over sets of the largest attention weight (Fig. 4)
+OPEN_KEYS = "open_keys"  # arithmetic: keys a bias leaves open per decoder step (`papers.abc.readings.bias_reading`),
+# by_construction "self" / "cross"
+BIAS_ANTI_DIAGONAL = "bias_anti_diagonal"  # arithmetic: the weight a bias alone puts on cross-attention's
+# anti-diagonal (`papers.abc.readings.bias_reading`)
 ANTI_DIAGONAL = "anti_diagonal"  # arithmetic: the last layer's cross-attention weight on the reversed output's
 # anti-diagonal (`papers.abc.readings.anti_diagonal_mass`), by_construction "inside" / "beyond" the training digits
 

@@ -27,6 +27,7 @@ from lengthgen.papers.abc.readings import (
     accuracy_table,
     anti_diagonal_mass,
     attention_claim,
+    bias_reading,
     cells,
     model_claims,
     stored_mass,
@@ -171,6 +172,17 @@ def accuracy_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
     return rows
 
 
+def bias_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
+    """At each test length, what the model's bias does on its own (`readings.bias_reading`) on an example of that
+    length: the keys it leaves open per decoder step, its weight on the anti-diagonal."""
+    rows = []
+    for length in cfg.eval_lengths:
+        source, target = task.examples(str(length), 1)[0]
+        rows += [{"stage": stage, "length": length, "metric": metric, "value": value}
+                 for metric, value in bias_reading(model, len(target), len(source)).items()]
+    return rows
+
+
 def one_length_batch(task, n: int, gen) -> tuple:
     """(batch, rows): up to `n` training examples whose operands have the commonest number of digits among 4 n drawn
     (ABC averages attention cell by cell), and the decoder steps that carry their digits: the target of the same
@@ -196,8 +208,8 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     """Train and test by length; then for each ABC rule, calibrate a bias table from the trained model's attention,
     train that rule's fresh model with it (`retrain_steps`, on the trained model's schedule otherwise: its warmup
     too unless `retrain_warmup` is set, so a retraining shorter than twice the warmup spends half or more of it
-    warming up) and test it the same way. Dropout draws from the run's own stream. The checkpoint holds every model
-    (bias tables included)."""
+    warming up) and test it the same way, with what its bias does alone (`bias_rows`). Dropout draws from
+    the run's own stream. The checkpoint holds every model (bias tables included)."""
     task, models = build_arithmetic(cfg)
     rows = []
     for key, stage in cfg.stages().items():
@@ -206,7 +218,8 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
             calibrate_abc(cfg, task, models, key)
         stats = train(model, task, cfg.training(key), generator(cfg.seed, f"train {key}"),
                       desc=f"{cfg.task}/{variant(cfg)}/{stage}/{cfg.seed}", noise=generator(cfg.seed, f"noise {key}"))
-        rows += [*accuracy_rows(model, task, cfg, stage),
+        keys = bias_rows(model, task, cfg, stage) if key != "trained" else []
+        rows += [*accuracy_rows(model, task, cfg, stage), *keys,
                  {"stage": stage, "length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}]
     return RunOutput(pd.DataFrame(rows), checkpoint=models.state_dict())
 

@@ -20,7 +20,9 @@ or (own-schedule) a repair of ours:
 Every run trains the model, then retrains one ABC model per rule (`FACTOR_RULES`: the paper's, "code" and the public
 code's calibration as it is, `analysis.calibration`), each with the sinusoids, and tests each ABC model every `every`
 retraining steps (the course of retraining: no checkpoint is chosen by its test accuracy) at 6 (in distribution), 8,
-12, 24 and 50 digits: exact match, and on the wrong answers where the first wrong digit falls and whether it is a 0.
+12, 24 and 50 digits: exact match, and on the wrong answers where the first wrong digit falls and whether it is a 0;
+and what each ABC model's bias does alone: the keys it leaves open per step, its weight on the anti-diagonal
+(`experiments.bias_rows`).
 Operands are padded to 51 digits (the chapter's `cpu` grids pad to 25, which cannot test 50 digits).
 
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
@@ -38,6 +40,7 @@ from lengthgen.papers.abc.experiments import (
     ARITHMETIC_PROFILES,
     ArithmeticRun,
     ArithmeticSizes,
+    bias_rows,
     build_arithmetic,
     calibrate_abc,
 )
@@ -196,6 +199,8 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
                   callback=None if key == "trained" else course, noise=generator(run.seed, f"noise {key}"), carry=rows)
     if key == "trained":
         rows.extend(scored_rows(model, task, run, stage, training.steps, run.eval_samples))
+    else:
+        rows.extend(row | {"step": training.steps} for row in bias_rows(model, task, run, stage))
     rows.append({"stage": stage, "step": training.steps, "length": 0, "metric": FINAL_TRAIN_LOSS,
                  "value": stats["loss"]})
     return rows

@@ -20,7 +20,7 @@ import torch
 from lengthgen.analysis.calibration import ATTENTION_KINDS, PUBLIC_CODE, decoder_attention
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
-from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL
+from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL, OPEN_KEYS, by_construction
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
@@ -136,6 +136,26 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
              "cols": steps},
             {"label": f"{label}, cross", "weights": table[cross_layers.start, :, :rows, :cols].flip(-1).numpy(),
              "rows": steps, "cols": [str(j) for j in range(cols)]}]
+
+
+def bias_reading(model, rows: int, cols: int) -> dict[str, float]:
+    """What the bias of a model (ABC or scaffolded) does on its own, over the first `rows` decoder steps and a source
+    of `cols` tokens (self-attention: the steps so far), mean over heads and steps: how many keys it leaves open per
+    step, in self- and cross-attention (OPEN_KEYS "self", "cross": 1 where it keeps one line; each extra line kept,
+    e.g. a vertical one, the same source position at every step, adds up to one more); and the weight the softmax of
+    the bias alone (every score equal) puts on cross-attention's anti-diagonal of the reversed output
+    (BIAS_ANTI_DIAGONAL): 1 where that line alone is open or far above the rest, 1/k where k lines are open with
+    equal values."""
+    self_layers, cross_layers = model.decoder_layers
+    table = bias_table(model).table
+    open_cells = table > max(CLOSED, PUBLIC_CODE)
+    causal = torch.ones(rows, rows, dtype=torch.bool).tril()
+    cross = table[cross_layers.start, :, :rows, :cols]  # keys counted from the source's end: the line is i == j
+    return {by_construction(OPEN_KEYS, "self"):
+            float((open_cells[self_layers.start, :, :rows, :rows] & causal).sum(-1).float().mean()),
+            by_construction(OPEN_KEYS, "cross"): float(open_cells[cross_layers.start, :, :rows, :cols].sum(-1)
+                                                        .float().mean()),
+            BIAS_ANTI_DIAGONAL: float(torch.softmax(cross, -1).diagonal(dim1=-2, dim2=-1).mean())}
 
 
 def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], int]],

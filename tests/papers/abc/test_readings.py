@@ -17,6 +17,7 @@ from lengthgen.papers.abc.readings import (
     attention_claim,
     attention_on,
     bias_maps,
+    bias_reading,
     cells,
     curve_class,
     exact_match_by,
@@ -162,6 +163,27 @@ def test_bias_maps_show_the_window_in_source_order(smoke_models):
     open_cross = ~np.isnan(cross_map["weights"][0])
     # step 0 opens the last source token and its neighbour; step 2 the tokens 1 .. 3 from the end: columns 2 .. 4
     assert open_cross[0].nonzero()[0].tolist() == [4, 5] and open_cross[2].nonzero()[0].tolist() == [2, 3, 4]
+
+
+def test_the_bias_reading_counts_open_keys_and_the_weight_the_bias_alone_gives_the_anti_diagonal(smoke_models):
+    from lengthgen.models.positional import bias_table, windowed_table
+
+    _, models = smoke_models
+    model = copy.deepcopy(models["trained"])
+    self_layers, cross_layers = model.decoder_layers
+    size = model.cfg.max_positions
+    bias_table(model).set_table(windowed_table(model.cfg.heads, size, self_layers, cross_layers, 0))
+    alone = bias_reading(model, 5, 8)  # window 0: each step its own source token (from the end) and itself
+    assert alone == {"open_keys:self": 1.0, "open_keys:cross": 1.0, "bias_anti_diagonal": pytest.approx(1.0)}
+    table = bias_table(model).table.clone()
+    table[cross_layers.start, :, :, 3] = 0.0  # a vertical line, as open as the anti-diagonal: 4 of 5 steps see 2 keys
+    bias_table(model).set_table(table)
+    both = bias_reading(model, 5, 8)
+    assert both["open_keys:cross"] == pytest.approx(9 / 5)
+    assert both["bias_anti_diagonal"] == pytest.approx((4 * 0.5 + 1.0) / 5)  # step 3's line is the vertical itself
+    table[cross_layers.start] += 4.0 * torch.eye(size)  # the anti-diagonal 4 above: the bias alone picks it
+    bias_table(model).set_table(table)
+    assert bias_reading(model, 5, 8)["bias_anti_diagonal"] == pytest.approx((4 * np.e**4 / (np.e**4 + 1) + 1) / 5)
 
 
 def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
