@@ -19,7 +19,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import markdown_table
-from lengthgen.metrics import ACCURACY, FIRST_ERROR
+from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FIRST_ERROR, OPEN_KEYS, by_construction
 from lengthgen.papers.abc.factors import FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
 
 EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
@@ -59,8 +59,10 @@ def factor_table(runs: pd.DataFrame, task: str = STUDIED) -> pd.DataFrame:
     (mean % at IID digits of the trained models), at each tested length L the column L (mean % over seeds at the end
     of the retraining) and "L range" ("min-max", "" for one seed), "best at L" (at the longest length: the mean over
     seeds of each course's highest point), "first wrong at" (the median place, counted from the units, of the first
-    wrong digit of the wrong answers beyond IID digits, mean over seeds and lengths) and "first wrong 0" (the % of
-    those whose first wrong digit is a 0)."""
+    wrong digit of the wrong answers beyond IID digits, mean over seeds and lengths), "first wrong 0" (the % of
+    those whose first wrong digit is a 0), and what the ABC model's bias does alone at the longest length
+    (`readings.bias_reading`, mean over the seeds that store it; NaN where none does): "bias on line" (its softmax's
+    weight on the anti-diagonal) and "open keys" (cross-attention keys it leaves open per step)."""
     runs = _task(runs, task)
     if runs.empty:
         return pd.DataFrame(columns=["factor", "rule", "seeds", "trained"])
@@ -69,6 +71,8 @@ def factor_table(runs: pd.DataFrame, task: str = STUDIED) -> pd.DataFrame:
     trained = _trained(runs).groupby("factor").mean()
     wrong = {column: _last(runs, metric) for metric, column in ((FIRST_ERROR, "first wrong at"),
                                                                (FIRST_WRONG_ZERO, "first wrong 0"))}
+    bias = {column: _last(runs, metric) for metric, column in ((BIAS_ANTI_DIAGONAL, "bias on line"),
+                                                              (by_construction(OPEN_KEYS, "cross"), "open keys"))}
     rows = []
     for (factor, rule), g in last.groupby(["factor", "rule"], sort=False):
         row = {"factor": factor, "rule": rule, "seeds": g.seed.nunique(), "trained": trained.get(factor)}
@@ -81,6 +85,9 @@ def factor_table(runs: pd.DataFrame, task: str = STUDIED) -> pd.DataFrame:
         for column, rows_of in wrong.items():
             beyond = rows_of[(rows_of.factor == factor) & (rows_of.rule == rule) & (rows_of.length > IID)]
             row[column] = beyond.value.mean() if len(beyond) else float("nan")
+        for column, rows_of in bias.items():
+            at = rows_of[(rows_of.factor == factor) & (rows_of.rule == rule) & (rows_of.length == longest)]
+            row[column] = at.value.mean() if len(at) else float("nan")
         rows.append(row)
     return _order(pd.DataFrame(rows))
 
@@ -138,7 +145,9 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"`trained` is the trained model at {IID} digits; `{best}` is the mean of each course's highest point, "
             f"what choosing a checkpoint by its test accuracy would have reported; `first wrong at` is the median "
             f"place of the first wrong digit of the wrong answers beyond {IID} digits (counted from the units, 0), "
-            f"`first wrong 0` the share (%) of them whose first wrong digit is a 0.")
+            f"`first wrong 0` the share (%) of them whose first wrong digit is a 0; `bias on line` is the weight the "
+            f"softmax of the ABC bias alone puts on cross-attention's anti-diagonal and `open keys` the source tokens "
+            f"it leaves open per output step, at the longest length (– for runs stored before they were recorded).")
     parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table)]
     for task in sorted(set(runs.task) - {STUDIED}) if "task" in runs.columns else []:
         parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
@@ -155,6 +164,8 @@ def _shown(table: pd.DataFrame) -> str:
                                                                                   strict=True)] for c in lengths},
         **{best: table[best].map("{:.1f}".format), "first wrong at": table["first wrong at"].map("{:.1f}".format),
            "first wrong 0": table["first wrong 0"].map("{:.0f}".format),
+           "bias on line": table["bias on line"].map(lambda v: "–" if v != v else f"{v:.2f}"),
+           "open keys": table["open keys"].map(lambda v: "–" if v != v else f"{v:.1f}"),
            "trained": table.trained.map("{:.1f}".format)})
     return markdown_table(shown)
 

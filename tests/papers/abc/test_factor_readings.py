@@ -20,10 +20,11 @@ LENGTHS = (6, 8, 12, 24, 50)
 
 
 def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float | None = None,
-        abc_iid: float = 100.0, task: str = "successor") -> list[dict]:
+        abc_iid: float = 100.0, task: str = "successor", bias: float | None = None) -> list[dict]:
     """One stored factor run: the trained model (`trained` % at 6 digits), and each rule's ABC model along a course
     of two points, 100% at 8 digits (`abc_iid` at 6 for the code's rule) and `far` % beyond at the last point
-    (`peak` at 50 digits at the first), on `task`."""
+    (`peak` at 50 digits at the first), on `task`; with `bias`, the bias's weight on the anti-diagonal (the paper's
+    rule: half of it) and 2 open keys."""
     rows = [{"task": task, "variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": length,
              "metric": ACCURACY, "value": trained if length == 6 else 0.0} for length in LENGTHS]
     for rule in ("paper", "code", "public"):
@@ -38,6 +39,11 @@ def run(factor: str, seed: int, far: float, trained: float = 100.0, peak: float 
                              "length": length, "metric": ACCURACY, "value": value})
         rows.append({"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200,
                      "length": 50, "metric": FIRST_WRONG_ZERO, "value": 80.0 if rule == "paper" else 20.0})
+        if bias is not None:
+            rows += [{"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200,
+                      "length": 50, "metric": metric, "value": value}
+                     for metric, value in (("bias_anti_diagonal", bias / 2 if rule == "paper" else bias),
+                                           ("open_keys:cross", 2.0))]
         rows.append({"task": task, "variant": factor, "seed": seed, "stage": f"ABC ({rule})", "step": 200,
                      "length": 50, "metric": FIRST_ERROR, "value": 7.0 + seed - 100})
     return rows
@@ -120,3 +126,13 @@ def test_other_tasks_have_their_own_table_and_neither_enter_the_effects_nor_the_
     assert course.loc[("dropout+xavier", "code", 50, 200), "mean"] == 55.0  # Successor's two seeds alone
     text = factor_section(runs, "abc-factors at cpu")
     assert "**Addition, in the candidate regime alone**" in text and text.count("| dropout+xavier | code |") == 2
+
+
+def test_the_bias_columns_average_the_seeds_that_store_them_and_show_a_dash_where_none_does():
+    runs = frame(run("baseline", 100, 10.0, bias=0.8), run("baseline", 101, 30.0), run("dropout", 100, 50.0))
+    table = factor_table(runs).set_index(["factor", "rule"])
+    assert table.loc[("baseline", "code"), "bias on line"] == 0.8 and table.loc[("baseline", "paper"), "bias on line"] \
+        == 0.4 and table.loc[("baseline", "code"), "open keys"] == 2.0  # seed 101 stores none: seed 100's alone
+    assert table.loc[("dropout", "code"), ["bias on line", "open keys"]].isna().all()
+    text = factor_section(runs, "abc-factors at cpu")
+    assert "| 0.40 | 2.0 |" in text and "| – | – |" in text
