@@ -25,6 +25,10 @@ and what each ABC model's bias does alone: the keys it leaves open per step, its
 (`experiments.bias_rows`).
 Operands are padded to 51 digits (the chapter's `cpu` grids pad to 25, which cannot test 50 digits).
 
+Beyond Successor, the candidate regime (`FactorSizes.regime`, "dropout+xavier") runs alone on Addition at Addition's
+own budget (`ArithmeticSizes.per_task`: 30,000 steps, ABC 3,000), padded to 51 digits with 128 positions for its two
+operands: does the vanilla model fit its training numbers there, and does ABC extrapolate? (`regime_tasks`)
+
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
 """
@@ -208,6 +212,6 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
 
 ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on Successor, one factor at a time "
                          "(dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 layers of width 128), ABC by "
-                         "three rules along its retraining; sizing seeds",
+                         "three rules along its retraining; then Addition in the candidate regime; sizing seeds",
                          configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,
                          profiles=tuple(FACTOR_PROFILES))

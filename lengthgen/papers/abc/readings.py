@@ -158,6 +158,21 @@ def bias_reading(model, rows: int, cols: int) -> dict[str, float]:
             BIAS_ANTI_DIAGONAL: float(torch.softmax(cross, -1).diagonal(dim1=-2, dim2=-1).mean())}
 
 
+def bias_readings(models: dict[str, tuple], lengths: dict[str, int]) -> pd.DataFrame:
+    """`bias_reading` of each ABC model (name -> (model, task), names ending in "ABC (<rule>...)") on an example of
+    its task's length in `lengths` (task -> operand digits): model, length, "open keys, self", "open keys, cross" and
+    "bias on line" (BIAS_ANTI_DIAGONAL)."""
+    names = {by_construction(OPEN_KEYS, "self"): "open keys, self", by_construction(OPEN_KEYS, "cross"):
+             "open keys, cross", BIAS_ANTI_DIAGONAL: "bias on line"}
+    rows = []
+    for name, (model, task) in models.items():
+        if "ABC (" in name:
+            source, target = task.examples(str(lengths[task.name]), 1)[0]
+            reading = bias_reading(model, len(target), len(source))
+            rows.append({"model": name, "length": lengths[task.name]} | {names[k]: v for k, v in reading.items()})
+    return pd.DataFrame(rows, columns=["model", "length", *names.values()])
+
+
 def attention_on(model, task, examples, columns: dict[str, Callable[[int, int], int]],
                  kind: str = "cross") -> pd.DataFrame:
     """How much attention each head of each decoder layer puts on named keys: a probe of what a model reads (for

@@ -148,7 +148,7 @@ def live_runs(nope: dict, lengths=(6, 8, 10, 24)) -> dict:
 
 
 def test_live_successor_words_each_model_and_the_lesson_from_the_run():
-    out = prose.live_successor(live_runs({6: 97.0, 8: 96.0, 10: 95.0, 24: 90.5}), "quick", 25)
+    out = prose.live_successor(live_runs({6: 97.0, 8: 96.0, 10: 95.0, 24: 90.5}), "quick")
     assert out["live_profile"] == "quick" and out["live_seeds"] == "seed 0"
     assert out["live_vanilla"] == "fits its training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits)"
     assert out["live_vanilla_vs"] == "as in the paper"
@@ -159,14 +159,20 @@ def test_live_successor_words_each_model_and_the_lesson_from_the_run():
     assert out["live_abc_pos"] == ("by the paper's rule fits its training numbers (100% at 6 digits) and collapses "
                                    "beyond (0-2% from 10 digits)")
     assert out["live_abc_nope"] == "by the code's rule holds 90.5-97% to 24 digits"
-    assert "padded to 25 digits" in out["live_lesson"] and "positions 8-25" in out["live_lesson"]
+    assert out["live_lesson"].startswith("So here ABC holds only without positions, a variant of ours")
     # without positions it no longer holds: the other lesson
-    out = prose.live_successor(live_runs({6: 97.0, 8: 50.0, 10: 0.0, 24: 0.0}), "quick", 25)
-    assert out["live_lesson"].startswith("At this profile the live runs do not show")
+    out = prose.live_successor(live_runs({6: 97.0, 8: 50.0, 10: 0.0, 24: 0.0}), "quick")
+    assert out["live_lesson"].startswith("At this profile no ABC model with the sinusoids extrapolates")
+    # ABC with the sinusoids holding: the paper's claim as it states it
+    held = live_runs({6: 97.0, 8: 96.0, 10: 95.0, 24: 90.5})
+    curves = held["curves"]
+    held["curves"] = curves.assign(value=curves.value.where(curves.model != "ABC (paper)", 95.0))
+    out = prose.live_successor(held, "quick")
+    assert out["live_lesson"].startswith("So ABC with the trained model's sinusoids extrapolates here")
 
 
 def test_live_successor_at_lengths_without_the_training_length():
-    out = prose.live_successor(live_runs(HOLD, lengths=(8, 24)), "smoke", 9)
+    out = prose.live_successor(live_runs(HOLD, lengths=(8, 24)), "smoke")
     assert out["live_vanilla"] == "is not tested at 6 digits at this profile"
     assert out["live_vanilla_vs"] == "so it says nothing beside the paper"
     assert out["live_lesson"].startswith("At this profile")
@@ -389,3 +395,15 @@ def test_stored_others_and_not_yet_hold_on_the_stored_runs(stored):
     assert out["oth_bal_seeds"] == "in all three seeds" and out["oth_six"] == "86"
     assert out["oth_sum_in_at"] == "12, 15 and 24"  # the grid's lengths past 6 that 3 divides
     assert prose.not_yet(reading["curves"], CPU.seeds, CPU.budget("addition")[0])["ny_steps"] == "30,000"
+
+
+def test_live_bias_reads_each_rules_models_and_says_when_none_is_run():
+    bias = pd.DataFrame([{"model": "successor / ABC (paper)", "length": 24, "open keys, self": 1.5,
+                          "open keys, cross": 6.84, "bias on line": 0.154},
+                         {"model": "successor / ABC (code)", "length": 24, "open keys, self": 2.0,
+                          "open keys, cross": 1.0, "bias on line": 0.996},
+                         {"model": "successor / ABC (code, NoPE)", "length": 24, "open keys, self": 2.0,
+                          "open keys, cross": 3.0, "bias on line": 0.2}])  # the same bias as code's: not read twice
+    assert prose.live_bias(bias) == {"bias_length": "24", "bias_paper_line": "0.15", "bias_paper_keys": "6.8",
+                                     "bias_code_line": "1.00", "bias_code_keys": "1.0"}
+    assert prose.live_bias(bias.iloc[:0])["bias_paper_line"] == "–"

@@ -18,6 +18,7 @@ from lengthgen.papers.abc.readings import (
     attention_on,
     bias_maps,
     bias_reading,
+    bias_readings,
     cells,
     curve_class,
     exact_match_by,
@@ -175,6 +176,10 @@ def test_the_bias_reading_counts_open_keys_and_the_weight_the_bias_alone_gives_t
     bias_table(model).set_table(windowed_table(model.cfg.heads, size, self_layers, cross_layers, 0))
     alone = bias_reading(model, 5, 8)  # window 0: each step its own source token (from the end) and itself
     assert alone == {"open_keys:self": 1.0, "open_keys:cross": 1.0, "bias_anti_diagonal": pytest.approx(1.0)}
+    task = smoke_models[0]
+    named = bias_readings({"successor / ABC (code)": (model, task), "successor / vanilla": (model, task)},
+                          {task.name: 3})
+    assert named.model.tolist() == ["successor / ABC (code)"] and named.iloc[0, 2:].tolist() == pytest.approx([1.0] * 3)
     table = bias_table(model).table.clone()
     table[cross_layers.start, :, :, 3] = 0.0  # a vertical line, as open as the anti-diagonal: 4 of 5 steps see 2 keys
     bias_table(model).set_table(table)
