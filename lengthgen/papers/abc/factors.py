@@ -1,9 +1,9 @@
 """The factor study of the attention-bias-calibration chapter: what in the paper's regime makes ABC extrapolate?
 
-On Successor, the chapter's `cpu` model (`ARITHMETIC_PROFILES["cpu"]`: 2 post-LN decoder layers of width 64, 4 heads,
-no encoder layer, sinusoidal positions, AdamW 1e-3 with warm-up and linear decay, batch 64, 3,000 steps; ABC's
-retraining 1,000 steps) with ONE factor changed at a time (`FACTORS`), each from the paper's regime, its public code's,
-or (own-schedule) a repair of ours:
+On Successor, the model of the chapter's first `cpu` grids (`BASELINE`: 2 post-LN decoder layers of width 64, 4 heads,
+no encoder layer, sinusoidal positions, AdamW 1e-3 with warm-up and linear decay, batch 64, 3,000 steps, no dropout,
+token embeddings N(0, 0.02); ABC's retraining 1,000 steps) with ONE factor changed at a time (`FACTORS`), each from
+the paper's regime, its public code's, or (own-schedule) a repair of ours:
 
 - "baseline": that model as it is;
 - "dropout": dropout 0.3 after the embeddings, on every sublayer's output, inside the feed-forward layer and on the
@@ -134,10 +134,17 @@ class FactorSizes:
                          every=max(1, s.retrain_steps // self.course_points), course_samples=self.course_samples)
 
 
+# the model the factors change: the chapter's `cpu` sizes before this study chose its regime (Addition's budget too)
+BASELINE = ArithmeticSizes(width=64, heads=4, encoder_layers=0, layers=2, steps=3000, batch=64, lr=1e-3, dropout=0.0,
+                           retrain_steps=1000, abc_samples=128, operand_width=25,
+                           eval_lengths=(6, 8, 10, 12, 15, 20, 24), samples=500, max_positions=64, seeds=SIZING_SEEDS,
+                           tasks=("successor", "addition"), per_task={"addition": {"steps": 30_000,
+                                                                                   "retrain_steps": 3_000}})
+# (its width, tests and samples give way to the study's: `FactorSizes`)
 FACTOR_PROFILES = {
     "smoke": FactorSizes(sizes=ARITHMETIC_PROFILES["smoke"], operand_width=9, eval_lengths=(1, 3, 8), samples=16,
                          course_points=2, course_samples=8, seeds=SIZING_SEEDS[:1], regime_tasks={"addition": 24}),
-    "cpu": FactorSizes(sizes=ARITHMETIC_PROFILES["cpu"], operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
+    "cpu": FactorSizes(sizes=BASELINE, operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
                        samples=500, course_points=10, course_samples=100, seeds=SIZING_SEEDS,
                        regime_tasks={"addition": 128}),
 }

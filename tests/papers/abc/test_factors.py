@@ -15,6 +15,7 @@ from lengthgen.metrics import ACCURACY, FIRST_ERROR
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES
 from lengthgen.papers.abc.factors import (
+    BASELINE,
     FACTOR_PROFILES,
     FACTOR_RULES,
     FACTORS,
@@ -59,9 +60,12 @@ def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
         assert from_dict(FactorRun, config_dict(cfg)) == cfg
         mine = flat(config_dict(replace(cfg, factor="baseline", arithmetic=replace(cfg.arithmetic, seed=100))))
         assert {k: v for k, v in mine.items() if baseline[k] != v} == CHANGED[cfg.factor], cfg.factor
-    chapter = ARITHMETIC_PROFILES["cpu"].run("successor", "sinusoidal", 100)
+    chapter = BASELINE.run("successor", "sinusoidal", 100)
     assert configs[0].arithmetic == replace(chapter, abc=FACTOR_RULES, operand_width=51,
-                                            eval_lengths=(6, 8, 12, 24, 50))  # today's model, padded to test 50 digits
+                                            eval_lengths=(6, 8, 12, 24, 50))  # the first grids' model, padded to 51
+    model, training = chapter.model, chapter.train
+    assert (model.width, model.layers, model.dropout, model.embed_init, training.steps, training.lr) == (
+        64, 2, 0.0, "normal", 3000, 1e-3)  # what the first grids ran: the keys of the stored study depend on it
     first = configs[0]
     assert (first.every, first.arithmetic.retrain_steps, first.arithmetic.eval_samples) == (100, 1000, 500)
 
@@ -73,7 +77,7 @@ def test_addition_is_sized_in_the_regime_alone_at_its_own_budget_with_room_for_b
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
-    assert run.model.width == ARITHMETIC_PROFILES["cpu"].width  # the chapter's model otherwise
+    assert run.model.width == BASELINE.width  # the baseline's model otherwise
 
 
 def test_the_study_runs_on_sizing_seeds_outside_every_declared_seed():
