@@ -25,9 +25,10 @@ and what each ABC model's bias does alone: the keys it leaves open per step, its
 (`experiments.bias_rows`).
 Operands are padded to 51 digits (the chapter's `cpu` grids pad to 25, which cannot test 50 digits).
 
-Beyond Successor, the candidate regime (`FactorSizes.regime`, "dropout+xavier") runs alone on Addition at Addition's
-own budget (`ArithmeticSizes.per_task`: 30,000 steps, ABC 3,000), padded to 51 digits with 128 positions for its two
-operands: does the vanilla model fit its training numbers there, and does ABC extrapolate? (`regime_tasks`)
+Beyond Successor, the candidate regime (`FactorSizes.regime`, "dropout+xavier") runs alone on Table 1's other tasks,
+each at its own budget (`ArithmeticSizes.per_task`: Addition 30,000 steps, ABC 3,000; N x 1 Successor's), padded to 51
+digits with 128 positions (Addition's two operands need them): does the vanilla model fit its training numbers there,
+and does ABC extrapolate? (`regime_tasks`)
 
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
@@ -146,7 +147,7 @@ FACTOR_PROFILES = {
                          course_points=2, course_samples=8, seeds=SIZING_SEEDS[:1], regime_tasks={"addition": 24}),
     "cpu": FactorSizes(sizes=BASELINE, operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
                        samples=500, course_points=10, course_samples=100, seeds=SIZING_SEEDS,
-                       regime_tasks={"addition": 128}),
+                       regime_tasks={"addition": 128, "times_digit": 128}),
 }
 
 

@@ -34,8 +34,8 @@ def test_variants_and_round_trips():
     for cfg in table1 + scaffolding:
         assert from_dict(ArithmeticRun, config_dict(cfg)) == cfg
     assert table1[0].model.layers == 6 and table1[0].model.encoder_layers == 1 and table1[0].model.post_ln
-    m = table1[0].model  # the public code's dropout, everywhere its torch layers have it
-    assert (m.dropout, m.attention_dropout, m.ff_dropout) == (0.3, 0.3, 0.3) and m.embed_init == "normal"
+    m = table1[0].model  # the public code's dropout, everywhere its torch layers have it, and its embeddings
+    assert (m.dropout, m.attention_dropout, m.ff_dropout) == (0.3, 0.3, 0.3) and m.embed_init == "xavier"
     cpu = EXPERIMENTS["abc-table1"].configs_for("cpu")[0].model
     assert (cpu.dropout, cpu.attention_dropout, cpu.ff_dropout) == (0.0, 0.0, 0.0)
 

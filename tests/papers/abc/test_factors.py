@@ -70,12 +70,14 @@ def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
     assert (first.every, first.arithmetic.retrain_steps, first.arithmetic.eval_samples) == (100, 1000, 500)
 
 
-def test_addition_is_sized_in_the_regime_alone_at_its_own_budget_with_room_for_both_operands():
+def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_with_room_for_both_operands():
     runs = [c for c in EXPERIMENTS["abc-factors"].configs_for("cpu") if c.arithmetic.task != "successor"]
     assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
-        ("dropout+xavier", "addition", seed) for seed in SIZING_SEEDS]
+        ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS]
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
+    times = runs[-1].arithmetic  # N x 1 at Successor's budget
+    assert (times.train.steps, times.retrain_steps, runs[-1].every, times.operand_width) == (3_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
     assert run.model.width == BASELINE.width  # the baseline's model otherwise
 
