@@ -75,6 +75,9 @@ def live_successor(live: dict[str, pd.DataFrame], profile: str) -> dict[str, str
     if pos and "extrapolates" in pos:
         out["live_lesson"] = ("So ABC with the trained model's sinusoids extrapolates here by at least one rule, "
                               "which is the paper's claim as it states it.")
+    elif pos and "partly" in pos:
+        out["live_lesson"] = ("So ABC with the trained model's sinusoids carries part of the way beyond the training "
+                              "numbers here, the paper's claim in part; section 7 reads the stored runs.")
     elif pos and nope and all(c == "collapses" for c in pos) and all(c == "extrapolates" for c in nope):
         out["live_lesson"] = ("So here ABC holds only without positions, a variant of ours; with the sinusoids, as "
                               "the paper states it, it collapses. Section 7's factor study measures which of our "

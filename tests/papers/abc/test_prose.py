@@ -169,6 +169,10 @@ def test_live_successor_words_each_model_and_the_lesson_from_the_run():
     held["curves"] = curves.assign(value=curves.value.where(curves.model != "ABC (paper)", 95.0))
     out = prose.live_successor(held, "quick")
     assert out["live_lesson"].startswith("So ABC with the trained model's sinusoids extrapolates here")
+    held["curves"] = curves.assign(value=curves.value.where(curves.model != "ABC (paper)", 50.0))  # 50% everywhere
+    held["curves"].loc[(held["curves"].model == "ABC (paper)") & (held["curves"].length == 6), "value"] = 100.0
+    out = prose.live_successor(held, "quick")
+    assert out["live_lesson"].startswith("So ABC with the trained model's sinusoids carries part of the way")
 
 
 def test_live_successor_at_lengths_without_the_training_length():
