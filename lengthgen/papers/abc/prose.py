@@ -141,7 +141,7 @@ def stored_successor(curves: pd.DataFrame, claims: pd.DataFrame, seeds, steps: i
     holds(all(cls[m].ours == "collapses" for m in ABC_POSITIONS), "ABC with the sinusoids collapses by both rules")
     holds(all(cls[m].verdict == "reproduced" for m in ABC_NOPE) and all(cls[m].verdict != "reproduced"
                                                                          for m in ABC_POSITIONS),
-          "ABC reproduced, but only without positions")
+          "the paper's claim (ABC with the sinusoids) is not reproduced; only our variant without positions holds")
     holds(cls["w=1, T=3"].ours == "extrapolates", "The scaffold with cyclic positions holds 100% to 24")
     holds(cls["w=1, sinusoidal"].ours == "collapses", "with the sinusoids it collapses like the vanilla model")
     holds(cls["w=1, NoPE"].ours == "does not interpolate", "without positions it does not fit")
