@@ -45,6 +45,18 @@ def global_from(gen: torch.Generator, cuda: bool = False):
         yield
 
 
+def global_rng_state(cuda: bool) -> dict:
+    """The global RNG's state (what dropout draws from): the CPU's, and every CUDA device's with `cuda`."""
+    return {"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state_all() if cuda else []}
+
+
+def restore_global_rng(state: dict) -> None:
+    """Put the global RNG back in a state `global_rng_state` read (a training resumed from its snapshot)."""
+    torch.set_rng_state(state["cpu"])
+    if state["cuda"]:
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
 def parse_seeds(text: str) -> tuple[int, ...]:
     """"0-4" -> (0,1,2,3,4); "1,3,7" -> (1,3,7); "5" -> (5,). Raises LengthgenError on anything else."""
     seeds: list[int] = []

@@ -1,7 +1,7 @@
 """Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> papers ->
-analysis -> train/results -> models/tasks -> data/seeding/config/display/errors; function-level imports count too, so
-no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding` only, in the package
-and in the chapters' code cells."""
+analysis -> train/results -> models/tasks -> data/seeding/config/display/snapshots/errors; function-level imports
+count too, so no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding` only,
+in the package and in the chapters' code cells."""
 
 import ast
 from pathlib import Path
@@ -12,7 +12,7 @@ from lengthgen.book import CHAPTERS, cell_sources
 PACKAGE = Path(lengthgen.__file__).parent
 LAYERS = [
     ("__init__", "errors"),
-    ("config", "registry", "seeding", "data", "device", "metrics", "display"),
+    ("config", "registry", "seeding", "data", "device", "metrics", "display", "snapshots"),
     ("tasks", "models", "pretrained"),
     ("train", "results", "export"),
     ("analysis",),

@@ -77,7 +77,7 @@ class ResultStore:
         return self.root / experiment / config_key(cfg)
 
     def snapshots(self, experiment: str, cfg) -> Path:
-        """The folder where a run of the config in progress keeps its trainings' snapshots (`train.snapshots`)."""
+        """The folder where a run of the config in progress keeps its trainings' snapshots (`lengthgen.snapshots`)."""
         path = self.path(experiment, cfg)
         return path.parent / f".{path.name}.snapshots"
 

@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from lengthgen.results.provenance import provenance
 from lengthgen.results.store import ResultStore, RunOutput
-from lengthgen.train.snapshots import resumable
+from lengthgen.snapshots import resumable
 
 PROVENANCE_COLUMNS = ("profile", "git_commit", "lengthgen_version", "torch_version", "device", "date", "wall_seconds")
 
@@ -53,12 +53,12 @@ class LocalExecutor:
 def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, cfg) -> str:
     """Compute one config with `run` (the experiment's run function) and write its entry under the experiment's
     name (executed in a worker: every argument is picklable, `run` being a module-level function). Its trainings keep
-    snapshots (`train.snapshots`), so that a run interrupted resumes where it stopped when run again; `wall_seconds`
+    snapshots (`lengthgen.snapshots`), so that a run interrupted resumes where it stopped when run again; `wall_seconds`
     is the run's time over every process that worked on it (to each one's last snapshot), and `resumed` lists the
     trainings taken up again (call, step, the commit that began them)."""
     store, meta = ResultStore(root), provenance()  # the code and machine as the run starts
     folder = store.snapshots(experiment_name, cfg)
-    with store.running(experiment_name, cfg), resumable(folder) as snaps:
+    with store.running(experiment_name, cfg), resumable(folder, commit=meta["git_commit"]) as snaps:
         out = run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
     meta |= {"profile": profile, "wall_seconds": round(snaps.seconds(), 2)} | (

@@ -12,12 +12,12 @@ from dataclasses import dataclass, replace
 import torch
 from tqdm.auto import tqdm
 
+from lengthgen import snapshots
 from lengthgen.config import added, ignored
 from lengthgen.data import LMBatch
 from lengthgen.device import device_of
 from lengthgen.models.positional import offset, pose
-from lengthgen.seeding import global_from
-from lengthgen.train import snapshots
+from lengthgen.seeding import global_from, global_rng_state, restore_global_rng
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
           carry: list | None = None) -> dict:
     """Train `model` (anything with `.loss(batch)`) in place on `task`; the batches (`cfg.draw`), optimizer, schedule,
     clipping and batch transform are the config's. Inside `snapshots.resumable` (a run computed through the store),
-    training keeps snapshots and resumes from them (`train.snapshots`).
+    training keeps snapshots and resumes from them (`lengthgen.snapshots`).
 
     Args:
         callback: called with the number of steps done after every step (e.g. to evaluate the course of training);
@@ -193,7 +193,7 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     def state(step: int) -> dict:
         return {"step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
                 "schedule": None if schedule is None else schedule.state_dict(), "gen": gen.get_state(),
-                "rng": snapshots.rng_state(cuda), "losses": losses, "running": running,
+                "rng": global_rng_state(cuda), "losses": losses, "running": running,
                 "seconds": spent + time.perf_counter() - start, "carry": list(carry or [])}
 
     with seeded_noise(noise, model):
@@ -204,7 +204,7 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
             if schedule is not None:
                 schedule.load_state_dict(saved["schedule"])
             gen.set_state(saved["gen"])
-            snapshots.set_rng_state(saved["rng"])
+            restore_global_rng(saved["rng"])
             losses, running, first, spent = saved["losses"], saved["running"], saved["step"], saved["seconds"]
             if carry is not None:
                 carry[:] = saved["carry"]

@@ -1,4 +1,4 @@
-"""Snapshots of training (train/snapshots.py): a training interrupted and resumed ends where the uninterrupted one
+"""Snapshots of training (lengthgen/snapshots.py): a training interrupted and resumed ends where the uninterrupted one
 does, bit for bit; a finished training is read back, not redone; a run through the store resumes and records it."""
 
 import json
@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen import snapshots
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.factors import FACTOR_PROFILES
 from lengthgen.results import sweep as sweep_module
 from lengthgen.results.store import ResultStore
-from lengthgen.train import loop, snapshots
+from lengthgen.train import loop
 from lengthgen.train.loop import train
 
 STEPS = 12
@@ -96,6 +97,7 @@ def test_a_run_through_the_store_resumes_after_an_interruption_and_says_so(tmp_p
     entry = sweep_module.run_and_store(exp.name, exp.run, str(store.root), "smoke", cfg)
     pd.testing.assert_frame_equal(pd.read_csv(f"{entry}/metrics.csv"), pd.read_csv(f"{whole}/metrics.csv"))
     meta = json.loads(open(f"{entry}/meta.json").read())
+    assert {r["commit"] for r in meta["resumed"]} == {meta["git_commit"]}  # the code that began each training
     assert [(r["call"], r["step"]) for r in meta["resumed"]] == [(1, 20), (2, 4)] and "resumed" not in json.loads(
         open(f"{whole}/meta.json").read())
     assert not store.snapshots(exp.name, cfg).exists()

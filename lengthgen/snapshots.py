@@ -20,8 +20,6 @@ from pathlib import Path
 
 import torch
 
-from lengthgen.results.provenance import git_commit
-
 INTERVAL = 300.0  # seconds between two snapshots of a training in progress
 
 
@@ -31,6 +29,7 @@ class Snapshots:
 
     folder: Path
     interval: float  # seconds between two snapshots of a training in progress
+    commit: str = "unknown"  # the code's commit, recorded in each snapshot (`results.provenance.git_commit`)
     calls: int = 0  # calls of `train` in this run so far
     before: float = 0.0  # seconds of the run spent by earlier processes, up to their last snapshot
     resumed: list[dict] = field(default_factory=list)  # {"call", "step", "commit"} of each call taken up again
@@ -58,7 +57,7 @@ class Snapshots:
         """Write a snapshot atomically (a file interrupted half-way is never read back)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        torch.save({**state, "run_seconds": self.seconds(), "commit": git_commit()}, tmp)
+        torch.save({**state, "run_seconds": self.seconds(), "commit": self.commit}, tmp)
         tmp.replace(path)
 
 
@@ -66,10 +65,10 @@ _current: ContextVar[Snapshots | None] = ContextVar("snapshots", default=None)
 
 
 @contextlib.contextmanager
-def resumable(folder: Path, interval: float | None = None) -> Iterator[Snapshots]:
+def resumable(folder: Path, interval: float | None = None, commit: str = "unknown") -> Iterator[Snapshots]:
     """Within the block, every `train` call keeps its snapshots in `folder` (every `interval` seconds; None:
-    INTERVAL) and resumes from them."""
-    token = _current.set(Snapshots(Path(folder), INTERVAL if interval is None else interval))
+    INTERVAL) and resumes from them; `commit` names the code that makes them."""
+    token = _current.set(Snapshots(Path(folder), INTERVAL if interval is None else interval, commit))
     try:
         yield _current.get()
     finally:
@@ -79,14 +78,3 @@ def resumable(folder: Path, interval: float | None = None) -> Iterator[Snapshots
 def current() -> Snapshots | None:
     """The open `resumable` block's snapshots, or None outside one."""
     return _current.get()
-
-
-def rng_state(cuda: bool) -> dict:
-    """The global RNG's state: the CPU's, and every CUDA device's with `cuda`."""
-    return {"cpu": torch.get_rng_state(), "cuda": torch.cuda.get_rng_state_all() if cuda else []}
-
-
-def set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["cpu"])
-    if state["cuda"]:
-        torch.cuda.set_rng_state_all(state["cuda"])
