@@ -218,8 +218,8 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
             calibrate_abc(cfg, task, models, key)
         stats = train(model, task, cfg.training(key), generator(cfg.seed, f"train {key}"),
                       desc=f"{cfg.task}/{variant(cfg)}/{stage}/{cfg.seed}", noise=generator(cfg.seed, f"noise {key}"))
-        keys = bias_rows(model, task, cfg, stage) if key != "trained" else []
-        rows += [*accuracy_rows(model, task, cfg, stage), *keys,
+        bias = bias_rows(model, task, cfg, stage) if key != "trained" else []
+        rows += [*accuracy_rows(model, task, cfg, stage), *bias,
                  {"stage": stage, "length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}]
     return RunOutput(pd.DataFrame(rows), checkpoint=models.state_dict())
 

@@ -30,8 +30,8 @@ STUDIED = "successor"  # the task whose factors vary
 
 
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
-    """The rows of one task (all of them where the rows name none)."""
-    return runs[runs.task == task] if "task" in runs.columns else runs
+    """The rows of one task."""
+    return runs[runs.task == task]
 
 
 def _last(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -149,7 +149,7 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"softmax of the ABC bias alone puts on cross-attention's anti-diagonal and `open keys` the source tokens "
             f"it leaves open per output step, at the longest length (– for runs stored before they were recorded).")
     parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table)]
-    for task in sorted(set(runs.task) - {STUDIED}) if "task" in runs.columns else []:
+    for task in sorted(set(runs.task) - {STUDIED}):
         parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
                   f"no factor varied; the columns as above):", _shown(factor_table(runs, task))]
     return "\n\n".join(parts) + "\n"
