@@ -22,6 +22,10 @@ output step on the source's last token: there its <eos>, one off the anti-diagon
 <eos>, the units digit, on it), and averages the attention of one example (its capture buffer is never cleared, so
 every sample reads the first one's). The paper's text compares the normalised value d_l - d_max with the threshold,
 which no line could pass once the threshold is positive; we read it as keeping the lines whose mean passes it.
+
+Two controls separate which lines a rule keeps from the value it gives them (`Rule.carries`): PAPER_SUMS keeps the
+paper's lines but gives each its sum, as "code" does; CODE_FLAT keeps the code's lines but gives each 0, so that all
+are equally open, as the paper's mean-minus-largest nearly does.
 """
 
 from dataclasses import dataclass, replace
@@ -31,6 +35,7 @@ import torch
 from lengthgen.models.hooks import capture
 
 DIRECTIONS = {"diagonal": 1, "vertical": 0, "anti-diagonal": -1}
+CARRIES = ("kept", "sum", "zero")  # what a kept line's cells get (`Rule.carries`)
 
 
 @dataclass(frozen=True)
@@ -49,11 +54,19 @@ class Rule:
     open_cells: tuple[tuple[int, int], ...] = ()  # (row, column) cells of the bias set to 0 whatever the lines
     closed: float = float("-inf")  # the value of a cell no kept line continues
     samples: int | None = None  # average the attention of only the first `samples` examples (`calibrated_table`)
+    carries: str = "kept"  # the value a kept line gives its cells: "kept" the value it was kept by (after
+    # subtract_max), "sum" its cells' sum, "zero" 0 (every kept line equally open); the last two are controls
+
+    def __post_init__(self):
+        if self.carries not in CARRIES:
+            raise ValueError(f"unknown carries {self.carries!r}; valid: {', '.join(CARRIES)}")
 
 
 PAPER = Rule()
 CODE_CROSS = Rule(reduce="sum", subtract_max=False, sigmas=4.5, nonzero_only=True, rows=6)
 CODE_SELF = Rule(reduce="sum", subtract_max=False, sigmas=0.87, nonzero_only=True, rows=6)
+PAPER_SUMS = replace(PAPER, carries="sum")
+CODE_FLAT_CROSS, CODE_FLAT_SELF = replace(CODE_CROSS, carries="zero"), replace(CODE_SELF, carries="zero")
 PUBLIC_CODE = -1e6  # the public code's closed cell
 PUBLIC_SELF = replace(CODE_SELF, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1)
 PUBLIC_CROSS = replace(CODE_CROSS, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1,
@@ -96,7 +109,11 @@ def direction_bias(attention: torch.Tensor, size: tuple[int, int], delta: int, r
     M, N = size
     names, values = line_values(attention, delta, rule.reduce)
     keep = kept(values, rule)
-    if rule.subtract_max:
+    if rule.carries == "sum":
+        values = line_values(attention, delta, "sum")[1]
+    elif rule.carries == "zero":
+        values = torch.zeros_like(values)
+    elif rule.subtract_max:
         values = values - values.max()
     shift = N - n if delta < 0 else 0
     big = intercepts(M, N, delta, shift)

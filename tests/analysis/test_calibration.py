@@ -4,7 +4,16 @@ noise dropped, empty heads transparent; the public code's rule beside the paper'
 import pytest
 import torch
 
-from lengthgen.analysis.calibration import CODE_CROSS, PAPER, Rule, calibrate, direction_bias, line_values
+from lengthgen.analysis.calibration import (
+    CODE_CROSS,
+    CODE_FLAT_CROSS,
+    PAPER,
+    PAPER_SUMS,
+    Rule,
+    calibrate,
+    direction_bias,
+    line_values,
+)
 
 INF = float("-inf")
 
@@ -75,6 +84,26 @@ def test_the_public_codes_rule_reads_six_rows_and_keeps_raw_sums():
     assert torch.isinf(bias).sum() == 12 * 44 - 12  # nothing but the anti-diagonal
     paper = calibrate(attention[None], (12, 44), directions=("vertical", "anti-diagonal"))[0]
     assert paper[0, 43].item() == 0.0 and paper[3, 0].item() == 0.0  # every row read: the column is kept too
+
+
+def test_the_controls_keep_one_rules_lines_with_the_other_rules_values():
+    gen = torch.Generator().manual_seed(3)
+    attention = 0.01 * torch.rand(8, 30, generator=gen) + anti_diagonal(8, 30)
+    attention[:, 4] += 0.5  # a weaker column, kept by both rules
+    both = ("vertical", "anti-diagonal")
+    rules = {rule: calibrate(attention[None], (10, 33), rule, both)[0] for rule in (PAPER, PAPER_SUMS, CODE_CROSS,
+                                                                                     CODE_FLAT_CROSS)}
+    for lines, values in ((PAPER, PAPER_SUMS), (CODE_CROSS, CODE_FLAT_CROSS)):
+        assert torch.equal(torch.isinf(rules[lines]), torch.isinf(rules[values]))  # the same lines kept
+    # the paper's: the anti-diagonal (mean about 1) and the column (mean about 0.5) each the strongest of its
+    # direction, so both 0, equally open; its control gives them their sums over 8 rows, 8 and 4, as the code's would
+    assert rules[PAPER][0, 32].item() == rules[PAPER][0, 4].item() == 0.0
+    assert rules[PAPER_SUMS][0, 32].item() == pytest.approx(8.0, abs=0.2)
+    assert rules[PAPER_SUMS][0, 4].item() == pytest.approx(4.0, abs=0.2)
+    assert rules[CODE_CROSS][0, 32].item() == pytest.approx(6.0, abs=0.2)  # six rows read
+    assert set(rules[CODE_FLAT_CROSS][torch.isfinite(rules[CODE_FLAT_CROSS])].tolist()) == {0.0}
+    with pytest.raises(ValueError, match="valid: kept, sum, zero"):
+        Rule(carries="mean")
 
 
 def test_bad_sizes_and_directions_are_refused():

@@ -15,7 +15,17 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 from torch import nn
 
-from lengthgen.analysis.calibration import CODE_CROSS, CODE_SELF, PAPER, PUBLIC_CROSS, PUBLIC_SELF, calibrated_table
+from lengthgen.analysis.calibration import (
+    CODE_CROSS,
+    CODE_FLAT_CROSS,
+    CODE_FLAT_SELF,
+    CODE_SELF,
+    PAPER,
+    PAPER_SUMS,
+    PUBLIC_CROSS,
+    PUBLIC_SELF,
+    calibrated_table,
+)
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import added, ignored
 from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, by_construction
@@ -40,8 +50,10 @@ from lengthgen.train.evaluate import sequence_metrics
 from lengthgen.train.loop import InterpolationTrainConfig, train
 
 # (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
-# code's calibration as it is (searching its own directions, `analysis.calibration`)
-ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS)}
+# code's calibration as it is (searching its own directions, `analysis.calibration`); two controls: the paper's lines
+# with the code's values (their sums), the code's lines with the paper's near-equal values (all 0)
+ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS),
+             "paper-sums": (PAPER_SUMS, PAPER_SUMS), "code-flat": (CODE_FLAT_SELF, CODE_FLAT_CROSS)}
 # the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
 # anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
 # finding; the paper's third, its diagonal, is our anti-diagonal: for self-attention, causal masking makes the corner

@@ -12,7 +12,8 @@
   long lengths say nothing. The baseline itself is judged against nothing.
 
 The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition) run the candidate regime alone, at
-their own budget, and have a table of their own (`factor_table(runs, task)`), no effect.
+their own budget, and have a table of their own (`factor_table(runs, task)`), no effect. The regime's controls
+(`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out.
 """
 
 import pandas as pd
@@ -20,12 +21,13 @@ import pandas as pd
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import markdown_table
 from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FIRST_ERROR, OPEN_KEYS, by_construction
-from lengthgen.papers.abc.factors import FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
+from lengthgen.papers.abc.factors import CONTROL_RULES, FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
 
 EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
 FAR = (12, 24, 50)  # digits beyond the training numbers (at most 7) and beyond 8, the first length tested past them
 IID = 6  # digits: the trained model's in-distribution length
-STAGES = {f"ABC ({rule})": rule for rule in FACTOR_RULES}
+RULES = (*FACTOR_RULES, *CONTROL_RULES)
+STAGES = {f"ABC ({rule})": rule for rule in RULES}
 STUDIED = "successor"  # the task whose factors vary
 
 
@@ -48,8 +50,8 @@ def _trained(runs: pd.DataFrame) -> pd.Series:
 
 
 def _order(table: pd.DataFrame) -> pd.DataFrame:
-    """Rows in FACTORS order, then FACTOR_RULES order."""
-    key = {"factor": list(FACTORS).index, "rule": list(FACTOR_RULES).index}
+    """Rows in FACTORS order, then RULES order."""
+    key = {"factor": list(FACTORS).index, "rule": list(RULES).index}
     by = [c for c in key if c in table.columns]
     return table.sort_values(by, key=lambda s: s.map(key[s.name]), kind="stable").reset_index(drop=True)
 
@@ -97,6 +99,7 @@ def factor_effects(runs: pd.DataFrame) -> pd.DataFrame:
     effects, points), low and high (their range over seeds) and verdict, as the module's docstring states."""
     runs = _task(runs, STUDIED)
     last = _last(runs, ACCURACY)
+    last = last[last.rule.isin(FACTOR_RULES)]  # the controls' extra ABC models would weigh on the regime's effect
     far = last[last.length.isin(FAR)].groupby(["factor", "seed"]).value.mean()
     fitted = pd.concat([_trained(runs), last[last.length == IID].groupby(["factor", "seed"]).value.min()], axis=1)
     trained = fitted.min(axis=1)  # the least fitted model of each (factor, seed)
@@ -175,6 +178,7 @@ def factor_course(runs: pd.DataFrame, lengths: tuple[int, ...] = FAR[1:]) -> pd.
     factor, rule, step and length (mean, min and max over seeds), for `analysis.figures.course_curves`."""
     runs = _task(runs, STUDIED)
     rows = runs[(runs.metric == ACCURACY) & runs.stage.isin(STAGES) & runs.length.isin(lengths)]
+    rows = rows[rows.stage.map(STAGES).isin(FACTOR_RULES)]  # the factors' three rules, not the controls
     rows = rows.assign(factor=rows.variant, rule=rows.stage.map(STAGES))
     course = rows.groupby(["factor", "rule", "length", "step"]).value.agg(["mean", "min", "max"]).reset_index()
     return _order(course)

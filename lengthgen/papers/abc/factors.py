@@ -25,6 +25,11 @@ and what each ABC model's bias does alone: the keys it leaves open per step, its
 (`experiments.bias_rows`).
 Operands are padded to 51 digits (the chapter's `cpu` grids pad to 25, which cannot test 50 digits).
 
+Two controls decide why the paper's rule fails in the regime where the code's holds (both search the same lines): the
+regime's trained model again, with one ABC model keeping the paper's lines at their sums ("paper-sums") and one keeping
+the code's lines at 0 each ("code-flat"; `analysis.calibration.Rule.carries`). If the values a rule gives its lines
+decide, "paper-sums" holds and "code-flat" fails; if the lines kept decide, the reverse.
+
 Beyond Successor, the candidate regime (`FactorSizes.regime`, "dropout+xavier") runs alone on Table 1's other tasks,
 each at its own budget (`ArithmeticSizes.per_task`: Addition 30,000 steps, ABC 3,000; N x 1 Successor's), padded to 51
 digits with 128 positions (Addition's two operands need them): does the vanilla model fit its training numbers there,
@@ -57,6 +62,7 @@ from lengthgen.train.loop import train
 
 SIZING_SEEDS = (100, 101, 102)  # outside the chapter's declared seeds (every profile's `ArithmeticSizes.seeds`)
 FACTOR_RULES = ("paper", "code", "public")  # the ABC models of every run, all with the trained model's sinusoids
+CONTROL_RULES = ("paper-sums", "code-flat")  # the regime's control runs on Successor (`experiments.ABC_RULES`)
 FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0
 PUBLIC_SUCCESSOR = {"width": 128, "heads": 8, "layers": 3, "ff": 512}  # the public code's Successor model
 
@@ -127,10 +133,10 @@ class FactorSizes:
     regime_tasks: dict[str, int] = field(default_factory=dict)  # task -> max_positions: beyond Successor, tasks
     # sized in the regime alone (at the task's own budget: `ArithmeticSizes.per_task`)
 
-    def run(self, factor: str, seed: int, task: str = "successor") -> FactorRun:
+    def run(self, factor: str, seed: int, task: str = "successor", rules: tuple[str, ...] = FACTOR_RULES) -> FactorRun:
         s = replace(self.sizes.for_task(task), operand_width=self.operand_width, eval_lengths=self.eval_lengths,
                     samples=self.samples, max_positions=self.regime_tasks.get(task, self.sizes.max_positions))
-        baseline = s.run(task, "sinusoidal", seed, abc=FACTOR_RULES)
+        baseline = s.run(task, "sinusoidal", seed, abc=rules)
         return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline),
                          every=max(1, s.retrain_steps // self.course_points), course_samples=self.course_samples)
 
@@ -152,11 +158,13 @@ FACTOR_PROFILES = {
 
 
 def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[FactorRun]:
-    """Every factor on Successor at every seed of the profile (or `seeds`); then the regime on each regime task."""
+    """Every factor on Successor at every seed of the profile (or `seeds`); then the regime on each regime task; then
+    the regime's controls on Successor (CONTROL_RULES)."""
     p = FACTOR_PROFILES[profile]
     seeds = seeds if seeds is not None else p.seeds
     return [*(p.run(factor, seed) for factor in FACTORS for seed in seeds),
-            *(p.run(p.regime, seed, task) for task in p.regime_tasks for seed in seeds)]
+            *(p.run(p.regime, seed, task) for task in p.regime_tasks for seed in seeds),
+            *(p.run(p.regime, seed, rules=CONTROL_RULES) for seed in seeds)]
 
 
 def factor_labels(cfg: FactorRun) -> dict:

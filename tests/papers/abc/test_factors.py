@@ -16,6 +16,7 @@ from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES
 from lengthgen.papers.abc.factors import (
     BASELINE,
+    CONTROL_RULES,
     FACTOR_PROFILES,
     FACTOR_RULES,
     FACTORS,
@@ -53,7 +54,7 @@ CHANGED = {  # factor -> the fields it changes, with their values (cpu profile)
 
 def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
     every = EXPERIMENTS["abc-factors"].configs_for("cpu")
-    configs = [c for c in every if c.arithmetic.task == "successor"]
+    configs = [c for c in every if c.arithmetic.task == "successor" and c.arithmetic.abc == FACTOR_RULES]
     assert [c.factor for c in configs] == [f for f in FACTORS for _ in SIZING_SEEDS] and set(CHANGED) == set(FACTORS)
     baseline = flat(config_dict(configs[0]))
     for cfg in configs:
@@ -80,6 +81,22 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     assert (times.train.steps, times.retrain_steps, runs[-1].every, times.operand_width) == (3_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
     assert run.model.width == BASELINE.width  # the baseline's model otherwise
+
+
+def test_the_controls_retrain_the_regimes_successor_model_with_two_other_rules():
+    every = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    controls = [c for c in every if c.arithmetic.abc == CONTROL_RULES]
+    assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in controls] == [
+        ("dropout+xavier", "successor", seed) for seed in SIZING_SEEDS]
+    regime = {c.arithmetic.seed: c for c in every if c.factor == "dropout+xavier" and c not in controls
+              and c.arithmetic.task == "successor"}
+    for c in controls:  # the same trained model and course: only the ABC models differ
+        assert replace(c, arithmetic=replace(c.arithmetic, abc=FACTOR_RULES)) == regime[c.arithmetic.seed]
+    assert list(controls[0].arithmetic.stages().values()) == ["trained", "ABC (paper-sums)", "ABC (code-flat)"]
+    cfg = FACTOR_PROFILES["smoke"].run("dropout+xavier", 100, rules=CONTROL_RULES)
+    trained = EXPERIMENTS["abc-factors"].build(cfg)[1]["trained"].state_dict()
+    also = EXPERIMENTS["abc-factors"].build(FACTOR_PROFILES["smoke"].run("dropout+xavier", 100))[1]["trained"]
+    assert all(torch.equal(v, also.state_dict()[k]) for k, v in trained.items())  # the same initial weights
 
 
 def test_the_study_runs_on_sizing_seeds_outside_every_declared_seed():
