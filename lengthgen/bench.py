@@ -2,8 +2,9 @@
 
 Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism),
 `transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation), `arithmetic`
-(the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit) and
-`ensemble` (the most that training several seeds as one batched model could gain on this machine).
+(the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit),
+`dropout` (a training step of that chapter's model with dropout 0.3, by how it draws its masks) and `ensemble` (the
+most that training several seeds as one batched model could gain on this machine).
 """
 
 import functools
@@ -18,6 +19,7 @@ from torch import nn
 from lengthgen.data import EOS, LMBatch
 from lengthgen.device import device_of
 from lengthgen.models import build_model
+from lengthgen.models.dropout import DROPOUT_MASKS
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.probe import ProbeConfig
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
@@ -38,12 +40,13 @@ TORCH_RATIO = 0.9  # target: our pluggable decoder trains at >= 0.9x the tokens/
 CACHE_RATIO = 5.0  # target: cached generation >= 5x the tokens/s of recomputing the sequence at every step
 ENSEMBLE_MEMBERS = 5  # seeds of one cell trained together
 ENSEMBLE_RATIO = 3.0  # target: an ensemble of 5 seeds trains >= 3x the runs/hour of 5 solo runs
+DROPOUT_RATIO = 1.3  # target: a training step with "bits" masks >= 1.3x the steps/s of one with torch's
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
-    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic, ensemble or all."""
+    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic, dropout, ensemble or all."""
     suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer,
-              "arithmetic": bench_arithmetic, "ensemble": bench_ensemble}
+              "arithmetic": bench_arithmetic, "dropout": bench_dropout, "ensemble": bench_ensemble}
     chosen = suites if suite == "all" else {suite: suites[suite]}
     rows = pd.concat([fn() for fn in chosen.values()], ignore_index=True)
     threads = {"what": "torch threads", "N": 0, "measured": str(torch.get_num_threads()), "rate": "", "target": ""}
@@ -118,6 +121,36 @@ def _seconds_per_update(model: nn.Module, opt: torch.optim.Optimizer, batches: l
     for b in batches[2:]:
         update(model, opt, b, clip)
     return (time.perf_counter() - start) / (len(batches) - 2)
+
+
+def bench_dropout(steps: int = 20, rounds: int = 3) -> pd.DataFrame:
+    """Training steps/s of the arithmetic chapter's `cpu` model on Successor (operands padded to 51 digits, batch of
+    its size) with dropout 0.3 everywhere the public code has it, its masks drawn by torch and by "bits"
+    (`models.dropout`): `rounds` rounds of `steps` steps each, the two masks alternating within a round so that the
+    machine's speed swings reach both alike; the best round of each counts."""
+    sizes = replace(ARITHMETIC_PROFILES["cpu"], dropout=0.3, operand_width=51, eval_lengths=(50,), max_positions=128)
+    best = {}
+    for _ in range(rounds):
+        for mask in DROPOUT_MASKS:
+            cfg = sizes.run("successor", "sinusoidal", 0)
+            cfg = replace(cfg, model=replace(cfg.model, dropout_mask=mask))
+            task, models = build_arithmetic(cfg)
+            model = models["trained"].train()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+            numbers = task.interpolation_numbers("train", cfg.train.batch_size, generator(0, "bench dropout"))
+            batch = task.batch([task.example(n) for n in numbers])
+            update(model, optimizer, batch, clip=1.0)  # the first step allocates
+            start = time.perf_counter()
+            for _ in range(steps):
+                update(model, optimizer, batch, clip=1.0)
+            best[mask] = max(best.get(mask, 0.0), steps / (time.perf_counter() - start))
+    ratio = best["bits"] / best["torch"]
+    rows = [{"what": f"dropout 0.3, masks by {mask}: training step (arithmetic cpu model, 51 digits)",
+             "N": cfg.train.batch_size, "measured": f"best of {rounds} x {steps} steps", "rate": f"{rate:.2f} steps/s",
+             "target": ""} for mask, rate in best.items()]
+    return pd.DataFrame([*rows, {"what": "dropout: bits against torch masks", "N": cfg.train.batch_size,
+                                 "measured": "ratio", "rate": f"{ratio:.2f} x",
+                                 "target": _verdict(ratio, DROPOUT_RATIO, "x torch")}])
 
 
 def bench_ensemble(steps: int = 60, rounds: int = 3) -> pd.DataFrame:

@@ -246,6 +246,8 @@ def test_bench_reports_rates(capsys, monkeypatch):
     monkeypatch.setattr(lengthgen.bench, "bench_transformer", transformer)
     arithmetic = functools.partial(lengthgen.bench.bench_arithmetic, length=8, samples=4)
     monkeypatch.setattr(lengthgen.bench, "bench_arithmetic", arithmetic)
+    dropout = functools.partial(lengthgen.bench.bench_dropout, steps=1, rounds=1)
+    monkeypatch.setattr(lengthgen.bench, "bench_dropout", dropout)
     monkeypatch.setattr(lengthgen.bench, "bench_ensemble", functools.partial(lengthgen.bench.bench_ensemble, steps=3,
                                                                              rounds=1))
     code, out, _ = run(capsys, "bench", "--steps", "5")
@@ -253,6 +255,7 @@ def test_bench_reports_rates(capsys, monkeypatch):
     assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
     assert "x torch)" in out and "generate, without key/value cache" in out and "(target 5 x uncached)" in out
     assert "of a 2048^2 matmul's" in out and "(target 15 min)" in out
+    assert "masks by bits" in out and "(target 1.3 x torch)" in out
     assert "ensemble ceiling: GRU seq2seq, OneStep (Copy)" in out and "ms at 160" in out and "(target 3 x)" in out
 
 

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lengthgen.models.dropout import drop
 from lengthgen.models.hooks import HookPoint
 from lengthgen.models.positional import Positional
 from lengthgen.models.softmax import adaptive_beta
@@ -118,16 +119,18 @@ class MultiHeadAttention(nn.Module):
         fused: compute unwatched attention with torch's fused kernel (same numbers up to float rounding).
         dropout: in training, drop attention weights with this probability (torch's `nn.MultiheadAttention(dropout=)`,
             the ABC public code's 0.3); the hook points see the weights before it. 0: no dropout, nothing drawn.
+        dropout_mask: how it draws its mask (`models.dropout`); with "bits" a training step takes the explicit way,
+            whose dropout is ours, not the fused kernel's.
     """
 
     def __init__(self, query_in: int, key_in: int, width: int, heads: int = 1, positional: Positional | None = None,
-                 layer: int = 0, fused: bool = False, dropout: float = 0.0):
+                 layer: int = 0, fused: bool = False, dropout: float = 0.0, dropout_mask: str = "torch"):
         super().__init__()
         if width % heads:
             raise ValueError(f"width {width} is not divisible by {heads} heads")
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"attention dropout {dropout} is not a probability in [0, 1)")
-        self.heads, self.layer, self.fused, self.dropout = heads, layer, fused, dropout
+        self.heads, self.layer, self.fused, self.dropout, self.dropout_mask = heads, layer, fused, dropout, dropout_mask
         self.w_q = nn.Linear(query_in, width, bias=False)
         self.w_k = nn.Linear(key_in, width, bias=False)
         self.w_v = nn.Linear(key_in, width, bias=False)
@@ -195,7 +198,7 @@ class MultiHeadAttention(nn.Module):
         either softmax)."""
         pattern = self.hook_pattern(softmax(scores, adaptive))
         if self.dropout and self.training:
-            pattern = F.dropout(pattern, self.dropout)  # global RNG: `train.loop.train(noise=)` seeds it
+            pattern = drop(pattern, self.dropout, self.dropout_mask)  # global RNG: `train.loop.train(noise=)` seeds it
         out = self.hook_output(attend(pattern, values))  # (B, H, T, D/H)
         B, H, T, Dh = out.shape
         return out.transpose(1, 2).reshape(B, T, H * Dh)  # (B, H, T, D/H) -> (B, T, D)
@@ -213,7 +216,8 @@ class MultiHeadAttention(nn.Module):
             causal: query t (the last T of S positions, by order, whatever their ids) sees keys up to its own.
         """
         step = query.shape[1] == 1 and not self.training  # one decoding step: faster unfused on a CPU
-        if not self.fused or adaptive or self.watched or step:
+        ours = self.training and self.dropout and self.dropout_mask != "torch"  # a dropout the kernel lacks
+        if not self.fused or adaptive or self.watched or step or ours:
             if causal and query.shape[1] > 1:  # one query, the last position, sees every key
                 T, S = query.shape[1], keys.shape[1] + (0 if cache is None else cache.keys.shape[2])
                 bias = causal_bias(T, S, query.device) if bias is None else bias + causal_bias(T, S, query.device)

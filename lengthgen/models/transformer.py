@@ -23,6 +23,7 @@ from torch import nn
 from lengthgen.config import added
 from lengthgen.data import EOS, PAD, SOS, LMBatch, Seq2SeqBatch
 from lengthgen.models.attention import KVCache, MultiHeadAttention
+from lengthgen.models.dropout import DROPOUT_MASKS, Dropout
 from lengthgen.models.positional import CrossView, Positional, build_scheme
 
 EMBED_INITS = ("normal", "xavier")  # TransformerConfig.embed_init
@@ -51,10 +52,14 @@ class TransformerConfig:
     # ABC public code: 0.3)
     embed_init: str = added("normal")  # token embeddings' initialisation: "normal", N(0, 0.02) (GPT-2's); "xavier",
     # Xavier-uniform on the (vocabulary, D) table (the ABC public code, which also scales them by sqrt(D): embed_scale)
+    dropout_mask: str = added("torch")  # how every dropout of the model draws its mask: "torch" or "bits", the same
+    # distribution drawn several times faster (`models.dropout`)
 
     def __post_init__(self):
         if self.embed_init not in EMBED_INITS:
             raise ValueError(f"unknown embed_init {self.embed_init!r}; valid: {', '.join(EMBED_INITS)}")
+        if self.dropout_mask not in DROPOUT_MASKS:
+            raise ValueError(f"unknown dropout_mask {self.dropout_mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
 
     def scheme(self, attention_layers: int) -> Positional:
         """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers."""
@@ -70,17 +75,18 @@ class Block(nn.Module):
         super().__init__()
         D, cross = cfg.width, cross_layer is not None
         self.post_ln = cfg.post_ln
-        p = cfg.attention_dropout
-        self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True, dropout=p)
+        p, mask = cfg.attention_dropout, cfg.dropout_mask
+        self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True, dropout=p,
+                                            dropout_mask=mask)
         self.self_out = nn.Linear(D, D)
         self.cross_attn = MultiHeadAttention(D, D, D, cfg.heads, CrossView(positional), cross_layer,
-                                             fused=True, dropout=p) if cross else None
+                                             fused=True, dropout=p, dropout_mask=mask) if cross else None
         self.cross_out = nn.Linear(D, D) if cross else None
         # the activation and its dropout as one module, so that the linears keep their names (ff.0, ff.2) either way
-        act = nn.Sequential(nn.GELU(), nn.Dropout(cfg.ff_dropout)) if cfg.ff_dropout else nn.GELU()
+        act = nn.Sequential(nn.GELU(), Dropout(cfg.ff_dropout, mask)) if cfg.ff_dropout else nn.GELU()
         self.ff = nn.Sequential(nn.Linear(D, cfg.ff), act, nn.Linear(cfg.ff, D))
         self.norms = nn.ModuleList(nn.LayerNorm(D) for _ in range(3 if cross else 2))
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout, mask)
 
     def _residual(self, x: torch.Tensor, norm: nn.Module, sublayer) -> torch.Tensor:
         return norm(x + self.drop(sublayer(x))) if self.post_ln else x + self.drop(sublayer(norm(x)))
@@ -116,7 +122,7 @@ class Stack(nn.Module):
                                     for i in range(layers))
         self.norm = nn.Identity() if cfg.post_ln else nn.LayerNorm(cfg.width)
         self.scale = cfg.embed_scale
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout, cfg.dropout_mask)
 
     def forward(self, tokens: torch.Tensor, ids: torch.Tensor, causal: bool, caches: list[KVCache] | None = None,
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,

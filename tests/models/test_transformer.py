@@ -323,3 +323,19 @@ def test_embedding_scale_and_dropout():
     assert torch.equal(logits(dropped, tokens), logits(plain, tokens))  # eval mode: no dropout
     dropped.train()
     assert not torch.allclose(logits(dropped, tokens), logits(plain, tokens))
+
+
+@pytest.mark.parametrize("mask", ["torch", "bits"])
+def test_attention_dropout_alone_drops_attention_weights_in_training_only(mask):
+    """Only the attention weights dropped (the fused kernel's dropout for torch masks, ours for bits): training
+    outputs change from draw to draw, the same seed draws the same, and evaluation sees no dropout."""
+    dropped = decoder("sinusoidal", attention_dropout=0.5, dropout_mask=mask)
+    plain = decoder("sinusoidal")
+    tokens = torch.randint(16, (2, 9), generator=G)
+    assert torch.equal(logits(dropped, tokens), logits(plain, tokens))
+    dropped.train()
+    torch.manual_seed(3)
+    first = logits(dropped, tokens)
+    torch.manual_seed(3)
+    assert torch.equal(logits(dropped, tokens), first)
+    assert not torch.allclose(logits(dropped, tokens), first)
