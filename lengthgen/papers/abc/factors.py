@@ -33,7 +33,8 @@ decide, "paper-sums" holds and "code-flat" fails; if the lines kept decide, the 
 Beyond Successor, the candidate regime (`FactorSizes.regime`, "dropout+xavier") runs alone on Table 1's other tasks,
 each at its own budget (`ArithmeticSizes.per_task`: Addition 30,000 steps, ABC 3,000; N x 1 Successor's), padded to 51
 digits with 128 positions (Addition's two operands need them): does the vanilla model fit its training numbers there,
-and does ABC extrapolate? (`regime_tasks`)
+and does ABC extrapolate? (`regime_tasks`) Their dropout masks are drawn as the stored grids draw them ("bits", the
+same distribution as torch's, a training step 1.6x faster: `lengthgen bench --suite dropout`).
 
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
@@ -132,11 +133,15 @@ class FactorSizes:
     regime: str = "dropout+xavier"  # the candidate regime of the stored grids (a FACTORS name)
     regime_tasks: dict[str, int] = field(default_factory=dict)  # task -> max_positions: beyond Successor, tasks
     # sized in the regime alone (at the task's own budget: `ArithmeticSizes.per_task`)
+    regime_mask: str = "bits"  # how the regime tasks' runs draw their dropout masks (`models.dropout`): the stored
+    # grids' way; Successor's runs keep torch's, with which they were stored
 
     def run(self, factor: str, seed: int, task: str = "successor", rules: tuple[str, ...] = FACTOR_RULES) -> FactorRun:
         s = replace(self.sizes.for_task(task), operand_width=self.operand_width, eval_lengths=self.eval_lengths,
                     samples=self.samples, max_positions=self.regime_tasks.get(task, self.sizes.max_positions))
         baseline = s.run(task, "sinusoidal", seed, abc=rules)
+        if task in self.regime_tasks:
+            baseline = replace(baseline, model=replace(baseline.model, dropout_mask=self.regime_mask))
         return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline),
                          every=max(1, s.retrain_steps // self.course_points), course_samples=self.course_samples)
 
