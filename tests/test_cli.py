@@ -25,6 +25,9 @@ def test_list_json_names_tasks_models_experiments(capsys):
     assert {"argmax", "dictionary"} <= set(catalog["tasks"])
     assert catalog["experiments"]["vv-retrieval"]["chapter"] == "vv"
     assert "smoke" in catalog["experiments"]["vv-retrieval"]["profiles"]
+    assert set(catalog["profiles"]) == {"smoke", "quick", "cpu", "regime", "full"}
+    assert catalog["experiments"]["abc-table1"]["profiles"] == ["smoke", "quick", "cpu", "regime", "full"]
+    assert "regime" not in catalog["experiments"]["vv-retrieval"]["profiles"]  # only the papers that size one
 
 
 def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):

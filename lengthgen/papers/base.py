@@ -13,11 +13,13 @@ from lengthgen.errors import LengthgenError
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 
-PROFILES = ("smoke", "quick", "cpu", "full")
+PROFILES = ("smoke", "quick", "cpu", "regime", "full")
 PROFILE_HELP = {
     "smoke": "seconds; exercises code paths in tests, proves nothing",
     "quick": "the book build on a 2-core CPU (minutes per chapter), still testing the paper's claim",
     "cpu": "the largest runs done here on CPU in the background, stored and committed",
+    "regime": "the paper's recipe at the smallest size where its mechanism fits (sized on sizing seeds, Methods); "
+              "stored runs on CPU",
     "full": "the paper's own settings (seeds, steps); meant for a GPU or a long CPU run",
 }
 
@@ -34,7 +36,7 @@ class Experiment:
             checkpoint and/or a training history for the store to keep).
         labels: config -> {task, model, variant, seed} for the tidy table.
         build: config -> (task, untrained model), as `run` builds them (so a stored checkpoint can be loaded).
-        profiles: profiles this experiment defines.
+        profiles: profiles this experiment defines (of PROFILES).
     """
 
     name: str
@@ -43,7 +45,7 @@ class Experiment:
     run: Callable[[object], pd.DataFrame | RunOutput]
     labels: Callable[[object], dict]
     build: Callable[[object], tuple]
-    profiles: tuple[str, ...] = PROFILES
+    profiles: tuple[str, ...]
 
     @property
     def stored_profile(self) -> str:

@@ -170,6 +170,7 @@ VV_RETRIEVAL = Experiment(
     run=run_probe,
     labels=probe_labels,
     build=build_probe,
+    profiles=tuple(RETRIEVAL_PROFILES),
 )
 
 VV_CURRICULUM = Experiment(
@@ -179,6 +180,7 @@ VV_CURRICULUM = Experiment(
     run=run_probe,
     labels=probe_labels,
     build=build_probe,
+    profiles=tuple(RETRIEVAL_PROFILES),
 )
 
 

@@ -50,7 +50,26 @@ def test_the_balanced_grid_changes_only_the_mix_and_the_lengths_of_listops_sum()
     assert EXPERIMENTS["abc-balanced"].configs_for("smoke")[0].operand_width is None  # unpadded in every profile
 
 
-@pytest.mark.parametrize("profile", ["quick", "cpu", "full"])
+def test_the_regime_is_the_factor_studys_regime_at_the_papers_width_and_columns():
+    """regime = cpu's model with the two factors that helped (dropout 0.3 everywhere, Xavier embeddings; masks by
+    bits), the factor study's model otherwise, operands padded to 51 and tested at the paper's columns."""
+    from lengthgen.papers.abc.factors import FACTOR_PROFILES
+    from lengthgen.papers.abc.paper import LENGTHS
+
+    regime = EXPERIMENTS["abc-table1"].configs_for("regime", seeds=(0,))
+    vanilla = next(c for c in regime if c.task == "successor" and variant(c) == "vanilla")
+    m = vanilla.model
+    assert (m.dropout, m.attention_dropout, m.ff_dropout, m.embed_init, m.dropout_mask) == (
+        0.3, 0.3, 0.3, "xavier", "bits")
+    studied = FACTOR_PROFILES["cpu"].run("dropout+xavier", 0).arithmetic
+    assert vanilla.model == replace(studied.model, dropout_mask="bits") and vanilla.train == studied.train
+    assert (vanilla.retrain_steps, vanilla.abc_samples, vanilla.retrain_warmup) == (
+        studied.retrain_steps, studied.abc_samples, studied.retrain_warmup)
+    assert vanilla.operand_width == 51 and set(LENGTHS) <= set(vanilla.eval_lengths) and vanilla.eval_samples >= 500
+    assert {c.seed for c in EXPERIMENTS["abc-scaffolding"].configs_for("regime")} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("profile", ["quick", "cpu", "regime", "full"])
 def test_every_table1_model_reads_the_source_in_order(profile):
     """Cross-attention sees no rotation and no ALiBi bias, only what the encoder outputs: a model must embed the
     source's positions, or the reversed source's encoding is the source's, reversed (a bag of tokens to the decoder,
@@ -85,7 +104,7 @@ def test_a_task_with_its_own_sizes_leaves_the_other_tasks_configs_as_they_were()
 
 
 def test_table1_runs_on_the_papers_table1_tasks_only():
-    for profile in ("cpu", "full"):
+    for profile in ("cpu", "regime", "full"):
         assert {c.task for c in table1_configs(profile, (0,))} == {"successor", "addition", "times_digit"}
         scaffolds = scaffolding_configs(profile, (0,))
         assert {c.task for c in scaffolds} == {"successor", "addition", "parity", "times_digit", *LISTOPS_TASKS}
