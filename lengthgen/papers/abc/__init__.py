@@ -8,4 +8,4 @@ from lengthgen.papers.abc.rows import scorecard_rows
 from lengthgen.papers.base import Paper
 
 PAPER = Paper(name="abc", title="Attention bias calibration", experiments=(*ABC_EXPERIMENTS, ABC_FACTORS),
-              rows=scorecard_rows, stored_profiles=("cpu",), compares_live=True, claims=tuple(CLAIMS))
+              rows=scorecard_rows, stored_profiles=("cpu", "regime"), compares_live=True, claims=tuple(CLAIMS))
