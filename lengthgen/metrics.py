@@ -18,6 +18,9 @@ BIAS_ANTI_DIAGONAL = "bias_anti_diagonal"  # arithmetic: the weight a bias alone
 ANTI_DIAGONAL = "anti_diagonal"  # arithmetic: the last layer's cross-attention weight on the reversed output's
 # anti-diagonal (`papers.abc.readings.anti_diagonal_mass`), by_construction "inside" / "beyond" the training digits
 
+PPC_PARTS = ("tokens", "ids", "oracle")  # a PPC model's exact match in parts ("accuracy tokens", ...): its tokens
+# alone, its predicted ids alone, its tokens when the true ids are fed in (`evaluate.answer_accuracy_by_length`)
+
 
 def by_construction(metric: str, construction: str) -> str:
     """The name of `metric` measured over one construction's examples only, e.g. "direction_gate:after"."""

@@ -195,13 +195,17 @@ class DecoderOnly(nn.Module):
 
     @torch.no_grad()
     def generate(self, tokens: torch.Tensor, ids: torch.Tensor, steps: int, answer_ids: torch.Tensor | None = None,
-                 cache: bool = True) -> Generation:
+                 cache: bool = True, oracle: bool = False) -> Generation:
         """Greedy continuation of prompts (B, P) at ids (B, P) by `steps` tokens.
 
-        The id of each new token: the PPC head's prediction when the model has one; else `answer_ids[:, t]` when
-        given (ids the task fixes by structure, e.g. coupled scratchpad ids); else the previous id + 1.
+        The id of each new token: the PPC head's prediction when the model has one (unless `oracle`); else
+        `answer_ids[:, t]` when given (ids the task fixes by structure, e.g. coupled scratchpad ids); else the previous
+        id + 1. `oracle` feeds `answer_ids` to a PPC model too (the head's predictions are still returned as the ids):
+        what the model writes when its ids are right, which tells its id head's errors from its lookups'.
         Without `cache`, every step recomputes the whole sequence (the same result, slower; for tests and benches).
         """
+        if oracle and answer_ids is None:
+            raise ValueError("an oracle generation needs the answer's ids (answer_ids)")
         caches = self.stack.caches(tokens.shape[0], tokens.device, capacity=tokens.shape[1] + steps) if cache else None
         seq, seq_ids = tokens, ids
         h = self.stack(tokens, ids, causal=True, caches=caches)[:, -1]
@@ -216,6 +220,8 @@ class DecoderOnly(nn.Module):
                 next_id = seq_ids[:, -1] + 1
             out.append(token)
             out_ids.append(next_id)
+            if oracle:
+                next_id = answer_ids[:, t]
             seq, seq_ids = torch.cat([seq, token[:, None]], 1), torch.cat([seq_ids, next_id[:, None]], 1)
             if t + 1 < steps:
                 if cache:
@@ -224,11 +230,11 @@ class DecoderOnly(nn.Module):
                     h = self.stack(seq, seq_ids, causal=True)[:, -1]
         return Generation(torch.stack(out, 1), torch.stack(out_ids, 1))
 
-    def predict(self, batch: LMBatch) -> Generation:
-        """The greedy answer to each prompt of the batch, as long as the batch's answers."""
+    def predict(self, batch: LMBatch, oracle: bool = False) -> Generation:
+        """The greedy answer to each prompt of the batch, as long as the batch's answers (`oracle`: `generate`'s)."""
         ids = batch.positions
         return self.generate(batch.tokens[:, :batch.prompt], ids[:, :batch.prompt], batch.length - batch.prompt,
-                             answer_ids=ids[:, batch.prompt:])
+                             answer_ids=ids[:, batch.prompt:], oracle=oracle)
 
 
 class EncoderDecoder(nn.Module):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lengthgen.config import added
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks.lm import LMTask, Sequence
 
@@ -118,80 +119,106 @@ def scratchpad_parity_reference(prompt: list[str], jump: int) -> list[str]:
     return [BITS[sum(bits[:m]) % 2] for m in range(jump, len(bits) + 1, jump)]
 
 
+ASSIGNMENT_FORMATS = ("ours", "paper")  # VariableAssignment.format
+
+
 @dataclass(frozen=True)
 class VariableAssignment(LMTask):
     """Follow one chain of assignments through randomly interleaved chains, writing the chain out.
 
-    m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as the
-    three tokens `a b ;` (b takes a's value; `;` ends the step); the steps of all chains are interleaved at random,
-    each chain in its order. The prompt is `<bos> q : steps >` with q = v_10 (the chain to follow); the answer is the
-    chain written out in full, v_10 v_11 .. v_1d (the scratchpad), or only v_1d without scratchpad. `length` is the
-    number of chains m (the prompt holds 3 d m step tokens, `step_tokens`): every length a sampler draws is then a
-    real one, where a length in tokens would make most draws round down to fewer chains.
+    m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as its two
+    variables `a b` (b takes a's value); the steps of all chains are interleaved at random, each chain in its order.
+    The prompt is `<bos> q <SEP1> steps <SEP2>` (`:` and `>`) with q = v_10, the chain to follow; the answer is the
+    chain written out (the scratchpad) or only v_1d without scratchpad. Two formats (`format`):
 
-    Two choices where the paper's format is lost from our copy (it names three separators): `:` and `>` are its
-    <SEP1> and <SEP2>, `;` our step separator; without it a step's second variable and the next step's first look
-    alike to a model that looks one token back. And the scratchpad starts by copying q, so that every hop reads the
-    variable it starts from at its own position: a 2-layer model can then follow each step (find the step whose
-    first variable is the current one, copy its second), which it cannot do for a first hop straight after `>`.
+    - "paper", the paper's (its Appendix E.3): the scratchpad is v_11 .. v_1d; `length` counts tokens, the most
+      between <SEP1> and <SEP2> (the paper's axis: train on 20-60, test to 200), and the example has as many chains
+      as fit, m = length // (2 d).
+    - "ours", the chapter's first format: each step ends with `;` (so that a step's second variable and the next
+      step's first do not look alike to a model that looks one token back), the scratchpad starts by copying q (so
+      that every hop reads the variable it starts from at its own position), and `length` counts chains.
 
-    Coupled ids: prompt tokens their true positions 1, 2, ...; scratchpad token v_10 the id of q (1), v_1i the id of
-    the token v_1i in the step that assigns it, so the ids depend on the input and a model must predict them (PPC).
-    Without coupling: 0..P-1.
+    Coupled ids: prompt tokens their true positions 0, 1, 2, ...; scratchpad token v_1i the id of the token v_1i in
+    the step that assigns it (a copied q: the id of q, 1), so the ids depend on the input and a model must predict
+    them (PPC). Without coupling: 0..P-1.
 
     Examples:
-        d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  a b f   (prompt ids 0..15 -> 1 4 10)
+        paper, d = 2, length 8:  <sos> a : a b c e b f e g >  ->  b f   (prompt ids 0..11 -> 4 8)
+        ours, d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  a b f   (prompt ids 0..15 -> 1 4 10)
     """
 
     depth: int = 2  # d
     variables: int = 200
     scratchpad: bool = True
     coupled: bool = True
+    format: str = added("ours")  # ASSIGNMENT_FORMATS
     name = "variable_assignment"
-    unit = "chains"
+
+    def __post_init__(self):
+        if self.format not in ASSIGNMENT_FORMATS:
+            raise ValueError(f"unknown variable_assignment format {self.format!r}; valid: "
+                             f"{', '.join(ASSIGNMENT_FORMATS)}")
+
+    @property
+    def unit(self) -> str:
+        return "tokens" if self.format == "paper" else "chains"
+
+    @property
+    def step_end(self) -> tuple[str, ...]:
+        """What follows each step's two variables: `;` in our format, nothing in the paper's."""
+        return (STEP,) if self.format == "ours" else ()
+
+    @property
+    def step(self) -> int:
+        """Tokens per assignment step."""
+        return 2 + len(self.step_end)
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return (*[f"v{i}" for i in range(self.variables)], ":", STEP, SEP2)
+        return (*[f"v{i}" for i in range(self.variables)], ":", *self.step_end, SEP2)
+
+    def chains(self, length: int) -> int:
+        """The chains m of an example of `length`."""
+        return length // (2 * self.depth) if self.format == "paper" else length
 
     def step_tokens(self, length: int) -> int:
-        """The step tokens of the prompt of an example of `length` chains (the paper's length axis)."""
-        return 3 * self.depth * length
+        """The step tokens of the prompt of an example of `length` (the paper's length axis)."""
+        return self.step * self.depth * self.chains(length)
 
     def check(self, length):
-        if length < 1 or length * (self.depth + 1) > self.variables:
+        most = self.variables // (self.depth + 1)  # chains
+        lo, top = (2 * self.depth, 2 * self.depth * (most + 1) - 1) if self.format == "paper" else (1, most)
+        if not lo <= length <= top:
             raise LengthgenError(f"impossible length {length} for variable_assignment with depth {self.depth} and "
-                                 f"{self.variables} variables; valid: 1..{self.variables // (self.depth + 1)} chains")
+                                 f"{self.variables} variables; valid: {lo}..{top} {self.unit}")
 
     def sequence(self, length, gen):
-        d, m = self.depth, length
+        d, m = self.depth, self.chains(length)
         names = _choose(self.variables, m * (d + 1), gen)
         chains = [names[c * (d + 1): (c + 1) * (d + 1)] for c in range(m)]
         labels = [c for c in range(m) for _ in range(d)]  # d steps per chain; shuffled: a random interleaving
         slots = [labels[i] for i in torch.randperm(m * d, generator=gen).tolist()]
-        steps, done, where = [], [0] * m, {}
+        steps, done, where = [], [0] * m, {0: 1}
         for c in slots:
             i = done[c]
-            steps += [f"v{chains[c][i]}", f"v{chains[c][i + 1]}", STEP]
+            steps += [f"v{chains[c][i]}", f"v{chains[c][i + 1]}", *self.step_end]
             done[c] += 1
             if c == 0:
-                where[i + 1] = 3 + len(steps) - 2  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
-        answer = [f"v{v}" for v in chains[0]] if self.scratchpad else [f"v{chains[0][-1]}"]
+                where[i + 1] = 3 + len(steps) - self.step + 1  # id of v_0(i+1): <bos> 0, q 1, `:` 2, steps from 3
+        first = 0 if self.format == "ours" else 1  # our scratchpad copies q first
+        written = range(first, d + 1) if self.scratchpad else [d]
         prompt = [BOS, f"v{chains[0][0]}", ":", *steps, SEP2]
-        ids = None
-        if self.coupled:
-            coupled = [1, *(where[i] for i in range(1, d + 1))] if self.scratchpad else [where[d]]
-            ids = [*range(len(prompt)), *coupled]
-        return Sequence(prompt + answer, ids, len(prompt))
+        ids = [*range(len(prompt)), *(where[i] for i in written)] if self.coupled else None
+        return Sequence(prompt + [f"v{chains[0][i]}" for i in written], ids, len(prompt))
 
 
-def variable_assignment_reference(prompt: list[str], scratchpad: bool = True) -> list[str]:
-    """The chain from the query (the query first), followed step by step through the assignments of the prompt;
-    only its last variable without scratchpad."""
-    steps = prompt[3:-1]
-    follows = dict(zip(steps[::3], steps[1::3], strict=True))
+def variable_assignment_reference(prompt: list[str], scratchpad: bool = True, format: str = "ours") -> list[str]:
+    """The chain from the query, followed step by step through the assignments of the prompt (the query first in our
+    format); only its last variable without scratchpad."""
+    steps = [t for t in prompt[3:-1] if t != STEP]
+    follows = dict(zip(steps[::2], steps[1::2], strict=True))
     chain, v = [prompt[1]], prompt[1]
     while v in follows:
         v = follows[v]
         chain.append(v)
-    return chain if scratchpad else chain[-1:]
+    return chain[-1:] if not scratchpad else chain if format == "ours" else chain[1:]

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
 from lengthgen.device import device_of
-from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, EDIT_DISTANCE, FIRST_ERROR
+from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, EDIT_DISTANCE, FIRST_ERROR, PPC_PARTS
 from lengthgen.models.hooks import capture
 from lengthgen.seeding import generator
 
@@ -60,24 +60,31 @@ def accuracy_by_length(
 def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, metric: str = ACCURACY,
                               progress: bool = True) -> pd.DataFrame:
     """% of `n_samples` prompts per length whose whole generated answer is right: every token, and every position id
-    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`.
+    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`. A PPC model's answers are also
+    scored in parts (`metrics.PPC_PARTS`): "<metric> tokens" (every token right, whatever its ids), "<metric> ids"
+    (every predicted id right) and "<metric> oracle" (every token right when the true ids are fed in instead of the
+    predicted ones).
 
     Returns:
-        DataFrame with columns length, metric (`metric`), value (in %).
+        DataFrame with columns length, metric (`metric`, and its parts), value (in %).
     """
     rows = []
     model.eval()
     for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
         batch = test_set(task, length, n_samples, seed)
-        correct = 0
+        correct = dict.fromkeys(("", *PPC_PARTS), 0) if model.predicts_ids else {"": 0}
         for part in sub_batches(batch, model.width):
             part = part.to(device_of(model))
             out = model.predict(part)
-            ok = (out.tokens == part.answer).all(1)
+            right = {"tokens": (out.tokens == part.answer).all(1)}
             if model.predicts_ids:
-                ok &= (out.ids == part.positions[:, part.prompt:]).all(1)
-            correct += int(ok.sum())
-        rows.append({"length": length, "metric": metric, "value": 100.0 * correct / n_samples})
+                right["ids"] = (out.ids == part.positions[:, part.prompt:]).all(1)
+                right["oracle"] = (model.predict(part, oracle=True).tokens == part.answer).all(1)
+            correct[""] += int((right["tokens"] & right.get("ids", True)).sum())
+            for name in correct.keys() - {""}:
+                correct[name] += int(right[name].sum())
+        rows += [{"length": length, "metric": f"{metric} {name}".strip(), "value": 100.0 * n / n_samples}
+                 for name, n in correct.items()]
     return pd.DataFrame(rows)
 
 

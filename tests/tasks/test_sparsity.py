@@ -100,6 +100,41 @@ def test_variable_assignment_by_hand():
             VariableAssignment(depth=2).check(chains)
 
 
+@pytest.mark.parametrize("depth, length", [(2, 20), (2, 60), (3, 23), (5, 200)])
+def test_variable_assignment_in_the_papers_format(depth, length):
+    """Appendix E.3: no step separator, no copied query; as many chains as fit `length` tokens between the
+    separators; the scratchpad v_1 .. v_d at the ids where each is assigned (the second token of its step)."""
+    task = VariableAssignment(depth=depth, format="paper")
+    chains = length // (2 * depth)
+    assert task.unit == "tokens" and ";" not in task.tokens and task.step_tokens(length) == 2 * depth * chains
+    for s in draws(task, length, n=50):
+        prompt, answer = s.tokens[: s.prompt], s.tokens[s.prompt:]
+        between = prompt[3:-1]
+        assert prompt[2] == ":" and prompt[-1] == ">" and length - 2 * depth < len(between) <= length
+        assert len(between) == 2 * depth * chains and len(set(between)) == chains * (depth + 1)  # every variable
+        assert answer == variable_assignment_reference(prompt, format="paper") and len(answer) == depth
+        assert answer[0] != prompt[1]  # the query is not copied
+        for token, i in zip(answer, s.ids[s.prompt:], strict=True):
+            assert prompt[i] == token and (i - 3) % 2 == 1
+    no_pad = VariableAssignment(depth=depth, format="paper", scratchpad=False, coupled=False).sequence(
+        length, torch.Generator())
+    assert no_pad.ids is None and len(no_pad.tokens) == no_pad.prompt + 1
+
+
+def test_variable_assignment_formats_by_hand():
+    prompt = ["<sos>", "a", ":", "a", "b", "c", "e", "b", "f", "e", "g", ">"]
+    assert variable_assignment_reference(prompt, format="paper") == ["b", "f"]
+    assert variable_assignment_reference(prompt, scratchpad=False, format="paper") == ["f"]
+    s = VariableAssignment(depth=2, format="paper").sequence(8, torch.Generator().manual_seed(0))
+    assert len(s.tokens) == 12 + 2 and s.prompt == 12 and s.ids[:12] == list(range(12))
+    with pytest.raises(LengthgenError, match="valid: 4..267 tokens"):  # 66 chains of 3 fit 200 variables
+        VariableAssignment(depth=2, format="paper").check(3)
+    with pytest.raises(LengthgenError, match="valid: 4..267 tokens"):
+        VariableAssignment(depth=2, format="paper").check(268)
+    with pytest.raises(ValueError, match="unknown variable_assignment format 'theirs'; valid: ours, paper"):
+        VariableAssignment(format="theirs")
+
+
 def test_a_batch_holds_one_length_with_ids():
     batch = VariableAssignment(depth=2).sample(5, 2, torch.Generator().manual_seed(0))
     assert batch.tokens.shape == batch.ids.shape == (5, 19) and batch.prompt == 16

@@ -20,6 +20,7 @@ from lengthgen.papers.sparsity.experiments import (
 )
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
 from lengthgen.train.evaluate import answer_accuracy_by_length
+from lengthgen.train.evaluate import test_set as fixed_test_set
 
 EXPERIMENTS = {e.name: e for e in SPARSITY_EXPERIMENTS}
 
@@ -86,8 +87,9 @@ def test_a_small_decoder_learns_sparse_parity_and_holds_at_four_times_the_length
     assert acc[(f"{ACCURACY} k=1", 8)] == 100.0 and acc[(f"{ACCURACY} k=1", 32)] >= 95.0
 
 
-class Oracle(torch.nn.Module):
-    """Answers every prompt with the right tokens and ids shifted by one."""
+class Halves(torch.nn.Module):
+    """Writes a wrong first token where the answer starts with 1 (unless fed the true ids: an oracle run) and
+    predicts wrong ids where it starts with 0 (when it predicts ids at all)."""
 
     width = 8
 
@@ -96,14 +98,24 @@ class Oracle(torch.nn.Module):
         self.predicts_ids = predicts_ids
         self.anchor = torch.nn.Parameter(torch.zeros(1))  # where the model lives (the evaluation asks)
 
-    def predict(self, batch):
-        return Generation(batch.answer, batch.positions[:, batch.prompt:] + 1)
+    def predict(self, batch, oracle: bool = False):
+        ones = batch.answer[:, :1] == ScratchpadParity().vocab.encode(["1"])[0]
+        tokens = batch.answer.clone()
+        tokens[:, :1] = torch.where(ones & (not oracle), 0, tokens[:, :1])  # 0: <pad>, never an answer token
+        return Generation(tokens, batch.positions[:, batch.prompt:] + (~ones).long())
 
 
-def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them():
+def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them_and_splits_their_errors():
     task = ScratchpadParity(jump=2)
-    with_ids = answer_accuracy_by_length(Oracle(True), task, [3, 5], 20, seed=0, progress=False)
-    without = answer_accuracy_by_length(Oracle(False), task, [3, 5], 20, seed=0, progress=False)
-    assert with_ids.value.tolist() == [0.0, 0.0] and without.value.tolist() == [100.0, 100.0]
+    with_ids = answer_accuracy_by_length(Halves(True), task, [3, 5], 20, seed=0, progress=False)
+    without = answer_accuracy_by_length(Halves(False), task, [3, 5], 20, seed=0, progress=False)
+    for length in (3, 5):
+        first = fixed_test_set(task, length, 20, 0).answer[:, 0]
+        ones = 100.0 * int((first == task.vocab.encode(["1"])[0]).sum()) / 20
+        assert 0 < ones < 100
+        got = with_ids[with_ids.length == length].set_index("metric").value.to_dict()
+        assert got == {ACCURACY: 0.0, f"{ACCURACY} tokens": 100 - ones, f"{ACCURACY} ids": ones,
+                       f"{ACCURACY} oracle": 100.0}
+        assert without[without.length == length].set_index("metric").value.to_dict() == {ACCURACY: 100 - ones}
     cfg = EXPERIMENTS["sparsity-scratchpad"].configs_for("smoke")[0]
     assert isinstance(cfg, ScratchpadRun) and cfg.model.ppc  # the coupled runs are scored with their ids
