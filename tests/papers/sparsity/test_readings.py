@@ -36,12 +36,21 @@ def test_sparsity_claim_by_hand():
     rises = k_rows("K=3", {(1, 25): [95], (2, 25): [95], (3, 25): [92], (1, 250): [40], (2, 250): [60],
                            (3, 250): [70]})
     unfit = k_rows("K=4", {(k, n): [100 if k == 1 else 60] for k in (1, 2, 3, 4) for n in (25, 250)})
-    weak = k_rows("K=5", {(1, 25): [100], (2, 25): [100], (1, 250): [64], (2, 250): [57]})
-    out = sparsity_claim(by_k(pd.DataFrame(falls + rises + unfit + weak)), trained_length=25).set_index("variant")
-    assert out.verdict.to_dict() == {"K=2": "reproduced", "K=3": "not reproduced", "K=4": "not trained",
-                                     "K=5": "partly (k = 1 not solved either)"}
-    assert abs(out.loc["K=2", "rho(k, accuracy)"] + 1) < 1e-9  # k = 3 > K is not part of the K = 2 claim
-    assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70"
+    weak = k_rows("K=5", {(1, 25): [100], (2, 25): [100], (1, 250): [64], (2, 250): [50]})
+    solved = k_rows("K=6", {(k, n): [100] for k in (1, 2) for n in (25, 250)})  # no fall: the paper's k degrades
+    slight = k_rows("K=7", {(1, 25): [100], (2, 25): [100], (1, 250): [95], (2, 250): [88]})  # 7 points: no fall
+    single = k_rows("K=1", {(1, 25): [100], (1, 250): [95], (2, 250): [10]})
+    lost = k_rows("K=1", {(1, 25): [100], (1, 250): [80]})
+    frame = by_k(pd.DataFrame(falls + rises + unfit + weak + solved + slight + single))
+    out = sparsity_claim(frame, trained_length=25).set_index("variant")
+    assert out.verdict.to_dict() == {
+        "K=2": "reproduced", "K=3": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 3)",
+        "K=4": "not trained", "K=5": "partly (k = 1 not solved either)",
+        "K=6": "not reproduced (every k solved: no fall with k)",
+        "K=7": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 7)", "K=1": "reproduced"}
+    assert out.loc["K=2", "fall k=1 to k=K"] == 30.0  # k = 3 > K is not part of the K = 2 claim
+    assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at length 250"] == "k=1: 95"
+    assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
 
 
 def test_coupling_claim_by_hand():
@@ -152,3 +161,21 @@ def test_influence_scatter_has_a_frame_per_k_and_a_panel_per_model_pair():
     fig = figures.influence_scatter(points, "Fig. 4")
     assert [f.name for f in fig.frames] == ["1", "4"]
     assert {a.text for a in fig.layout.annotations} == {"scored: A", "scored: B", "chosen by: A", "chosen by: B"}
+
+
+def test_fig8_compares_the_coupled_model_with_its_two_ablations_only():
+    """The larger jumps' coupled models are Fig. 2's: a j = 2 PPC model that reaches further must not count as an
+    ablation that beats j = 1 PPC (lengths in scratchpad tokens; combined = (j + 1) x)."""
+    from lengthgen.papers.sparsity.experiments import scratchpad_reading
+
+    def rows(variant, lengths, values):
+        return [{"variant": variant, "metric": "accuracy", "length": n, "value": v, "seed": 0}
+                for n, v in zip(lengths, values, strict=True)]
+
+    runs = pd.DataFrame(rows("j=1 PPC", (5, 20, 40), [100, 100, 95]) + rows("j=1 absolute+shift", (5, 20, 40),
+                        [100, 95, 0]) + rows("j=1 RoPE+PoSE", (5, 20, 40), [100, 92, 10])
+                        + rows("j=2 PPC", (3, 13, 60), [100, 100, 100]))
+    _, t2, jumps = scratchpad_reading(runs, "cpu")  # trained to 20 scratchpad tokens: combined 40
+    assert sorted(t2.variant) == ["j=1 PPC", "j=1 RoPE+PoSE", "j=1 absolute+shift"]
+    assert t2.set_index("variant").verdict["j=1 PPC"].startswith("reproduced")
+    assert sorted(jumps.variant) == ["j=1 PPC", "j=2 PPC"]
