@@ -13,12 +13,13 @@
 
 The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition) run the candidate regime alone, at
 their own budget, and have a table of their own (`factor_table(runs, task)`), no effect. The regime's controls
-(`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out.
+(`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out;
+`control_reading` says what they decide.
 """
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import markdown_table
 from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FIRST_ERROR, OPEN_KEYS, by_construction
 from lengthgen.papers.abc.factors import CONTROL_RULES, FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
@@ -151,11 +152,54 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"`first wrong 0` the share (%) of them whose first wrong digit is a 0; `bias on line` is the weight the "
             f"softmax of the ABC bias alone puts on cross-attention's anti-diagonal and `open keys` the source tokens "
             f"it leaves open per output step, at the longest length (– for runs stored before they were recorded).")
-    parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table)]
+    parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table),
+             control_reading(runs)]
     for task in sorted(set(runs.task) - {STUDIED}):
         parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
                   f"no factor varied; the columns as above):", _shown(factor_table(runs, task))]
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def control_reading(runs: pd.DataFrame) -> str:
+    """What the regime's controls decide, at the longest length, seed by seed (their trained model is the regime's
+    run's, so each control is paired with the paper's and the code's ABC models of the same seed): the paper's
+    lines with the code's values ("paper-sums") against the paper's rule, and the code's lines with flat values
+    ("code-flat") against the code's rule. Holds: >= TRAINED; fails: <= FAILED. A sentence each; "" without
+    controls."""
+    last = _last(_task(runs, STUDIED), ACCURACY)
+    longest = last.length.max()
+    at = last[last.length == longest].set_index(["factor", "rule", "seed"]).value
+    regime = [f for f in FACTORS if (f, CONTROL_RULES[0]) in {(a, b) for a, b, _ in at.index}]
+    if not regime:
+        return ""
+    factor = regime[0]
+    seeds = sorted(s for f, r, s in at.index if f == factor and r == CONTROL_RULES[0])
+    value = {rule: [at.get((factor, rule, s), float("nan")) for s in seeds] for rule in RULES}
+
+    def listed(rule: str) -> str:
+        return " / ".join(f"{v:.1f}" for v in value[rule])
+
+    def every(rule: str, test) -> bool:
+        return all(test(v) for v in value[rule])
+
+    held, failed = (lambda v: v >= TRAINED), (lambda v: v <= FAILED)
+    head = (f"**What the controls decide** ({factor}, seeds {', '.join(map(str, seeds))}, exact match (%) at "
+            f"{longest} digits, seed by seed). ")
+    if every("paper", failed) and every("paper-sums", held):
+        lines = "the values decide: the paper's own lines hold when they carry the code's values (their sums)"
+    elif every("paper", failed) and every("paper-sums", failed):
+        lines = "the paper's lines fail whatever values they carry"
+    else:
+        lines = "no clear reading (the seeds disagree, or the paper's rule does not fail)"
+    if every("code-flat", held):
+        flat = "its lines alone suffice"
+    elif every("code-flat", failed) and every("code", held):
+        flat = "its values matter too"
+    else:
+        flat = "no clear reading"
+    return (head + f"The paper's rule {listed('paper')}; its lines with the code's values (paper-sums) "
+            f"{listed('paper-sums')}: {lines}. The code's rule {listed('code')}; its lines with flat values "
+            f"(code-flat) {listed('code-flat')}: {flat}.")
 
 
 def _shown(table: pd.DataFrame) -> str:

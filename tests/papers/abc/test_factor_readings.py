@@ -136,3 +136,33 @@ def test_the_bias_columns_average_the_seeds_that_store_them_and_show_a_dash_wher
     assert table.loc[("dropout", "code"), ["bias on line", "open keys"]].isna().all()
     text = factor_section(runs, "abc-factors at cpu")
     assert "| 0.40 | 2.0 |" in text and "| – | – |" in text
+
+
+def controls(seed: int, sums: float, flat: float) -> list[dict]:
+    """A control run of the regime: its two ABC models' exact match at 50 digits at the end of retraining."""
+    return [{"task": "successor", "variant": "dropout+xavier", "seed": seed, "stage": f"ABC ({rule})", "step": 200,
+             "length": 50, "metric": ACCURACY, "value": value} for rule, value in (("paper-sums", sums),
+                                                                                   ("code-flat", flat))]
+
+
+def test_the_controls_say_whether_values_or_lines_decide_at_every_seed():
+    from lengthgen.papers.abc.factor_readings import control_reading
+
+    def reading(*rows):  # the regime's main runs: every rule at `far` (2% or 99%) beyond the training numbers
+        return control_reading(frame(*rows))
+
+    paper_fails = [run("dropout+xavier", 100, 2.0), run("dropout+xavier", 101, 2.0)]
+    assert reading(*paper_fails) == ""  # no control stored
+    values = reading(*paper_fails, controls(100, 98.0, 1.0), controls(101, 95.0, 0.0))
+    assert "seeds 100, 101" in values and "paper-sums) 98.0 / 95.0: the values decide" in values
+    assert "(code-flat) 1.0 / 0.0: no clear reading" in values  # the code's own rule fails here too: not its values
+    lines = reading(*paper_fails, controls(100, 3.0, 99.0), controls(101, 0.0, 97.0))
+    assert "the paper's lines fail whatever values they carry" in lines and "its lines alone suffice" in lines
+    split = reading(*paper_fails, controls(100, 98.0, 99.0), controls(101, 5.0, 97.0))
+    assert "no clear reading (the seeds disagree" in split
+    code_holds = [run("dropout+xavier", s, 2.0) for s in (100, 101)]
+    for r in code_holds:
+        for row in r:
+            if row["stage"] == "ABC (code)" and row["length"] == 50 and row["metric"] == ACCURACY:
+                row["value"] = 99.0
+    assert "its values matter too" in reading(*code_holds, controls(100, 98.0, 1.0), controls(101, 95.0, 0.0))
