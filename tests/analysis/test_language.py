@@ -84,15 +84,18 @@ def test_perplexity_of_non_overlapping_windows(model):
 
 
 def hand_runs() -> pd.DataFrame:
-    """Two seeds of a pair: perplexities, and per window the three losses (k = 1) for the short model's own choice."""
+    """Two seeds of a pair: perplexities, and per window the three losses (k = 1) for the short model's own choice,
+    with its controls'."""
     rows = []
     for seed, (p64, p128) in enumerate([(20.0, 18.0), (21.0, 21.5)]):
         rows += [{"seed": seed, "lm": "S", "chooser": None, "metric": "perplexity", "length": 64, "value": p64},
                  {"seed": seed, "lm": "S", "chooser": None, "metric": "perplexity", "length": 128, "value": p128}]
-        for example, (full, recent, plus1) in enumerate([(3.0, 4.0, 3.2), (2.0, 2.5, 2.3), (5.0, 4.9, 4.8)]):
+        windows = [(3.0, 4.0, 3.2, 3.9, 3.4), (2.0, 2.5, 2.3, 2.5, 2.4), (5.0, 4.9, 4.8, 4.9, 4.9)]
+        for example, (full, recent, plus1, random, other) in enumerate(windows):
             rows += [{"seed": seed, "lm": "S", "chooser": "S", "metric": f"nll {name}", "length": 128,
                       "value": value, "example": example}
-                     for name, value in (("full", full), ("recent", recent), ("recent+1", plus1))]
+                     for name, value in (("full", full), ("recent", recent), ("recent+1", plus1),
+                                         ("recent+1 random", random), ("recent+1 other", other))]
     return pd.DataFrame(rows)
 
 
@@ -103,6 +106,8 @@ def test_far_context_sparsity_by_hand():
     # windows with a positive far gain: recovered 0.8 + 0.2 of 1.0 + 0.5, in each seed
     assert summary["share recovered"] == pytest.approx(1.0 / 1.5) and summary.windows == 6
     assert summary["pearson r"] == pytest.approx(np.corrcoef([1.0, 0.5, -0.1], [0.8, 0.2, 0.1])[0, 1])
+    assert summary["share other"] == pytest.approx(0.7 / 1.5) and summary["share random"] == pytest.approx(0.1 / 1.5)
+    assert summary["mean far gain"] == pytest.approx(1.4 / 3)
 
 
 def test_language_claims_by_hand():
@@ -113,3 +118,38 @@ def test_language_claims_by_hand():
     worse.loc[(worse.metric == "perplexity") & (worse.length == 128), "value"] = 30.0
     worse.loc[worse.metric == "nll recent+1", "value"] = worse.loc[worse.metric == "nll recent", "value"].to_numpy()
     assert language_claims(worse, k=1, short="S", long=128).verdict.tolist() == ["not reproduced"] * 2
+
+
+def test_the_few_tokens_claim_fails_when_random_tokens_do_as_well_and_is_not_judged_without_far_gain():
+    def few(change: dict) -> str:
+        runs = hand_runs()
+        for metric, values in change.items():
+            for example, value in enumerate(values):
+                runs.loc[(runs.metric == metric) & (runs.example == example), "value"] = value
+        return language_claims(runs, k=1, short="S", long=128).verdict.iloc[1]
+
+    assert few({}) == "reproduced"  # other 0.47 of the far gain, random 0.07
+    assert few({"nll recent+1 random": [3.5, 2.4, 4.9]}) == "not reproduced"  # random 0.6: as good as other
+    assert few({"nll recent+1 other": [3.8, 2.5, 4.9]}) == "not reproduced"  # other 0.13: under random + 0.1
+    assert few({"nll full": [4.5, 2.7, 5.0]}).startswith("inconclusive: the far context does not help on average")
+    runs = hand_runs()
+    no_controls = runs[~runs.metric.str.endswith(("random", "other"))]
+    assert language_claims(no_controls, 1, "S", 128).verdict.iloc[1] == "inconclusive: no control measured"
+
+
+def test_the_controls_choose_without_looking_at_the_scored_token(model):
+    batch = torch.randint(VOCAB, (3, 11), generator=torch.Generator().manual_seed(4))
+    table = influence(model, batch, recent=4, ks=(1, 5), controls=torch.Generator().manual_seed(0))
+    draws = torch.Generator().manual_seed(0)
+    for values, window in zip(table.to_dict("records"), batch, strict=True):
+        context, target = window[:-1].tolist(), int(window[-1])
+        j = int(leave_one_out(model, window[:-1], 4).argmax())  # ranked for the token before the last one
+        assert j < 5 and values["recent+1 other"] == pytest.approx(
+            nll_after(model, [context[j]] + context[6:], [j, 6, 7, 8, 9], target), abs=1e-5)
+        r = int(torch.randperm(6, generator=draws)[0])  # the random draw, in the generator's order
+        assert values["recent+1 random"] == pytest.approx(
+            nll_after(model, [context[r]] + context[6:], [r, 6, 7, 8, 9], target), abs=1e-5)
+    assert list(table.columns) == ["example", "full", "recent", "recent+1", "recent+1 random", "recent+1 other",
+                                   "recent+5", "recent+5 random", "recent+5 other"]
+    with pytest.raises(ValueError, match="need a context longer than 11"):  # the token before has 5 far tokens
+        influence(model, batch, recent=4, ks=(6,), controls=torch.Generator())

@@ -5,7 +5,8 @@ Each run trains the paper's pair of language models from the same initialisation
 the last part of its training, relative distances up to the long context) and the long-context one (no PoSE). It
 stores both models' test perplexity at the short and the long length (Table 1), and the influence study
 (`analysis.language.influence`) on test windows of the long length for every (scored model, choosing model) pair:
-each model choosing its own far tokens (Figs. 4 and 6a) and each scored with the other's choice (Figs. 6b, 6c).
+each model choosing its own far tokens (Figs. 4 and 6a), with the controls (random far tokens, far tokens chosen on
+the token before), and each scored with the other's choice (Figs. 6b, 6c).
 Metric rows carry the model in `lm`, the choosing model in `chooser` and the window in `example`.
 """
 
@@ -96,6 +97,7 @@ def run_language(cfg: LanguageRun) -> RunOutput:
                      "value": stats["loss"]})
     batch = corpus.sample(cfg.examples, lengths[1], generator(cfg.eval_seed, "influence"), split="test").tokens
     studies = [influence_rows(influence(models[lm], batch, cfg.recent, cfg.ks, chooser=models[chooser],
+                                        controls=generator(cfg.eval_seed, "controls") if lm == chooser else None,
                                         progress=cfg.progress), lengths[1]).assign(lm=cfg.name(lm),
                                                                                    chooser=cfg.name(chooser))
                for lm in LMS for chooser in LMS]

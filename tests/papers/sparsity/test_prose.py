@@ -137,7 +137,8 @@ def test_stored_language_on_hand_made_runs():
         "langres_seeds": 2, "langres_table_verdict": "does not reproduce",
         "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_worse_seeds": "in one of two seeds",
         "langres_long_at_short": 61.0, "langres_long_at_long": 56.0, "langres_pose_steps": 6, "langres_steps": 20,
-        "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000, "langres_few_verdict": "passes",
+        "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000,
+        "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats)",
         "langres_r": 1.0, "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5,
         "langres_far_helps": 0.5, "langres_share": 2.0, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
 
@@ -161,7 +162,7 @@ def test_language_setup_and_rules():
         "lang_fewer_tokens": 4.9e6, "lang_passes": 2.0, "lang_windows": 4, "lang_long": 32, "lang_context": 31,
         "lang_recent": 16, "lang_short": 16})
     runs = pd.DataFrame({"key": ["a", "a", "b"], "wall_seconds": [660.0, 660.0, 899.0]})
-    assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_r": 0.5,
+    assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_margin": 0.1,
                                           "langrule_minutes": "11-15"}
 
 
