@@ -5,6 +5,7 @@ ACCURACY_ADAPTIVE = "accuracy_adaptive"  # %, sets: with the test-time adaptive-
 EDIT_DISTANCE = "edit_distance"  # mean token Levenshtein distance between greedy output and target
 FIRST_ERROR = "first_error"  # median index of the first wrong output token over the wrong outputs (if any)
 DIRECTION_GATE = "direction_gate"  # mean direction gate, mechanisms with direction mixing (1: reads forward)
+COURSE = "course"  # %: exact match at the longest training length along training (rows carry the step)
 FINAL_TRAIN_LOSS = "final_train_loss"  # sets: running mean training loss at the last step
 EPOCHS, BEST_EPOCH, BEST_DEV = "epochs", "best_epoch", "best_dev"  # sequences, at split "train"
 GLOBAL_MEAN, GLOBAL_VAR = "global_mean", "global_var"  # probe: mean over sets of each normed output's feature mean

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from lengthgen.config import ignored
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.config import added, ignored
+from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.papers.base import Experiment
@@ -33,6 +33,9 @@ class DecoderRun:
     eval_lengths: tuple[int, ...] = ()  # lengths evaluated (in the task's unit)
     eval_samples: int = 192  # test prompts per length
     eval_seed: int = 0  # seed of the test sets, shared by every run (paired comparisons)
+    course: int = added(0)  # > 0: every this many steps, exact match at the longest training length ("course"
+    # rows: the course of training, for sizing); 0: none
+    course_samples: int = added(64)  # test prompts of each point of the course
     progress: bool = ignored(False)  # tqdm bars inside the run
 
     def __post_init__(self):
@@ -81,15 +84,27 @@ def build_decoder_run(cfg: DecoderRun) -> tuple[object, DecoderOnly]:
 
 
 def run_decoder(cfg: DecoderRun) -> RunOutput:
-    """Train, then exact match by length for each evaluation; the store keeps the weights as the checkpoint."""
+    """Train (with `course` > 0, reading exact match at the longest training length along the way: rows of metric
+    COURSE with the step), then exact match by length for each evaluation; the store keeps the weights as the
+    checkpoint."""
     task, model = build_decoder_run(cfg)
     labels = decoder_labels(cfg)
+    course: list[dict] = []
+
+    def read(step: int) -> None:
+        if cfg.course and (step % cfg.course == 0 or step == cfg.train.steps):
+            point = answer_accuracy_by_length(model, task, [cfg.train.max_length], cfg.course_samples,
+                                              cfg.eval_seed + 1, COURSE, progress=False)  # not the test sets
+            course.extend(point.assign(step=step).to_dict("records"))
+
     stats = train(model, task, replace(cfg.train, progress=cfg.progress), generator(cfg.seed, "train"),
-                  desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}")
+                  desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}", callback=read if cfg.course else None,
+                  carry=course)
     frames = [answer_accuracy_by_length(model, t, lengths, cfg.eval_samples, cfg.eval_seed, metric, cfg.progress)
               for metric, t, lengths in cfg.evaluations()]
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
-    return RunOutput(pd.concat([*frames, loss], ignore_index=True), checkpoint=model.state_dict())
+    return RunOutput(pd.concat([*frames, loss, *([pd.DataFrame(course)] if course else [])], ignore_index=True),
+                     checkpoint=model.state_dict())
 
 
 def variant(cfg: DecoderRun) -> str:
@@ -131,6 +146,7 @@ class DecoderSizes:
     depths: tuple[int, ...] = ()  # variable assignment: the chain depths d
     positions: str = ""  # variable assignment: the positional scheme of its models but RoPE + PoSE
     variables: int = 0  # variable assignment: the number of variable names
+    format: str = "ours"  # variable assignment: its format (`tasks.sparsity.ASSIGNMENT_FORMATS`)
 
     def model(self, positional: str, ppc: bool = False) -> TransformerConfig:
         return TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
@@ -185,10 +201,14 @@ SCRATCHPAD_PROFILES = {
 
 
 def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ScratchpadRun]:
+    """Each jump j with coupled ids and PPC (Fig. 2), and for j = 1 the ablations of Fig. 8 (`scratchpad_runs`)."""
+    return scratchpad_runs(SCRATCHPAD_PROFILES[profile], seeds)
+
+
+def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[ScratchpadRun]:
     """Each jump j with coupled ids and PPC (Fig. 2), and for j = 1 the ablations of Fig. 8: absolute positions
-    with a random shift (no coupling), and RoPE + PoSE. The training lengths cover the same combined lengths for
-    every j."""
-    p = SCRATCHPAD_PROFILES[profile]
+    with a random shift (no coupling), and RoPE + PoSE; at sizes `p`. The training lengths cover the same combined
+    lengths for every j."""
     out = []
     for seed in seeds if seeds is not None else p.seeds:
         for jump in p.jumps:
@@ -222,11 +242,15 @@ ASSIGNMENT_PROFILES = {
 
 
 def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[AssignmentRun]:
-    """Per depth d: PPC (coupled ids predicted by the model; Fig. 3a), no coupling (3b) and no scratchpad (3c), all
-    three with the profile's positions, and RoPE + PoSE (3d). PPC always trains with position coupling's random shift
-    of the ids (its head must have seen the ids of longer prompts), the others with learned ids only (RoPE does not
-    see a shift)."""
-    p = ASSIGNMENT_PROFILES[profile]
+    """Per depth d: PPC and its three baselines (`assignment_runs`)."""
+    return assignment_runs(ASSIGNMENT_PROFILES[profile], seeds)
+
+
+def assignment_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[AssignmentRun]:
+    """Per depth d, at sizes `p`: PPC (coupled ids predicted by the model; Fig. 3a), no coupling (3b) and no
+    scratchpad (3c), all three with the sizes' positions, and RoPE + PoSE (3d). PPC always trains with position
+    coupling's random shift of the ids (its head must have seen the ids of longer prompts), the others with learned
+    ids only (RoPE does not see a shift)."""
     scheme = p.positions
     shift = "offset" if scheme == "learned" else "given"
     variants = (  # (task options, positional scheme, PPC head, id transform)
@@ -235,7 +259,7 @@ def assignment_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Assi
         ({"coupled": False, "scratchpad": False}, scheme, False, shift),
         ({"coupled": False}, "rope", False, "pose"),
     )
-    return [AssignmentRun(task=VariableAssignment(depth=depth, variables=p.variables, **options),
+    return [AssignmentRun(task=VariableAssignment(depth=depth, variables=p.variables, format=p.format, **options),
                           seed=seed, model=p.model(positional, ppc), train=p.training(positions),
                           eval_lengths=p.eval_lengths, eval_samples=p.samples)
             for depth in p.depths for seed in (seeds if seeds is not None else p.seeds)

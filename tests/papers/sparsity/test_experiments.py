@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from lengthgen.config import config_dict, from_dict
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS, PPC_PARTS
 from lengthgen.models.transformer import Generation
 from lengthgen.papers.sparsity.experiments import (
     SPARSITY_EXPERIMENTS,
@@ -119,3 +119,13 @@ def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them_and_
         assert without[without.length == length].set_index("metric").value.to_dict() == {ACCURACY: 100 - ones}
     cfg = EXPERIMENTS["sparsity-scratchpad"].configs_for("smoke")[0]
     assert isinstance(cfg, ScratchpadRun) and cfg.model.ppc  # the coupled runs are scored with their ids
+
+
+def test_the_course_of_training_is_read_without_changing_the_training():
+    cfg = EXPERIMENTS["sparsity-assignment"].configs_for("smoke")[0]  # PPC: the course has its parts too
+    plain, coursed = run_decoder(cfg).metrics, run_decoder(replace(cfg, course=8, course_samples=8)).metrics
+    course = coursed[coursed.metric == COURSE]
+    assert course.step.tolist() == [8, 16, 20] and course.length.unique().tolist() == [cfg.train.max_length]
+    assert set(coursed.metric) == set(plain.metric) | {COURSE, *(f"{COURSE} {part}" for part in PPC_PARTS)}
+    rest = coursed[~coursed.metric.str.startswith(COURSE)].drop(columns="step").reset_index(drop=True)
+    pd.testing.assert_frame_equal(rest, plain)  # the course draws nothing the training or the tests draw

@@ -1,0 +1,145 @@
+"""The sizing study of the sparsity chapter: at which model size and budget do the paper's synthetic mechanisms fit
+their training lengths?
+
+A result on lengths beyond training counts only on a model that fits its training lengths (>= TRAINED). The chapter's
+first `cpu` models (2 layers of width 64) did not fit several of the paper's mechanisms: PPC with learned absolute ids
+on variable assignment, PPC with jumps j = 2 and 3, both of Fig. 8's ablations. The paper's models are GPT-NeoX
+decoders of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at
+each candidate size (`CANDIDATES`: depth x width, heads of width 16) on its paper's training lengths and reads the
+course of training (`DecoderRun.course`: exact match at the longest training length every `course` steps, with a
+PPC model's tokens, ids and oracle apart), so that one run tells how many steps a size needs, or that it does not
+fit in the budget:
+
+- `sparsity-sizing-scratchpad`: parity with a scratchpad, every jump j with coupled ids and PPC (learned absolute
+  ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
+  lengths 10-40 as the paper;
+- `sparsity-sizing-assignment`: variable assignment in the paper's format (Appendix E.3: no step separator, no
+  copied query, lengths in tokens between the separators), 200 variables, trained on 20-60 tokens and tested to 200
+  as the paper, with the paper's learned absolute ids: PPC and its three baselines (`experiments.assignment_runs`).
+
+The seeds are sizing seeds, outside every seed the chapter's grids declare; no run of this study enters a
+declared cell. `sizing_table` reads what the runs say.
+"""
+
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
+from lengthgen.papers.base import Experiment
+from lengthgen.papers.sparsity.experiments import (
+    DecoderRun,
+    DecoderSizes,
+    assignment_runs,
+    build_decoder_run,
+    decoder_labels,
+    run_decoder,
+    scratchpad_runs,
+)
+
+SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
+CANDIDATES = ((2, 64), (4, 128))  # (decoder layers, width): the chapter's first size and the next one up; a
+# training step of the second costs about 5x the first's (measured side by side on this machine)
+HEAD_WIDTH = 16  # heads = width / HEAD_WIDTH (4 at width 64, as the chapter's models)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SizingSizes:
+    """One profile of the sizing study: the candidate sizes, each experiment's recipe (its model size replaced by
+    each candidate's) and how the course is read."""
+
+    candidates: tuple[tuple[int, int], ...]  # (layers, width)
+    scratchpad: DecoderSizes  # parity with a scratchpad: training, lengths, jumps
+    assignment: DecoderSizes  # variable assignment: training, lengths, depths, format
+    course: int  # steps between two points of the course
+    course_samples: int  # test prompts per point
+    seeds: tuple[int, ...]
+
+    def at(self, sizes: DecoderSizes, layers: int, width: int) -> DecoderSizes:
+        """`sizes` at one candidate size."""
+        return replace(sizes, layers=layers, width=width, heads=max(1, width // HEAD_WIDTH))
+
+    def coursed(self, runs: list[DecoderRun]) -> list[DecoderRun]:
+        return [replace(run, course=self.course, course_samples=self.course_samples) for run in runs]
+
+
+SIZING_PROFILES = {
+    "smoke": SizingSizes(
+        candidates=((1, 16),),
+        scratchpad=DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5,
+                                train_lengths=(2, 4), eval_lengths=(4, 6), samples=8, max_positions=32, seeds=(100,),
+                                jumps=(1, 2)),
+        assignment=DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5,
+                                train_lengths=(4, 8), eval_lengths=(8, 12), samples=8, max_positions=32,
+                                seeds=(100,), depths=(2,), positions="learned", variables=20, format="paper"),
+        course=10, course_samples=8, seeds=(100,)),
+    "cpu": SizingSizes(
+        candidates=CANDIDATES,
+        scratchpad=DecoderSizes(width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, warmup=100,
+                                train_lengths=(5, 20), eval_lengths=(5, 10, 20, 40, 60, 100), samples=192,
+                                max_positions=210, seeds=SIZING_SEEDS, jumps=(1, 2, 3)),
+        assignment=DecoderSizes(width=64, heads=4, layers=2, steps=20_000, batch=32, lr=1e-3, warmup=300,
+                                train_lengths=(20, 60), eval_lengths=(20, 40, 60, 100, 150, 200), samples=192,
+                                max_positions=256, seeds=SIZING_SEEDS, depths=(2, 3), positions="learned",
+                                variables=200, format="paper"),
+        course=500, course_samples=64, seeds=SIZING_SEEDS[:1]),
+}
+
+
+def sized_labels(cfg: DecoderRun) -> dict:
+    """The chapter's labels with the candidate size ahead of the variant: "4x128 j=1 PPC"."""
+    labels = decoder_labels(cfg)
+    return labels | {"variant": f"{cfg.model.layers}x{cfg.model.width} {labels['variant']}"}
+
+
+def scratchpad_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """Every scratchpad mechanism at every candidate size."""
+    p = SIZING_PROFILES[profile]
+    seeds = seeds if seeds is not None else p.seeds
+    return [run for layers, width in p.candidates
+            for run in p.coursed(scratchpad_runs(p.at(p.scratchpad, layers, width), seeds))]
+
+
+def assignment_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """PPC and its baselines on variable assignment, in the paper's format, at every candidate size."""
+    p = SIZING_PROFILES[profile]
+    seeds = seeds if seeds is not None else p.seeds
+    return [run for layers, width in p.candidates
+            for run in p.coursed(assignment_runs(p.at(p.assignment, layers, width), seeds))]
+
+
+def _experiment(name: str, description: str, configs) -> Experiment:
+    return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=sized_labels,
+                      build=build_decoder_run, profiles=tuple(SIZING_PROFILES))
+
+
+SIZING_EXPERIMENTS = (
+    _experiment("sparsity-sizing-scratchpad", "sizing: every scratchpad mechanism (jumps with PPC, Fig. 8's "
+                "ablations) at each candidate size, with its course of training; sizing seeds", scratchpad_sizing),
+    _experiment("sparsity-sizing-assignment", "sizing: variable assignment in the paper's format (PPC with learned "
+                "ids, its baselines) at each candidate size, with its course of training; sizing seeds",
+                assignment_sizing),
+)
+
+
+def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, variant, depth: 0 where the task has none) of stored sizing runs: seeds, the first step
+    at which the course reaches TRAINED at every seed (NaN: not within the budget), the course's last point and, for
+    PPC models, its tokens, ids and oracle parts (mean over seeds), the final training loss, and whether the last
+    point fits (>= TRAINED)."""
+    keys = ["task", "variant", "depth"]
+    runs = runs.assign(depth=runs["depth"].fillna(0).astype(int) if "depth" in runs else 0)
+    losses = runs[runs.metric == FINAL_TRAIN_LOSS].groupby(keys).value.mean()
+    course = runs[runs.metric.str.startswith(COURSE)]
+    rows = []
+    for key, group in course.groupby(keys, sort=False):
+        whole = group[group.metric == COURSE]
+        by_step = whole.groupby("step").value.min()  # the worst seed at each point
+        reached = by_step[by_step >= TRAINED]
+        last = group[group.step == group.step.max()].groupby("metric").value.mean()
+        rows.append({**dict(zip(keys, key, strict=True)), "seeds": whole.seed.nunique(),
+                     "fits at step": reached.index.min() if len(reached) else float("nan"), "last": last[COURSE],
+                     **{part: last.get(f"{COURSE} {part}", float("nan")) for part in ("tokens", "ids", "oracle")},
+                     "final loss": losses.get(key, float("nan")), "fits": bool(last[COURSE] >= TRAINED)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,59 @@
+"""The sparsity sizing study: every mechanism at every candidate size with its course, and the table read from it."""
+
+import pandas as pd
+import pytest
+
+from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
+from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
+from lengthgen.papers.sparsity.sizing import (
+    CANDIDATES,
+    SIZING_EXPERIMENTS,
+    SIZING_PROFILES,
+    SIZING_SEEDS,
+    sized_labels,
+    sizing_table,
+)
+
+EXPERIMENTS = {e.name: e for e in SIZING_EXPERIMENTS}
+
+
+def test_every_mechanism_at_every_candidate_size_on_sizing_seeds_with_its_course():
+    scratch = EXPERIMENTS["sparsity-sizing-scratchpad"].configs_for("cpu")
+    assign = EXPERIMENTS["sparsity-sizing-assignment"].configs_for("cpu")
+    declared = {s for p in (SCRATCHPAD_PROFILES, ASSIGNMENT_PROFILES) for sizes in p.values() for s in sizes.seeds}
+    assert not {c.seed for c in scratch + assign} & declared and {c.seed for c in scratch} <= set(SIZING_SEEDS)
+    for configs, mechanisms in ((scratch, 5), (assign, 8)):  # 3 jumps + 2 ablations; 2 depths x 4 variants
+        assert len(configs) == mechanisms * len(CANDIDATES)
+        assert {(c.model.layers, c.model.width, c.model.heads) for c in configs} == {(2, 64, 4), (4, 128, 8)}
+        assert all(c.course == SIZING_PROFILES["cpu"].course > 0 for c in configs)
+    ppc = [c for c in assign if c.model.ppc]
+    assert {(c.task.format, c.task.variables, c.model.positional, c.train.positions) for c in ppc} == {
+        ("paper", 200, "learned", "offset")}  # the paper's format, vocabulary and ids
+    assert (ppc[0].train.min_length, ppc[0].train.max_length, max(ppc[0].eval_lengths)) == (20, 60, 200)
+    assert sized_labels(ppc[-1])["variant"] == "4x128 PPC" and sized_labels(scratch[0])["variant"] == "2x64 j=1 PPC"
+
+
+def test_the_sizing_table_by_hand():
+    def course(variant, seed, values, depth=2, parts=True):
+        rows = [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": COURSE, "step": step,
+                 "length": 60, "value": v} for step, v in zip((100, 200, 300), values, strict=True)]
+        if parts:
+            rows += [{**rows[-1], "metric": f"{COURSE} {part}", "value": v}
+                     for part, v in (("tokens", 96.0), ("ids", 98.0), ("oracle", 99.0))]
+        return rows + [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": FINAL_TRAIN_LOSS,
+                        "step": float("nan"), "length": 60, "value": 0.1 * (seed + 1)}]
+
+    runs = pd.DataFrame(course("PPC", 0, [50, 92, 95]) + course("PPC", 1, [91, 85, 97])  # both >= 90 from 300
+                        + course("plain", 0, [10, 20, 40], parts=False))
+    table = sizing_table(runs).set_index("variant")
+    assert table.loc["PPC", "fits at step"] == 300 and table.loc["PPC", "last"] == 96.0 and table.loc["PPC", "fits"]
+    assert table.loc["PPC", "tokens"] == 96.0 and table.loc["PPC", "final loss"] == pytest.approx(0.15)
+    assert table.loc["PPC", "seeds"] == 2 and table.loc["PPC", "depth"] == 2
+    assert pd.isna(table.loc["plain", "fits at step"]) and not table.loc["plain", "fits"]
+    assert pd.isna(table.loc["plain", "ids"])
+
+
+def test_a_smoke_sizing_run_reads_its_course():
+    cfg = EXPERIMENTS["sparsity-sizing-assignment"].configs_for("smoke")[0]
+    metrics = run_decoder(cfg).metrics
+    assert metrics[metrics.metric == COURSE].step.tolist() == [10, 20]
