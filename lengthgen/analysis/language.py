@@ -28,10 +28,10 @@ def _last_nll(model, tokens: torch.Tensor, ids: torch.Tensor, targets: torch.Ten
 
 
 @torch.no_grad()
-def perplexity(model, stream: torch.Tensor, length: int, max_windows: int | None = None) -> float:
-    """exp of the mean NLL of every token but the first of consecutive, non-overlapping windows of `length` tokens
-    of `stream` (the first `max_windows` of them if given), each window read on its own at ids 0..length-1."""
-    windows = stream[: len(stream) // length * length].view(-1, length)[:max_windows]
+def perplexity(model, windows: torch.Tensor) -> float:
+    """exp of the mean NLL of every token but the first of each window (W, length) (e.g. `Corpus.tiles`), each
+    read on its own at ids 0..length-1."""
+    length = windows.shape[1]
     ids = torch.arange(length).expand(CHUNK, length)
     total = 0.0
     for i in range(0, len(windows), CHUNK):

@@ -43,3 +43,31 @@ def test_influence_windows_are_slices_of_the_test_stream():
     stream, w = corpus.stream("test"), corpus.sample(6, 10, torch.Generator().manual_seed(0), split="test").tokens
     assert w.shape == (6, 10) and all(any(bool((stream[i:i + 10] == row).all()) for i in range(len(stream) - 9))
                                       for row in w[:1])
+
+
+def test_source_files_as_documents_and_windows_that_never_cross_one():
+    from lengthgen.tasks.corpus import _bounds, documents, stdlib_sources
+
+    corpus = Corpus(vocab_size=512, source="code", windows="documents")
+    docs = documents("code")
+    assert len(docs) > 300 and docs[0][0].endswith(".py") and "import" in corpus.vocab.ids
+    bounds = _bounds("code", "test")
+    assert int(bounds[-1]) == len(corpus.stream("test")) and int(bounds.diff().min()) >= 0
+    length = 200
+    batch = corpus.sample(64, length, torch.Generator().manual_seed(0), split="test")
+    starts = corpus.starts("test", length)
+    for row in batch.tokens[:8]:  # each window is a slice that starts and ends inside one document
+        start = next(int(s) for s in starts if bool((corpus.stream("test")[s:s + length] == row).all()))
+        doc = int(torch.searchsorted(bounds, start, right=True)) - 1
+        assert bounds[doc] <= start and start + length <= bounds[doc + 1]
+    tiles = corpus.tiles("test", length)
+    assert tiles.shape[1] == length and len(tiles) == sum(int(n) // length for n in bounds.diff())
+    stream_tiles = Corpus(vocab_size=512, source="code").tiles("test", length)  # across boundaries: more of them
+    assert len(stream_tiles) == len(corpus.stream("test")) // length > len(tiles)
+    with pytest.raises(LengthgenError, match="the longest document"):
+        corpus.sample(1, int(bounds.diff().max()) + 1, torch.Generator(), split="test")
+    with pytest.raises(ValueError, match="unknown corpus source 'web'; valid: docs, code"):
+        Corpus(source="web")
+    with pytest.raises(ValueError, match="unknown corpus windows 'pages'; valid: stream, documents"):
+        Corpus(windows="pages")
+    assert stdlib_sources.__doc__ and all(not name.startswith(("test/", "idlelib/")) for name, _ in docs)

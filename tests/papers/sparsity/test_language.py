@@ -17,3 +17,11 @@ def test_profiles_pair_a_short_pose_model_with_a_long_one():
         assert cfg.short.positions == "pose" and cfg.short.pose_length == cfg.long.max_length == p.long, name
         assert cfg.long.positions == "given" and cfg.short.max_length == cfg.recent == p.short, name
         assert cfg.name("short") == f"context {p.short} + PoSE" and cfg.name("long") == f"context {p.long}"
+
+
+def test_the_regime_reads_long_documents_without_crossing_them():
+    regime, cpu = LANGUAGE_PROFILES["regime"].run(0), LANGUAGE_PROFILES["cpu"].run(0)
+    assert (regime.corpus.source, regime.corpus.windows) == ("code", "documents")
+    assert (cpu.corpus.source, cpu.corpus.windows) == ("docs", "stream")  # the first study's, as stored
+    assert regime.model == cpu.model and regime.short.steps == 5 * cpu.short.steps
+    assert regime.short.pose_from == cpu.short.pose_from == 0.7  # PoSE for the last 30%, as the paper
