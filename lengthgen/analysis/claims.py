@@ -41,6 +41,8 @@ class Claim:
         read: the claim's rows of that table -> the text shown beside the statement: verdicts and numbers.
         rows: the reading -> the rows that judge the claim (default: all of them).
         judge: the verdict rule: those rows' `verdict` column -> the claim's verdict (default `by_class`).
+        each: a column of the reading that splits the claim into one judged part per value (T1 per training bound
+            K, Fig. 3 per depth): the scorecard lists each part as a row of its own (`parts`); None: one row.
     """
 
     where: str
@@ -50,6 +52,7 @@ class Claim:
     read: Callable[[pd.DataFrame], str]
     rows: Callable[[pd.DataFrame], pd.DataFrame] = every_row
     judge: Callable[[pd.Series], str] = by_class
+    each: str | None = None
 
     @property
     def label(self) -> str:
@@ -65,6 +68,18 @@ class Claim:
         """The claim's verdict (`judge`) on the verdicts of its rows; NOT_RUN without its reading."""
         table = readings.get(self.reading)
         return NOT_RUN if table is None or table.empty else self.judge(self.rows(table).verdict)
+
+    def parts(self, readings: dict[str, pd.DataFrame | None]) -> list[tuple[str, str, str]]:
+        """(name, text, verdict) of each part of the claim (`each`), or of the whole claim as one part named by its
+        reading; none without its reading."""
+        table = readings.get(self.reading)
+        if table is None or table.empty:
+            return []
+        if self.each is None:
+            return [(self.reading, self.text(readings), self.verdict(readings))]
+        rows = self.rows(table)
+        return [(f"{self.reading} ({self.each} {value})", self.read(group), self.judge(group.verdict))
+                for value, group in rows.groupby(self.each, sort=False)]
 
 
 def claims_table(claims: list[Claim]) -> pd.DataFrame:

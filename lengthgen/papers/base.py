@@ -96,11 +96,12 @@ def row_frame(source, cell: list, paper, ours: list, seeds, verdict: list, reaso
 
 
 def claim_rows(claims: list[Claim], readings: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """A scorecard row per claim whose reading is there: where in the paper, the reading's key, what the paper
-    states, our side (`Claim.text`) and the claim's verdict (`Claim.verdict`)."""
-    shown = [c for c in claims if c.verdict(readings) != NOT_RUN]
-    return row_frame([c.where for c in shown], [c.reading for c in shown], [c.statement for c in shown],
-                     [c.text(readings) for c in shown], None, [c.verdict(readings) for c in shown], "")
+    """A scorecard row per claim whose reading is there, or per part of it (`Claim.parts`): where in the paper, the
+    part's name, what the paper states, our side and the part's verdict."""
+    shown = [(c, part) for c in claims for part in c.parts(readings) if part[2] != NOT_RUN]
+    return row_frame([c.where for c, _ in shown], [name for _, (name, _, _) in shown],
+                     [c.statement for c, _ in shown], [text for _, (_, text, _) in shown], None,
+                     [verdict for _, (_, _, verdict) in shown], "")
 
 
 def grid_runs(experiment: Experiment, profile: str, store: ResultStore) -> pd.DataFrame:

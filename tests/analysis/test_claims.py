@@ -30,6 +30,19 @@ def test_a_claim_takes_its_own_verdict_rule_over_its_rows_verdicts():
     assert seen == [["reproduced", "baseline", "not reproduced"]]  # a rule of its own sees the baselines too
 
 
+def test_a_claim_split_by_a_column_is_judged_part_by_part_and_lists_a_row_each():
+    from lengthgen.papers.base import claim_rows
+
+    reading = READING.assign(depth=[2, 2, 3])
+    parts = claim(each="depth").parts({"assign": reading})
+    assert parts == [("assign (depth 2)", "PPC, NoPE", "reproduced"), ("assign (depth 3)", "RoPE", "not reproduced")]
+    assert claim().parts({"assign": reading}) == [("assign", "PPC, NoPE, RoPE", "partly")]  # one part: the whole
+    rows = claim_rows([claim(each="depth"), claim()], {"assign": reading})
+    assert rows.cell.tolist() == ["assign (depth 2)", "assign (depth 3)", "assign"]
+    assert rows.verdict.tolist() == ["reproduced", "not reproduced", "partly"] and set(rows.source) == {"Fig. 3"}
+    assert claim(each="depth").parts({}) == [] and claim_rows([claim(each="depth")], {}).empty
+
+
 def test_a_claim_without_its_reading_is_not_run():
     for readings in ({}, {"assign": None}, {"assign": READING.iloc[:0]}):
         assert claim().text(readings) == NOT_RUN and claim().verdict(readings) == NOT_RUN

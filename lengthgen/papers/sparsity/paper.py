@@ -40,7 +40,8 @@ def _language(claims: pd.DataFrame) -> str:
 
 CLAIMS = [  # each figure's statement, and the reading of ours that judges it (papers/sparsity/readings.py)
     Claim("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and "
-                        "out of distribution (T1)", "sparsity-parity", "parity", _t1),  # readings.sparsity_claim
+                        "out of distribution (T1)", "sparsity-parity", "parity", _t1,
+          each="variant"),  # readings.sparsity_claim, one row per training bound K
     Claim("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
                     "although its scratchpad is longer", "sparsity-scratchpad", "jumps", _jumps),  # jump_claim
     Claim("Fig. 8", "without coupling (absolute positions with a random shift), and with RoPE + PoSE, length "
@@ -48,10 +49,10 @@ CLAIMS = [  # each figure's statement, and the reading of ours that judges it (p
           _t2),  # readings.coupling_claim
     Claim("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no "
                     "scratchpad and RoPE + PoSE do not", "sparsity-assignment", "assignment",
-          _assignment),  # readings.assignment_claim
+          _assignment, each="depth"),  # readings.assignment_claim, one row per chain depth
     Claim("Table 1, Figs. 4-6", "a context-64 model (PoSE) has lower perplexity at 128 than at 64; a few far "
                                 "tokens recover most of the gain", "sparsity-language", "language",
-          _language),  # analysis.language.language_claims
+          _language, each="claim"),  # analysis.language.language_claims, one row per claim
 ]
 
 
