@@ -3,8 +3,9 @@ support (it reports curves, not tables; these are the statements of its text) an
 
 import pandas as pd
 
-from lengthgen.analysis.claims import Claim, claims_versus
+from lengthgen.analysis.claims import BASELINE, Claim, claims_versus
 from lengthgen.analysis.verdicts import NOT_TRAINED
+from lengthgen.papers.sparsity.readings import VERSUS
 
 # Table 1: perplexity of 1.3B OLMo models on C4, by training context (rows) and evaluation length (columns).
 TABLE_1 = pd.DataFrame({"eval length 64": [17.59, 17.62], "eval length 128": [14.74, 14.49]},
@@ -26,8 +27,15 @@ def _t2(t2: pd.DataFrame) -> str:
     return f"{coupled.verdict} ({_reach(t2)})"
 
 
-def _jumps(jumps: pd.DataFrame) -> str:
-    return f"{jumps.verdict.iloc[0]} ({_reach(jumps)})"
+def _ablations(t2: pd.DataFrame) -> pd.DataFrame:
+    """The baselines of a T2 table (`readings.coupling_claim`), each judged by its own verdict against the coupled
+    model; the coupled row stays in, with the reference verdict, for the text."""
+    return t2.assign(verdict=[v if v else BASELINE for v in t2[VERSUS]])
+
+
+def _each_row(table: pd.DataFrame) -> str:
+    return "; ".join(f"{r.variant}: {r.verdict} ({r['in distribution']:.0f}% in distribution)"
+                     for _, r in table.iterrows())
 
 
 def _assignment(t: pd.DataFrame) -> str:
@@ -43,10 +51,11 @@ CLAIMS = [  # each figure's statement, and the reading of ours that judges it (p
                         "out of distribution (T1)", "sparsity-parity", "parity", _t1,
           each="variant"),  # readings.sparsity_claim, one row per training bound K
     Claim("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
-                    "although its scratchpad is longer", "sparsity-scratchpad", "jumps", _jumps),  # jump_claim
+                    "although its scratchpad is longer", "sparsity-scratchpad", "jumps", _each_row,
+          each="variant"),  # readings.jump_claim, one row per jump against the next smaller one
     Claim("Fig. 8", "without coupling (absolute positions with a random shift), and with RoPE + PoSE, length "
                     "generalization is much worse than with PPC (T2)", "sparsity-scratchpad", "scratchpad",
-          _t2),  # readings.coupling_claim
+          _each_row, rows=_ablations, each="variant"),  # readings.coupling_claim, one row per ablation against PPC
     Claim("Fig. 3", "variable assignment: PPC generalizes to about 3x the training length; no coupling, no "
                     "scratchpad and RoPE + PoSE do not", "sparsity-assignment", "assignment",
           _assignment, each="depth"),  # readings.assignment_claim, one row per chain depth

@@ -6,12 +6,14 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.hooks import capture, hook_names
 
 K_PREFIX = f"{ACCURACY} k="
+REACH = "stays >= 90% up to"  # `fit_and_reach`'s column
 
 
 def by_k(df: pd.DataFrame) -> pd.DataFrame:
@@ -83,15 +85,20 @@ def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     for variant, g in mean.groupby("variant", sort=False):
         inside = g[g.length <= trained_length]
         iid = float(inside.loc[inside.length.idxmax(), "value"]) if len(inside) else float("nan")
-        rows.append({"variant": variant, "in distribution": round(iid, 1), "stays >= 90% up to": reach(g),
+        rows.append({"variant": variant, "in distribution": round(iid, 1), REACH: reach(g),
                      "trained": iid >= TRAINED})
     return pd.DataFrame(rows)
+
+
+VERSUS = "versus coupled"  # `coupling_claim`'s column: each baseline's own verdict against the coupled model
 
 
 def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is
     trained and reaches further than every trained baseline; a variant below TRAINED in distribution is "not
-    trained" (its length results say nothing).
+    trained" (its length results say nothing). Each baseline also has its own verdict against the coupled model
+    (VERSUS; "" on the coupled row): reproduced when the coupled model stays >= TRAINED to a longer length, not
+    reproduced when the baseline reaches as far, not trained when either does not fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
@@ -105,36 +112,54 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
     elif others.empty:
         verdict = "coupled ahead, but no baseline fits its training lengths: no length comparison"
-    elif (mine["stays >= 90% up to"] > others["stays >= 90% up to"]).all():
+    elif (mine[REACH] > others[REACH]).all():
         verdict = "reproduced: the coupled model generalizes further than every trained baseline"
     else:
         verdict = "not reproduced: a trained baseline reaches as far"
+
+    def versus(row) -> str:
+        if row.variant == coupled:
+            return ""
+        if not (row.trained and mine.trained):
+            unfit = " and ".join(r.variant for r in (mine, row) if not r.trained)
+            return f"{NOT_TRAINED}: {unfit} {'does' if ' and ' not in unfit else 'do'} not fit the training lengths"
+        held = f"{coupled} >= 90% up to {mine[REACH]}, {row.variant} up to {row[REACH]}"
+        return f"reproduced: {held}" if mine[REACH] > row[REACH] else f"not reproduced: {held}"
+
     return out.assign(verdict=np.where(out.variant == coupled, verdict,
-                                       np.where(out.trained, "baseline", NOT_TRAINED))).drop(columns="trained")
+                                       np.where(out.trained, BASELINE, NOT_TRAINED)),
+                      **{VERSUS: [versus(r) for _, r in out.iterrows()]}).drop(columns="trained")
 
 
 def jump_claim(curves: pd.DataFrame, trained_length: int) -> pd.DataFrame:
-    """Fig. 2: every jump's coupled model ("j=<j> PPC") fits its training lengths, and a smaller j (sparser steps)
-    generalizes at least as far as a larger one. One row per jump (`fit_and_reach` on combined lengths) and the
-    verdict, the same on every row: "not trained: j=.." when some jump does not fit, else "reproduced" when the
-    reach never grows with j, "not reproduced" otherwise (and nothing to compare with one jump).
+    """Fig. 2, per jump: every jump's coupled model ("j=<j> PPC") fits its training lengths, and a smaller j (sparser
+    steps) generalizes further. One row per jump (`fit_and_reach` on combined lengths), each larger jump judged
+    against the next smaller one: "reproduced" when it stays >= TRAINED to a shorter length, "not reproduced" when
+    it reaches as far, "inconclusive" when the smaller one already holds to its longest tested length (no longer
+    length could tell them apart), "not trained" when either does not fit. The smallest jump is the reference
+    (BASELINE).
 
     Args:
         curves: scratchpad rows with combined lengths (`with_combined_length`).
         trained_length: the longest combined training length.
     """
-    out = fit_and_reach(curves[curves.variant.str.fullmatch(r"j=\d+ PPC")], trained_length)
+    ppc = curves[curves.variant.str.fullmatch(r"j=\d+ PPC")]
+    out = fit_and_reach(ppc, trained_length)
     out = out.assign(j=out.variant.str.extract(r"^j=(\d+)", expand=False).astype(int)).sort_values("j")
-    unfit = out[~out.trained]
-    if len(unfit):
-        verdict = f"{NOT_TRAINED}: " + ", ".join(f"j={j}" for j in unfit.j) + " do not fit their training lengths"
-    elif len(out) < 2:
-        verdict = "one jump only: nothing to compare"
-    elif out["stays >= 90% up to"].is_monotonic_decreasing:
-        verdict = "reproduced: every jump fits, and a smaller jump reaches at least as far"
-    else:
-        verdict = "not reproduced: a larger jump reaches further"
-    return out.drop(columns=["trained", "j"]).assign(verdict=verdict).reset_index(drop=True)
+    longest = ppc.groupby("variant").length.max()
+    verdicts = [BASELINE]
+    for (_, smaller), (_, larger) in zip(out.iloc[:-1].iterrows(), out.iloc[1:].iterrows(), strict=True):
+        a, b, pair = smaller[REACH], larger[REACH], f"j={larger.j} against j={smaller.j}"
+        unfit = [f"j={r.j}" for r in (smaller, larger) if not r.trained]
+        if unfit:
+            verdicts.append(f"{NOT_TRAINED}: {' and '.join(unfit)} do not fit their training lengths")
+        elif b < a:
+            verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
+        elif a >= longest[smaller.variant]:
+            verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({a})")
+        else:
+            verdicts.append(f"not reproduced: {pair}, >= 90% up to {b} against {a}")
+    return out.drop(columns=["trained", "j"]).assign(verdict=verdicts).reset_index(drop=True)
 
 
 def assignment_claim(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:

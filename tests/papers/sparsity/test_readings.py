@@ -64,6 +64,15 @@ def test_coupling_claim_by_hand():
     assert out.loc["abs", "verdict"] == "baseline" and out.loc["rope", "verdict"] == "not trained"
     only_unfit = df[df.variant != "abs"]
     assert coupling_claim(only_unfit, 20, "PPC").verdict.iloc[0].startswith("coupled ahead, but no baseline fits")
+    assert out["versus coupled"].to_dict() == {  # each baseline's own verdict against PPC
+        "PPC": "", "abs": "reproduced: PPC >= 90% up to 30, abs up to 20",
+        "rope": "not trained: rope does not fit the training lengths"}
+    far = pd.DataFrame(rows("PPC", [100, 100, 92, 60]) + rows("abs", [100, 95, 95, 91]))
+    assert coupling_claim(far, 20, "PPC").set_index("variant").loc["abs", "versus coupled"] == (
+        "not reproduced: PPC >= 90% up to 30, abs up to 40")
+    unfit_ppc = pd.DataFrame(rows("PPC", [100, 50, 0, 0]) + rows("rope", [100, 40, 0, 0]))
+    assert coupling_claim(unfit_ppc, 20, "PPC")["versus coupled"].tolist() == [
+        "", "not trained: PPC and rope do not fit the training lengths"]
 
 
 def curve_rows(variant, lengths, values, **extra):
@@ -71,19 +80,24 @@ def curve_rows(variant, lengths, values, **extra):
             for n, v in zip(lengths, values, strict=True)]
 
 
-def test_jump_claim_by_hand():
+def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     lengths = (10, 40, 80, 120)
     ok = pd.DataFrame(curve_rows("j=1 PPC", lengths, [100, 100, 95, 50]) + curve_rows("j=2 PPC", lengths, [100, 98, 60,
                       0]) + curve_rows("j=1 RoPE+PoSE", lengths, [100, 100, 100, 100]))  # not a jump: left out
     out = jump_claim(ok, trained_length=40)
     assert out.variant.tolist() == ["j=1 PPC", "j=2 PPC"] and out["stays >= 90% up to"].tolist() == [80, 40]
-    assert (out.verdict == "reproduced: every jump fits, and a smaller jump reaches at least as far").all()
-    farther = ok.assign(value=ok.value.where(ok.variant != "j=2 PPC", 100))
-    assert jump_claim(farther, 40).verdict.iloc[0] == "not reproduced: a larger jump reaches further"
+    assert out.verdict.tolist() == ["baseline", "reproduced: j=2 against j=1, >= 90% up to 40 against 80"]
+    farther = ok.assign(value=ok.value.where(ok.variant != "j=2 PPC", 100))  # j = 2 to 120, j = 1 to 80
+    assert jump_claim(farther, 40).verdict.iloc[1] == "not reproduced: j=2 against j=1, >= 90% up to 120 against 80"
+    both = farther.assign(value=100)  # both hold to the longest length: no length tells them apart
+    assert jump_claim(both, 40).verdict.iloc[1] == ("inconclusive: j=2 against j=1, both hold to the longest length "
+                                                    "tested (120)")
     unfit = pd.DataFrame(curve_rows("j=1 PPC", lengths, [100] * 4) + curve_rows("j=2 PPC", lengths, [30, 14, 0, 0])
                          + curve_rows("j=3 PPC", lengths, [40, 23, 0, 0]))
-    assert jump_claim(unfit, 40).verdict.iloc[0] == "not trained: j=2, j=3 do not fit their training lengths"
-    assert jump_claim(unfit[unfit.variant == "j=1 PPC"], 40).verdict.iloc[0] == "one jump only: nothing to compare"
+    assert jump_claim(unfit, 40).verdict.tolist() == [
+        "baseline", "not trained: j=2 do not fit their training lengths",
+        "not trained: j=2 and j=3 do not fit their training lengths"]
+    assert jump_claim(unfit[unfit.variant == "j=1 PPC"], 40).verdict.tolist() == ["baseline"]
 
 
 def test_assignment_claim_judges_each_depth_on_its_own():
@@ -129,15 +143,18 @@ def test_paper_versus_ours_gives_live_and_stored_verdicts():
     from lengthgen.papers.sparsity import paper as sparsity_paper
 
     t1 = pd.DataFrame([{"variant": "K=2", "K": 2, "in distribution (worst k)": 100.0, "at length 250": "k=1: 64",
-                        "rho(k, accuracy)": -1.0, "verdict": "partly (k = 1 not solved either)"}])
+                        "fall k=1 to k=K": 30.0, "verdict": "partly (k = 1 not solved either)"}])
     t2 = pd.DataFrame([{"variant": "j=1 PPC", "in distribution": 100.0, "stays >= 90% up to": 40,
-                        "verdict": "coupled ahead, but no baseline fits its training lengths: no length comparison"},
+                        "verdict": "coupled ahead, but no baseline fits its training lengths: no length comparison",
+                        "versus coupled": ""},
                        {"variant": "j=1 RoPE+PoSE", "in distribution": 6.0, "stays >= 90% up to": 10,
-                        "verdict": "not trained"}])
+                        "verdict": "not trained",
+                        "versus coupled": "not trained: j=1 RoPE+PoSE does not fit the training lengths"}])
     table = sparsity_paper.versus({"parity": t1, "scratchpad": t2}, {}).set_index("figure")
     assert table.loc["Figs. 1, 7", "ours, live"].startswith("K=2: partly (k = 1 not solved either) (100%")
-    assert table.loc["Fig. 8", "ours, live"].startswith("coupled ahead, but no baseline fits")
-    assert "j=1 RoPE+PoSE: 6% in distribution" in table.loc["Fig. 8", "ours, live"]
+    assert table.loc["Fig. 8", "ours, live"] == ("j=1 PPC: baseline (100% in distribution); j=1 RoPE+PoSE: not "
+                                                 "trained: j=1 RoPE+PoSE does not fit the training lengths (6% in "
+                                                 "distribution)")
     assert (table["ours, stored cpu runs"] == "not run yet").all()
     assert table.loc["Fig. 3", "ours, live"] == table.loc["Fig. 2", "ours, live"] == "not run yet"
     claims = pd.DataFrame([{"claim": "c", "ours": "20.50 -> 19.75", "verdict": "reproduced"}])
@@ -148,8 +165,8 @@ def test_paper_versus_ours_gives_live_and_stored_verdicts():
                                         "parity": t1.iloc[:0]}).set_index("figure")
     assert stored.loc["Table 1, Figs. 4-6", "ours, stored cpu runs"] == "reproduced (20.50 -> 19.75)"
     assert stored.loc["Table 1, Figs. 4-6", "ours, live"] == "not run yet"  # no quick size
-    assert stored.loc["Fig. 2", "ours, stored cpu runs"] == ("not trained: j=2 do not fit their training lengths "
-                                                             "(j=2 PPC: 14% in distribution, >= 90% up to 0)")
+    assert stored.loc["Fig. 2", "ours, stored cpu runs"] == ("j=2 PPC: not trained: j=2 do not fit their training "
+                                                             "lengths (14% in distribution)")
     fig3 = stored.loc["Fig. 3", "ours, stored cpu runs"]
     assert fig3.startswith("depth 2: coupled ahead") and "; depth 3: coupled ahead" in fig3
     assert stored.loc["Figs. 1, 7", "ours, stored cpu runs"] == "not run yet"  # an empty table
