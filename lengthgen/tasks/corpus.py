@@ -21,6 +21,7 @@ import pydoc_data.topics
 import re
 import sysconfig
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -37,40 +38,39 @@ TOKEN = re.compile(r"\w+|[^\w\s]")
 HELD_OUT = 10  # every HELD_OUT-th document is a test document
 
 
-def stdlib_docstrings(root: Path | None = None) -> list[tuple[str, str]]:
-    """(name, docstring) of every module, class and function of the standard library under `root`, in path order."""
+def _stdlib_files(root: Path | None = None) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(path parts, text) of every Python file of the standard library under `root`, in path order, but the tests
+    and bundled applications (SKIPPED) and what is not UTF-8 text."""
     root = Path(sysconfig.get_paths()["stdlib"]) if root is None else root
-    docs = []
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).parts
         if any(p in SKIPPED for p in parts):
             continue
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
+            yield parts, path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, ValueError):
+            continue  # not text this interpreter can read
+
+
+def stdlib_docstrings(root: Path | None = None) -> list[tuple[str, str]]:
+    """(name, docstring) of every module, class and function of the standard library under `root`, in path order."""
+    docs = []
+    for parts, text in _stdlib_files(root):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
             continue  # a file this interpreter cannot parse (e.g. a template) holds no docstrings we can read
         for node in ast.walk(tree):
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                text = ast.get_docstring(node)
-                if text:
-                    docs.append((f"{'/'.join(parts)}:{getattr(node, 'name', '')}", text))
+                docstring = ast.get_docstring(node)
+                if docstring:
+                    docs.append((f"{'/'.join(parts)}:{getattr(node, 'name', '')}", docstring))
     return docs
 
 
 def stdlib_sources(root: Path | None = None) -> list[tuple[str, str]]:
-    """(path, text) of every module of the standard library under `root` (as `stdlib_docstrings` skips), in path
-    order."""
-    root = Path(sysconfig.get_paths()["stdlib"]) if root is None else root
-    docs = []
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(root).parts
-        if any(p in SKIPPED for p in parts):
-            continue
-        try:
-            docs.append(("/".join(parts), path.read_text(encoding="utf-8")))
-        except (UnicodeDecodeError, ValueError):
-            continue  # not text this interpreter can read
-    return docs
+    """(path, text) of every module of the standard library under `root` (`_stdlib_files`), in path order."""
+    return [("/".join(parts), text) for parts, text in _stdlib_files(root)]
 
 
 SOURCES = ("docs", "code")  # Corpus.source
