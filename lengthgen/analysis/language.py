@@ -77,7 +77,7 @@ def influence(model, batch: torch.Tensor, recent: int, ks: tuple[int, ...], choo
     N, C = context.shape
     before = 1 if controls is not None else 0  # "other" chooses among the far tokens of the token before the last
     if not 0 < recent < C or max(ks) > C - recent - before:
-        raise ValueError(f"recent={recent} and k up to {max(ks)} need a context longer than "
+        raise ValueError(f"recent={recent} and k up to {max(ks)} need a context of at least "
                          f"{recent + max(ks) + before} tokens; got {C}")
     ids = torch.arange(C).expand(N, C)
     rows = {"example": range(N), "full": _last_nll(model, context, ids, targets),

@@ -25,6 +25,8 @@ def drop(x: torch.Tensor, p: float, mask: str = "torch") -> torch.Tensor:
     if mask != "bits":
         raise ValueError(f"unknown dropout mask {mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
     dropped = round(p * LEVELS)
+    if not 0 <= dropped < LEVELS:
+        raise ValueError(f"dropout {p} drops {dropped} of {LEVELS} levels; valid: 0 <= p < {1 - 0.5 / LEVELS}")
     n = x.numel()
     words = torch.randint(-(1 << 63), (1 << 63) - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device)
     numbers = words.view(torch.int16)[:n].view(x.shape)  # uniform on -2^15 .. 2^15 - 1
@@ -39,6 +41,8 @@ class Dropout(nn.Module):
         super().__init__()
         if mask not in DROPOUT_MASKS:
             raise ValueError(f"unknown dropout mask {mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"dropout {p} is not a probability in [0, 1)")
         self.p, self.mask = p, mask
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

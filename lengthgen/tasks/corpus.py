@@ -144,15 +144,18 @@ class Corpus(LMTask):
         windows = stream[picked[:, None] + torch.arange(length)[None, :]]  # (B, length)
         return LMBatch(windows, None, prompt=1)
 
-    def tiles(self, split: str, length: int) -> torch.Tensor:
+    def tiles(self, split: str, length: int, block: int | None = None) -> torch.Tensor:
         """The split cut into consecutive, non-overlapping windows (W, length): of the whole stream, or of each
-        document on its own (a document's last tokens short of a window are left out)."""
+        document on its own, its tail short of a multiple of `block` tokens (default `length`) left out, so that
+        windows of every length dividing `block` cover the same tokens (with "stream" windows the one cut at the
+        stream's end loses fewer than `length` tokens, and `block` is not used)."""
         stream = self.stream(split)
         if self.windows == "stream":
             return stream[: len(stream) // length * length].view(-1, length)
+        block = length if block is None else block
         bounds = _bounds(self.source, split).tolist()
-        return torch.cat([stream[a: a + (b - a) // length * length].view(-1, length)
-                          for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+        kept = [stream[a: a + (b - a) // block * block] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        return torch.cat([doc[: len(doc) // length * length].view(-1, length) for doc in kept])
 
     def sequence(self, length, gen):
         """One window, as tokens."""

@@ -59,7 +59,7 @@ def test_the_three_losses_by_hand(model):
                                                              target), abs=1e-5)
         assert row._5 == pytest.approx(row.full, abs=1e-5)  # all 6 far tokens back: the full context
     assert list(table.columns) == ["example", "full", "recent", "recent+1", "recent+6"]
-    with pytest.raises(ValueError, match="need a context longer than 11"):
+    with pytest.raises(ValueError, match="need a context of at least 11 tokens; got 10"):
         influence(model, batch, recent=4, ks=(7,))
 
 
@@ -151,5 +151,5 @@ def test_the_controls_choose_without_looking_at_the_scored_token(model):
             nll_after(model, [context[r]] + context[6:], [r, 6, 7, 8, 9], target), abs=1e-5)
     assert list(table.columns) == ["example", "full", "recent", "recent+1", "recent+1 random", "recent+1 other",
                                    "recent+5", "recent+5 random", "recent+5 other"]
-    with pytest.raises(ValueError, match="need a context longer than 11"):  # the token before has 5 far tokens
+    with pytest.raises(ValueError, match="need a context of at least 11 tokens; got 10"):  # 5 far tokens before
         influence(model, batch, recent=4, ks=(6,), controls=torch.Generator())

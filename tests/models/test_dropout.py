@@ -41,3 +41,7 @@ def test_torch_mask_is_torch_dropout_and_modules_are_identity_in_eval():
         Dropout(0.3, "coin")
     with pytest.raises(ValueError, match="unknown dropout_mask 'coin'; valid: torch, bits"):
         TransformerConfig(dropout_mask="coin")
+    with pytest.raises(ValueError, match="dropout 1.0 is not a probability"):
+        Dropout(1.0, "bits")
+    with pytest.raises(ValueError, match="drops 65536 of 65536 levels"):
+        drop(torch.ones(4), 0.999995, "bits")  # rounds to every level: nothing would be kept

@@ -339,3 +339,34 @@ def test_attention_dropout_alone_drops_attention_weights_in_training_only(mask):
     torch.manual_seed(3)
     assert torch.equal(logits(dropped, tokens), first)
     assert not torch.allclose(logits(dropped, tokens), first)
+
+
+def test_bits_masks_take_our_dropout_not_the_fused_kernels(monkeypatch):
+    """With bits masks a training step must drop attention weights by `models.dropout.drop` (the fused kernel would
+    draw torch's masks instead); with torch masks the fused kernel does it and ours is never called."""
+    import lengthgen.models.attention as attention
+
+    calls = []
+    monkeypatch.setattr(attention, "drop", lambda x, p, mask: calls.append(mask) or x)
+    tokens = torch.randint(16, (2, 9), generator=G)
+    for mask, expected in (("torch", []), ("bits", ["bits"] * 2)):  # one call per layer's self-attention
+        calls.clear()
+        logits(decoder("sinusoidal", attention_dropout=0.5, dropout_mask=mask).train(), tokens)
+        assert calls == expected, mask
+
+
+def test_an_oracle_generation_feeds_the_true_ids_and_returns_the_predicted_ones():
+    torch.manual_seed(0)
+    model = DecoderOnly(TransformerConfig(width=16, heads=2, layers=1, ff=32, positional="learned", max_positions=40,
+                                          ppc=True), 16).eval()
+    prompt, ids = torch.randint(16, (3, 5), generator=G), torch.arange(5).expand(3, 5)
+    true_ids = torch.tensor([[30, 31, 32, 33]] * 3)  # ids the head would hardly predict
+    free = model.generate(prompt, ids, 4, answer_ids=true_ids)
+    fed = model.generate(prompt, ids, 4, answer_ids=true_ids, oracle=True)
+    assert torch.equal(free.tokens[:, 0], fed.tokens[:, 0]) and torch.equal(free.ids[:, 0], fed.ids[:, 0])
+    seq = torch.cat([prompt, fed.tokens], 1)
+    by_hand = model.head(model.stack(seq[:, :-1], torch.cat([ids, true_ids[:, :-1]], 1), causal=True))[:, 5:]
+    assert torch.equal(by_hand.argmax(-1), fed.tokens[:, 1:])  # every later token read at the true ids
+    assert not torch.equal(fed.ids, true_ids)  # what it returns as ids is still the head's prediction
+    with pytest.raises(ValueError, match="an oracle generation needs the answer's ids"):
+        model.generate(prompt, ids, 4, oracle=True)

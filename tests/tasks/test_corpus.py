@@ -62,6 +62,9 @@ def test_source_files_as_documents_and_windows_that_never_cross_one():
         assert bounds[doc] <= start and start + length <= bounds[doc + 1]
     tiles = corpus.tiles("test", length)
     assert tiles.shape[1] == length and len(tiles) == sum(int(n) // length for n in bounds.diff())
+    halves = corpus.tiles("test", length // 2, block=length)  # the same tokens as the tiles of `length`
+    assert torch.equal(halves.reshape(-1), tiles.reshape(-1))
+    assert len(corpus.tiles("test", length // 2)) > len(halves)  # without the block: the tails too
     stream_tiles = Corpus(vocab_size=512, source="code").tiles("test", length)  # across boundaries: more of them
     assert len(stream_tiles) == len(corpus.stream("test")) // length > len(tiles)
     with pytest.raises(LengthgenError, match="the longest document"):

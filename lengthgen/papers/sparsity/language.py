@@ -92,7 +92,7 @@ def run_language(cfg: LanguageRun) -> RunOutput:
         stats = train(models[lm], corpus, replace(cfg.training(lm), progress=cfg.progress),
                       generator(cfg.seed, f"train {lm}"), desc=f"corpus/{cfg.name(lm)}/{cfg.seed}")
         rows += [{"lm": cfg.name(lm), "length": n, "metric": PERPLEXITY,
-                  "value": perplexity(models[lm], corpus.tiles("test", n))} for n in lengths]
+                  "value": perplexity(models[lm], corpus.tiles("test", n, block=lengths[1]))} for n in lengths]
         rows.append({"lm": cfg.name(lm), "length": cfg.training(lm).max_length, "metric": FINAL_TRAIN_LOSS,
                      "value": stats["loss"]})
     batch = corpus.sample(cfg.examples, lengths[1], generator(cfg.eval_seed, "influence"), split="test").tokens

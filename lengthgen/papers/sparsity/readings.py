@@ -64,7 +64,7 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         elif falls:
             verdict = "reproduced" if solved else "partly (k = 1 not solved either)"
         else:
-            verdict = "not reproduced (" + ("every k solved: no fall with k" if densest >= TRAINED else
+            verdict = "not reproduced (" + ("every k solved: no fall with k" if longest.value.min() >= TRAINED else
                                             f"accuracy falls by less than {DROP:g} points from k = 1 to k = {K}") + ")"
         rows.append({"variant": variant, "K": K, "in distribution (worst k)": round(float(iid), 1),
                      f"at length {int(longest.length.max())}": ", ".join(
@@ -135,9 +135,10 @@ def jump_claim(curves: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     """Fig. 2, per jump: every jump's coupled model ("j=<j> PPC") fits its training lengths, and a smaller j (sparser
     steps) generalizes further. One row per jump (`fit_and_reach` on combined lengths), each larger jump judged
     against the next smaller one: "reproduced" when it stays >= TRAINED to a shorter length, "not reproduced" when
-    it reaches as far, "inconclusive" when the smaller one already holds to its longest tested length (no longer
-    length could tell them apart), "not trained" when either does not fit. The smallest jump is the reference
-    (BASELINE).
+    it reaches as far, "inconclusive" when both hold to their longest tested length (no length here tells them
+    apart), "not trained" when either does not fit. The smallest jump is the reference (BASELINE). A jump j is
+    tested at (j + 1) x floor(n / (j + 1)) combined tokens for each length n of the smallest jump's, a few tokens
+    short of n: reaches are compared on the smallest jump's lengths, each rounded up to the next of them.
 
     Args:
         curves: scratchpad rows with combined lengths (`with_combined_length`).
@@ -147,16 +148,21 @@ def jump_claim(curves: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     out = fit_and_reach(ppc, trained_length)
     out = out.assign(j=out.variant.str.extract(r"^j=(\d+)", expand=False).astype(int)).sort_values("j")
     longest = ppc.groupby("variant").length.max()
+    grid = sorted(ppc[ppc.variant == out.variant.iloc[0]].length.unique())  # the smallest jump's lengths
+
+    def on_grid(length: int) -> int:
+        return next((n for n in grid if n >= length), length) if length else 0
+
     verdicts = [BASELINE]
     for (_, smaller), (_, larger) in zip(out.iloc[:-1].iterrows(), out.iloc[1:].iterrows(), strict=True):
         a, b, pair = smaller[REACH], larger[REACH], f"j={larger.j} against j={smaller.j}"
         unfit = [f"j={r.j}" for r in (smaller, larger) if not r.trained]
         if unfit:
             verdicts.append(f"{NOT_TRAINED}: {' and '.join(unfit)} do not fit their training lengths")
-        elif b < a:
+        elif on_grid(b) < on_grid(a):
             verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
-        elif a >= longest[smaller.variant]:
-            verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({a})")
+        elif a >= longest[smaller.variant] and b >= longest[larger.variant]:
+            verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({b} and {a})")
         else:
             verdicts.append(f"not reproduced: {pair}, >= 90% up to {b} against {a}")
     return out.drop(columns=["trained", "j"]).assign(verdict=verdicts).reset_index(drop=True)

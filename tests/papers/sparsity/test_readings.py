@@ -39,15 +39,17 @@ def test_sparsity_claim_by_hand():
     weak = k_rows("K=5", {(1, 25): [100], (2, 25): [100], (1, 250): [64], (2, 250): [50]})
     solved = k_rows("K=6", {(k, n): [100] for k in (1, 2) for n in (25, 250)})  # no fall: the paper's k degrades
     slight = k_rows("K=7", {(1, 25): [100], (2, 25): [100], (1, 250): [95], (2, 250): [88]})  # 7 points: no fall
+    rising = k_rows("K=8", {(1, 25): [100], (2, 25): [100], (1, 250): [85], (2, 250): [95]})  # k = 1 not solved
     single = k_rows("K=1", {(1, 25): [100], (1, 250): [95], (2, 250): [10]})
     lost = k_rows("K=1", {(1, 25): [100], (1, 250): [80]})
-    frame = by_k(pd.DataFrame(falls + rises + unfit + weak + solved + slight + single))
+    frame = by_k(pd.DataFrame(falls + rises + unfit + weak + solved + slight + rising + single))
     out = sparsity_claim(frame, trained_length=25).set_index("variant")
     assert out.verdict.to_dict() == {
         "K=2": "reproduced", "K=3": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 3)",
         "K=4": "not trained", "K=5": "partly (k = 1 not solved either)",
         "K=6": "not reproduced (every k solved: no fall with k)",
-        "K=7": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 7)", "K=1": "reproduced"}
+        "K=7": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 7)",
+        "K=8": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 8)", "K=1": "reproduced"}
     assert out.loc["K=2", "fall k=1 to k=K"] == 30.0  # k = 3 > K is not part of the K = 2 claim
     assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at length 250"] == "k=1: 95"
     assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
@@ -91,7 +93,18 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     assert jump_claim(farther, 40).verdict.iloc[1] == "not reproduced: j=2 against j=1, >= 90% up to 120 against 80"
     both = farther.assign(value=100)  # both hold to the longest length: no length tells them apart
     assert jump_claim(both, 40).verdict.iloc[1] == ("inconclusive: j=2 against j=1, both hold to the longest length "
-                                                    "tested (120)")
+                                                    "tested (120 and 120)")
+    # as tested: j = 2 at 3 x floor(n / 3) combined tokens, a little short of j = 1's n; rounding is no difference
+    j1, j2 = (10, 20, 40, 60, 80, 200), (9, 18, 39, 60, 78, 198)
+    tied = pd.DataFrame(curve_rows("j=1 PPC", j1, [100] * 6) + curve_rows("j=2 PPC", j2, [100] * 6))
+    assert jump_claim(tied, 40).verdict.iloc[1].startswith("inconclusive: j=2 against j=1")
+    fails_together = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 10, 0, 0])
+                                  + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 40 and 39: the same place
+    assert jump_claim(fails_together, 40).verdict.iloc[1] == ("not reproduced: j=2 against j=1, >= 90% up to 39 "
+                                                              "against 40")
+    earlier = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 92, 0, 0])
+                           + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 39 against 60: a length earlier
+    assert jump_claim(earlier, 40).verdict.iloc[1].startswith("reproduced: j=2 against j=1")
     unfit = pd.DataFrame(curve_rows("j=1 PPC", lengths, [100] * 4) + curve_rows("j=2 PPC", lengths, [30, 14, 0, 0])
                          + curve_rows("j=3 PPC", lengths, [40, 23, 0, 0]))
     assert jump_claim(unfit, 40).verdict.tolist() == [
