@@ -342,7 +342,7 @@ ARITHMETIC_PROFILES = {
                               samples=500, max_positions=64, seeds=(0, 1, 2),
                               tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                               per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000, "max_positions": 128},
-                                        "times_digit": {"max_positions": 128},
+                                        "times_digit": {"steps": 15_000, "max_positions": 128},
                                         **{task: s | {"max_positions": 128} for task, s in LISTOPS_SIZES.items()}}),
     "full": ArithmeticSizes(width=128, heads=8, encoder_layers=1, layers=6, steps=20_000, batch=512, lr=1e-4,
                             dropout=0.3, embed_init="xavier", retrain_steps=2_000, abc_samples=1024, operand_width=51,

@@ -67,6 +67,12 @@ def test_the_regime_is_the_factor_studys_regime_at_the_papers_width_and_columns(
         studied.retrain_steps, studied.abc_samples, studied.retrain_warmup)
     assert vanilla.operand_width == 51 and set(LENGTHS) <= set(vanilla.eval_lengths) and vanilla.eval_samples >= 500
     assert {c.seed for c in EXPERIMENTS["abc-scaffolding"].configs_for("regime")} == {0, 1, 2}
+    from lengthgen.papers.abc.factors import NX1_STEPS  # the regime's budgets are the ones its sizing runs use
+    for task in ("addition", "times_digit"):
+        sized = FACTOR_PROFILES["cpu"].run("dropout+xavier", 100, task).arithmetic
+        grid = next(c for c in regime if c.task == task and variant(c) == "vanilla")
+        assert (grid.train.steps, grid.retrain_steps) == (sized.train.steps, sized.retrain_steps), task
+    assert ARITHMETIC_PROFILES["regime"].budget("times_digit")[0] == NX1_STEPS
 
 
 @pytest.mark.parametrize("profile", ["quick", "cpu", "regime", "full"])

@@ -77,8 +77,8 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
         ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS]
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
-    times = runs[-1].arithmetic  # N x 1 at Successor's budget
-    assert (times.train.steps, times.retrain_steps, runs[-1].every, times.operand_width) == (3_000, 1_000, 100, 51)
+    times = runs[-1].arithmetic  # N x 1 at its own budget (it did not fit at Successor's 3,000 steps)
+    assert (times.train.steps, times.retrain_steps, runs[-1].every, times.operand_width) == (15_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
     assert run.model.width == BASELINE.width  # the baseline's model otherwise
 
