@@ -176,18 +176,19 @@ def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
     return target
 
 
-def write_factor_section(root: Path) -> Path:
-    """Write root/book/abc-factors.md (ignored by git), the factor study's section of the Methods page, from the
-    stored runs in root/results: generated at every build, as the scorecard is."""
-    from lengthgen.papers import EXPERIMENTS
-    from lengthgen.papers.abc.factor_readings import factor_section
+def write_methods_sections(root: Path) -> list[Path]:
+    """Write each paper's generated sections of the Methods page (`Paper.methods`, ignored by git) from the stored
+    runs in root/results: generated at every build, as the scorecard is."""
+    from lengthgen.papers import PAPERS
     from lengthgen.results.store import ResultStore
-    from lengthgen.results.sweep import stored_runs
 
-    runs = stored_runs(EXPERIMENTS["abc-factors"], "cpu", ResultStore(root / "results"))
-    target = root / "book" / "abc-factors.md"
-    target.write_text(breakable(factor_section(runs, "abc-factors at cpu")))
-    return target
+    store, written = ResultStore(root / "results"), []
+    for paper in PAPERS.values():
+        for name, section in paper.methods:
+            target = root / "book" / name
+            target.write_text(breakable(section(store)))
+            written.append(target)
+    return written
 
 
 def build_book(profile: str = "quick", chapter: str | None = None, root: Path = ROOT,
@@ -214,7 +215,7 @@ def build_book(profile: str = "quick", chapter: str | None = None, root: Path = 
     if missing:
         raise LengthgenError(f"chapters never executed: {', '.join(missing)}; run `lengthgen book` without --chapter")
     write_scorecard(root, profile, Path(results_dir) if results_dir else root / "_build" / "results")
-    write_factor_section(root)
+    write_methods_sections(root)
     static = root / "_build" / "static"  # a build artifact, kept out of the source tree
     static.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(plotly_js(), static / "plotly.min.js")

@@ -80,3 +80,16 @@ def test_a_chapter_source_reads_as_the_notebook_papermill_runs():
         assert len(tagged) == 1 and "profile = " in tagged[0].source  # the cell papermill's parameters follow
         assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")  # the title, not the header
         assert cell_sources(ROOT / CHAPTERS[chapter], "code") == [c.source for c in cells if c.cell_type == "code"]
+
+
+def test_every_generated_methods_section_is_written_and_included(tmp_path):
+    from lengthgen.book import ROOT, write_methods_sections
+    from lengthgen.papers import PAPERS
+
+    (tmp_path / "book").mkdir()
+    written = write_methods_sections(tmp_path)  # an empty store: each section says nothing is stored yet
+    names = [name for paper in PAPERS.values() for name, _ in paper.methods]
+    assert sorted(p.name for p in written) == sorted(names) and {"abc-factors.md", "sparsity-sizing.md"} <= set(names)
+    assert all("stored yet" in p.read_text() for p in written)
+    methods, ignored = (ROOT / "book" / "methods.md").read_text(), (ROOT / ".gitignore").read_text()
+    assert all(f"{{include}} {name}" in methods and f"book/{name}" in ignored for name in names)

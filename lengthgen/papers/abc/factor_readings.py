@@ -22,7 +22,9 @@ import pandas as pd
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import markdown_table
 from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FIRST_ERROR, OPEN_KEYS, by_construction
-from lengthgen.papers.abc.factors import CONTROL_RULES, FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
+from lengthgen.papers.abc.factors import ABC_FACTORS, CONTROL_RULES, FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
 
 EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
 FAR = (12, 24, 50)  # digits beyond the training numbers (at most 7) and beyond 8, the first length tested past them
@@ -127,6 +129,11 @@ def effect_verdict(effects: list[float], fits: bool) -> str:
     if all(e <= -EFFECT for e in effects):
         return "hurts"
     return "no clear effect"
+
+
+def factor_methods(store: ResultStore) -> str:
+    """The factor study's Methods section from a results store (`Paper.methods`)."""
+    return factor_section(stored_runs(ABC_FACTORS, "cpu", store), "abc-factors at cpu")
 
 
 def factor_section(runs: pd.DataFrame, grid: str) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import markdown_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.base import Experiment
 from lengthgen.papers.sparsity.experiments import (
@@ -37,6 +38,8 @@ from lengthgen.papers.sparsity.experiments import (
     run_decoder,
     scratchpad_runs,
 )
+from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import stored_runs
 
 SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
 CANDIDATES = ((2, 64), (4, 128))  # (decoder layers, width): the chapter's first size and the next one up; a
@@ -143,3 +146,22 @@ def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
                      **{part: last.get(f"{COURSE} {part}", float("nan")) for part in ("tokens", "ids", "oracle")},
                      "final loss": losses.get(key, float("nan")), "fits": bool(last[COURSE] >= TRAINED)})
     return pd.DataFrame(rows)
+
+
+def sizing_methods(store: ResultStore) -> str:
+    """The sizing study's section of the Methods page (`Paper.methods`) from a results store."""
+    return sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
+
+
+def sizing_section(runs: pd.DataFrame) -> str:
+    """The Markdown of `sizing_methods`: the stored runs' `sizing_table`, or a line saying that none is stored."""
+    head = ("**The sizing study, as stored** (`sizing.sizing_table`: the first step of the course at which every seed "
+            f"is >= {TRAINED:.0f}% at the longest training length; the last point and, for PPC, its parts). ")
+    if runs.empty:
+        return head + "No sizing run is stored yet.\n"
+    table = sizing_table(runs)
+    shown = table.assign(**{c: table[c].map(lambda v: "–" if v != v else f"{v:.1f}")
+                            for c in ("last", "tokens", "ids", "oracle")},
+                         **{"fits at step": table["fits at step"].map(lambda v: "–" if v != v else f"{v:,.0f}"),
+                            "final loss": table["final loss"].map("{:.3f}".format)})
+    return head + "\n\n" + markdown_table(shown) + "\n"

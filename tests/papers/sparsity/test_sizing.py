@@ -11,6 +11,7 @@ from lengthgen.papers.sparsity.sizing import (
     SIZING_PROFILES,
     SIZING_SEEDS,
     sized_labels,
+    sizing_section,
     sizing_table,
 )
 
@@ -51,6 +52,10 @@ def test_the_sizing_table_by_hand():
     assert table.loc["PPC", "seeds"] == 2 and table.loc["PPC", "depth"] == 2
     assert pd.isna(table.loc["plain", "fits at step"]) and not table.loc["plain", "fits"]
     assert pd.isna(table.loc["plain", "ids"])
+    text = sizing_section(runs)
+    assert "| t | PPC | 2 | 2 | 300 | 96.0 | 96.0 | 98.0 | 99.0 | 0.150 | True |" in text
+    assert "| t | plain | 2 | 1 | – | 40.0 | – | – | – | 0.100 | False |" in text
+    assert sizing_section(pd.DataFrame()).endswith("No sizing run is stored yet.\n")
 
 
 def test_a_smoke_sizing_run_reads_its_course():
