@@ -316,7 +316,8 @@ class ArithmeticSizes:
 # up to 21 bits, so 25 would test only 3 bits beyond them. regime is cpu's model in the paper's regime as the factor
 # study measured it (`factors`: dropout 0.3 everywhere the public code has it and Xavier-initialised token embeddings,
 # the two factors that help; masks drawn by bits), padded to the paper's 51 digits and tested at its columns (6, 10,
-# 15, 20, 50) and between, 500 examples per length. full is the paper's model (1 encoder + 6 post-LN decoder layers, 8
+# 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N x 1's need them (ListOps
+# at 50 items has 51 source tokens). full is the paper's model (1 encoder + 6 post-LN decoder layers, 8
 # heads, D 128, FF 512, dropout 0.3) with the public code's Xavier-initialised token embeddings, learning rate and
 # batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our choosing (the paper gives none).
 LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
@@ -342,8 +343,7 @@ ARITHMETIC_PROFILES = {
                               samples=500, max_positions=64, seeds=(0, 1, 2),
                               tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                               per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000, "max_positions": 128},
-                                        "times_digit": {"steps": 15_000, "max_positions": 128},
-                                        **{task: s | {"max_positions": 128} for task, s in LISTOPS_SIZES.items()}}),
+                                        "times_digit": {"steps": 15_000, "max_positions": 128}, **LISTOPS_SIZES}),
     "full": ArithmeticSizes(width=128, heads=8, encoder_layers=1, layers=6, steps=20_000, batch=512, lr=1e-4,
                             dropout=0.3, embed_init="xavier", retrain_steps=2_000, abc_samples=1024, operand_width=51,
                             eval_lengths=tuple(range(1, 51)), samples=10_000, max_positions=128, seeds=(0, 1, 2),

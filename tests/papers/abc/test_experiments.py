@@ -40,12 +40,13 @@ def test_variants_and_round_trips():
     assert (cpu.dropout, cpu.attention_dropout, cpu.ff_dropout) == (0.0, 0.0, 0.0)
 
 
-def test_the_balanced_grid_changes_only_the_mix_and_the_lengths_of_listops_sum():
-    stock = [c for c in EXPERIMENTS["abc-scaffolding"].configs_for("cpu") if c.task == "listops_sum"]
-    balanced = EXPERIMENTS["abc-balanced"].configs_for("cpu")
+@pytest.mark.parametrize("profile, longest", [("cpu", 24), ("regime", 50)])
+def test_the_balanced_grid_changes_only_the_mix_and_the_lengths_of_listops_sum(profile, longest):
+    stock = [c for c in EXPERIMENTS["abc-scaffolding"].configs_for(profile) if c.task == "listops_sum"]
+    balanced = EXPERIMENTS["abc-balanced"].configs_for(profile)
     assert [c.seed for c in balanced] == [c.seed for c in stock] == [0, 1, 2]
     for mine, theirs in zip(balanced, stock, strict=True):
-        assert mine.task == "listops_sum_balanced" and mine.eval_lengths == tuple(range(3, 25))
+        assert mine.task == "listops_sum_balanced" and mine.eval_lengths == tuple(range(3, longest + 1))
         assert replace(mine, task=theirs.task, eval_lengths=theirs.eval_lengths) == theirs
     assert EXPERIMENTS["abc-balanced"].configs_for("smoke")[0].operand_width is None  # unpadded in every profile
 
