@@ -74,11 +74,15 @@ def test_each_variant_changes_one_factor_of_the_chapters_cpu_successor_model():
 def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_with_room_for_both_operands():
     runs = [c for c in EXPERIMENTS["abc-factors"].configs_for("cpu") if c.arithmetic.task != "successor"]
     assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
-        ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS]
+        ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
+        ("xavier", "addition", seed) for seed in SIZING_SEEDS]  # Addition sized without dropout too
+    xavier = runs[-1].arithmetic
+    assert (xavier.model.dropout, xavier.model.embed_init, xavier.train.steps) == (0.0, "xavier", 30_000)
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
-    times = runs[-1].arithmetic  # N x 1 at its own budget (it did not fit at Successor's 3,000 steps)
-    assert (times.train.steps, times.retrain_steps, runs[-1].every, times.operand_width) == (15_000, 1_000, 100, 51)
+    last_times = [c for c in runs if c.arithmetic.task == "times_digit"][-1]
+    times = last_times.arithmetic  # N x 1 at its own budget (it did not fit at Successor's 3,000 steps)
+    assert (times.train.steps, times.retrain_steps, last_times.every, times.operand_width) == (15_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
     assert run.model.width == BASELINE.width  # the baseline's model otherwise
 
