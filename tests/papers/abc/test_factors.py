@@ -75,8 +75,8 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     runs = [c for c in EXPERIMENTS["abc-factors"].configs_for("cpu") if c.arithmetic.task != "successor"]
     assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
         ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
-        ("xavier", "addition", seed) for seed in SIZING_SEEDS]  # Addition sized without dropout too
-    xavier = runs[-1].arithmetic
+        ("xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS]  # without dropout
+    xavier = [c for c in runs if c.factor == "xavier"][0].arithmetic
     assert (xavier.model.dropout, xavier.model.embed_init, xavier.train.steps) == (0.0, "xavier", 30_000)
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
