@@ -17,13 +17,18 @@ DROPOUT_MASKS = ("torch", "bits")
 LEVELS = 1 << 16  # values of one 16-bit number
 
 
+def check_mask(mask: str, name: str = "dropout mask") -> None:
+    """Raise the one clear error for a mask not in DROPOUT_MASKS (`name`: how the caller calls it)."""
+    if mask not in DROPOUT_MASKS:
+        raise ValueError(f"unknown {name} {mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
+
+
 def drop(x: torch.Tensor, p: float, mask: str = "torch") -> torch.Tensor:
     """`x` with each element zeroed with probability p (`mask` "bits": round(p x LEVELS) / LEVELS) and the others
     divided by the probability of keeping them; training-time dropout, whatever the caller's mode."""
+    check_mask(mask)
     if mask == "torch":
         return F.dropout(x, p)
-    if mask != "bits":
-        raise ValueError(f"unknown dropout mask {mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
     dropped = round(p * LEVELS)
     if not 0 <= dropped < LEVELS:
         raise ValueError(f"dropout {p} drops {dropped} of {LEVELS} levels; valid: 0 <= p < {1 - 0.5 / LEVELS}")
@@ -39,8 +44,7 @@ class Dropout(nn.Module):
 
     def __init__(self, p: float, mask: str = "torch"):
         super().__init__()
-        if mask not in DROPOUT_MASKS:
-            raise ValueError(f"unknown dropout mask {mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
+        check_mask(mask)
         if not 0.0 <= p < 1.0:
             raise ValueError(f"dropout {p} is not a probability in [0, 1)")
         self.p, self.mask = p, mask

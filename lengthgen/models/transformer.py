@@ -23,7 +23,7 @@ from torch import nn
 from lengthgen.config import added
 from lengthgen.data import EOS, PAD, SOS, LMBatch, Seq2SeqBatch
 from lengthgen.models.attention import KVCache, MultiHeadAttention
-from lengthgen.models.dropout import DROPOUT_MASKS, Dropout
+from lengthgen.models.dropout import Dropout, check_mask
 from lengthgen.models.positional import CrossView, Positional, build_scheme
 
 EMBED_INITS = ("normal", "xavier")  # TransformerConfig.embed_init
@@ -58,8 +58,7 @@ class TransformerConfig:
     def __post_init__(self):
         if self.embed_init not in EMBED_INITS:
             raise ValueError(f"unknown embed_init {self.embed_init!r}; valid: {', '.join(EMBED_INITS)}")
-        if self.dropout_mask not in DROPOUT_MASKS:
-            raise ValueError(f"unknown dropout_mask {self.dropout_mask!r}; valid: {', '.join(DROPOUT_MASKS)}")
+        check_mask(self.dropout_mask, "dropout_mask")
 
     def scheme(self, attention_layers: int) -> Positional:
         """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers."""
