@@ -14,15 +14,23 @@
 The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition) run the candidate regime alone, at
 their own budget, and have a table of their own (`factor_table(runs, task)`), no effect. The regime's controls
 (`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out;
-`control_reading` says what they decide.
+`control_reading` says what they decide. The sizing of Successor's scaffold without positions
+(`factors.NOPE_FACTORS`) has no ABC model: `nope_table`.
 """
 
 import pandas as pd
 
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import markdown_table
-from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FIRST_ERROR, OPEN_KEYS, by_construction
-from lengthgen.papers.abc.factors import ABC_FACTORS, CONTROL_RULES, FACTOR_RULES, FACTORS, FIRST_WRONG_ZERO
+from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FINAL_TRAIN_LOSS, FIRST_ERROR, OPEN_KEYS, by_construction
+from lengthgen.papers.abc.factors import (
+    ABC_FACTORS,
+    CONTROL_RULES,
+    FACTOR_RULES,
+    FACTORS,
+    FIRST_WRONG_ZERO,
+    NOPE_FACTORS,
+)
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -164,7 +172,31 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     for task in sorted(set(runs.task) - {STUDIED}):
         parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
                   f"no factor varied; the columns as above):", _shown(factor_table(runs, task))]
+    nope = nope_table(runs)
+    if not nope.empty:
+        parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "
+                  "input, no ABC model; `factors.NOPE_FACTORS`): exact match (%) of the trained model at each length, "
+                  "mean over seeds, and its final training loss.",
+                  markdown_table(nope.assign(loss=nope.loss.map("{:.3f}".format),
+                                             **{c: nope[c].map("{:.1f}".format) for c in nope.columns
+                                                if c.endswith("digits")}))]
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def nope_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per NOPE_FACTORS factor stored: seeds, loss (the final training loss, mean over seeds) and "L digits"
+    (the trained model's exact match at each tested length L, mean over seeds)."""
+    runs = runs[runs.variant.isin(NOPE_FACTORS) & (runs.stage == "trained")] if len(runs) else runs
+    if runs.empty:
+        return pd.DataFrame(columns=["factor", "seeds", "loss"])
+    rows = []
+    for factor, g in runs.groupby("variant", sort=False):
+        acc = g[g.metric == ACCURACY].groupby("length").value.mean()
+        rows.append({"factor": factor, "seeds": g.seed.nunique(),
+                     "loss": g[g.metric == FINAL_TRAIN_LOSS].value.mean(),
+                     **{f"{length} digits": value for length, value in acc.items()}})
+    order = list(NOPE_FACTORS).index
+    return pd.DataFrame(rows).sort_values("factor", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
 def control_reading(runs: pd.DataFrame) -> str:

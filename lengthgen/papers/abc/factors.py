@@ -36,6 +36,13 @@ digits with 128 positions (Addition's two operands need them): does the vanilla 
 and does ABC extrapolate? (`regime_tasks`) Their dropout masks are drawn as the stored grids draw them ("bits", the
 same distribution as torch's, a training step 1.6x faster: `lengthgen bench --suite dropout`).
 
+Table 3's scaffold without positions (w = 1, NoPE, aligned input) did not fit Successor in the regime (the grid's
+declared seeds 0 and 1: 0% at 6 digits, training loss 0.06), where the paper reports ~100% to 50 digits. With content
+alone, the three source digits a window of w = 1 leaves open differ only in what the decoder can infer from the steps
+before (two layers can intersect the window's digits with the previous step's, in principle). Two changes of the
+regime's scaffold are sized (`NOPE_FACTORS`, `FactorSizes.nope_factors`): five times the steps ("nope-long") and the
+public code's Successor depth and width ("nope-wide-deep", 3 layers of width 128).
+
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
 """
@@ -94,6 +101,16 @@ def _wide_deep(run: ArithmeticRun) -> ArithmeticRun:
 FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {
     "baseline": lambda run: run, "dropout": _dropout, "xavier": _xavier, "adam": _adam,
     "own-schedule": _own_schedule, "wide-deep": _wide_deep, "dropout+xavier": lambda run: _xavier(_dropout(run))}
+NOPE_STEPS = 15_000  # "nope-long": five times the regime's Successor budget (the N x 1 budget of the regime)
+
+
+def _long(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, train=replace(run.train, steps=NOPE_STEPS, warmup=NOPE_STEPS // 20))  # the sizes' warm-up rule
+
+
+# factor -> how it changes the regime's w = 1 scaffold without positions on Successor (a variant of its own: these
+# runs have no ABC models, and their names differ from FACTORS' so that tables never mix the two)
+NOPE_FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {"nope-long": _long, "nope-wide-deep": _wide_deep}
 
 
 @dataclass(frozen=True)
@@ -108,8 +125,8 @@ class FactorRun:
     progress: bool = ignored(False)  # tqdm bars inside the run
 
     def __post_init__(self):
-        if self.factor not in FACTORS:
-            raise ValueError(f"unknown factor {self.factor!r}; valid: {', '.join(FACTORS)}")
+        if self.factor not in FACTORS and self.factor not in NOPE_FACTORS:
+            raise ValueError(f"unknown factor {self.factor!r}; valid: {', '.join([*FACTORS, *NOPE_FACTORS])}")
         if self.every < 1:
             raise ValueError(f"every {self.every}: the course needs at least one step between its points")
 
@@ -136,15 +153,28 @@ class FactorSizes:
     regime_mask: str = "bits"  # how the regime tasks' runs draw their dropout masks (`models.dropout`): the stored
     # grids' way; Successor's runs keep torch's, with which they were stored
     task_factors: tuple[tuple[str, str], ...] = ()  # (task, factor): a regime task also sized with another factor
+    nope_factors: tuple[str, ...] = ()  # NOPE_FACTORS sized on the regime's Successor scaffold without positions
+
+    def _sizes(self, task: str) -> ArithmeticSizes:
+        return replace(self.sizes.for_task(task), operand_width=self.operand_width, eval_lengths=self.eval_lengths,
+                       samples=self.samples, max_positions=self.regime_tasks.get(task, self.sizes.max_positions))
+
+    def _factor_run(self, factor: str, run: ArithmeticRun) -> FactorRun:
+        return FactorRun(factor=factor, arithmetic=run, every=max(1, run.retrain_steps // self.course_points),
+                         course_samples=self.course_samples)
 
     def run(self, factor: str, seed: int, task: str = "successor", rules: tuple[str, ...] = FACTOR_RULES) -> FactorRun:
-        s = replace(self.sizes.for_task(task), operand_width=self.operand_width, eval_lengths=self.eval_lengths,
-                    samples=self.samples, max_positions=self.regime_tasks.get(task, self.sizes.max_positions))
-        baseline = s.run(task, "sinusoidal", seed, abc=rules)
+        baseline = self._sizes(task).run(task, "sinusoidal", seed, abc=rules)
         if task in self.regime_tasks:
             baseline = replace(baseline, model=replace(baseline.model, dropout_mask=self.regime_mask))
-        return FactorRun(factor=factor, arithmetic=FACTORS[factor](baseline),
-                         every=max(1, s.retrain_steps // self.course_points), course_samples=self.course_samples)
+        return self._factor_run(factor, FACTORS[factor](baseline))
+
+    def nope_scaffold(self, factor: str, seed: int) -> FactorRun:
+        """Table 3's w = 1 scaffold without positions on aligned Successor, in the regime (its dropout masks drawn as
+        the grids draw them), changed by a NOPE_FACTORS factor; no ABC model."""
+        scaffold = self._sizes("successor").run("successor", "none+bias", seed, window=1, aligned=True)
+        regime = FACTORS[self.regime](replace(scaffold, model=replace(scaffold.model, dropout_mask=self.regime_mask)))
+        return self._factor_run(factor, NOPE_FACTORS[factor](regime))
 
 
 # N x 1 in the regime: at Successor's 3,000 steps its vanilla model did not fit (sizing seed 100: 10.8% at 6 digits,
@@ -162,11 +192,13 @@ BASELINE = ArithmeticSizes(width=64, heads=4, encoder_layers=0, layers=2, steps=
 # (its width, tests and samples give way to the study's: `FactorSizes`)
 FACTOR_PROFILES = {
     "smoke": FactorSizes(sizes=ARITHMETIC_PROFILES["smoke"], operand_width=9, eval_lengths=(1, 3, 8), samples=16,
-                         course_points=2, course_samples=8, seeds=SIZING_SEEDS[:1], regime_tasks={"addition": 24}),
+                         course_points=2, course_samples=8, seeds=SIZING_SEEDS[:1], regime_tasks={"addition": 24},
+                         nope_factors=("nope-wide-deep",)),
     "cpu": FactorSizes(sizes=BASELINE, operand_width=51, eval_lengths=(6, 8, 12, 24, 50),
                        samples=500, course_points=10, course_samples=100, seeds=SIZING_SEEDS,
                        regime_tasks={"addition": 128, "times_digit": 128},
-                       task_factors=(("addition", "xavier"), ("times_digit", "xavier"))),
+                       task_factors=(("addition", "xavier"), ("times_digit", "xavier")),
+                       nope_factors=tuple(NOPE_FACTORS)),
 }
 
 
@@ -174,13 +206,15 @@ def factor_configs(profile: str, seeds: tuple[int, ...] | None) -> list[FactorRu
     """Every factor on Successor at every seed of the profile (or `seeds`); then the regime on each regime task; then
     the regime's controls on Successor (CONTROL_RULES); then the regime tasks sized with another factor
     (`task_factors`: Addition and N x 1 with Xavier embeddings alone, no dropout, because with dropout too neither
-    fitted at its budget: sizing seed 100, Addition 0% at 6 digits after 30,000 steps, N x 1 43% after 15,000)."""
+    fitted at its budget: sizing seed 100, Addition 0% at 6 digits after 30,000 steps, N x 1 43% after 15,000);
+    then the regime's Successor scaffold without positions, changed by each of `nope_factors`."""
     p = FACTOR_PROFILES[profile]
     seeds = seeds if seeds is not None else p.seeds
     return [*(p.run(factor, seed) for factor in FACTORS for seed in seeds),
             *(p.run(p.regime, seed, task) for task in p.regime_tasks for seed in seeds),
             *(p.run(p.regime, seed, rules=CONTROL_RULES) for seed in seeds),
-            *(p.run(factor, seed, task) for task, factor in p.task_factors for seed in seeds)]
+            *(p.run(factor, seed, task) for task, factor in p.task_factors for seed in seeds),
+            *(p.nope_scaffold(factor, seed) for factor in p.nope_factors for seed in seeds)]
 
 
 def factor_labels(cfg: FactorRun) -> dict:
@@ -244,6 +278,7 @@ def _train_stage(cfg: FactorRun, run: ArithmeticRun, task, model, key: str, stag
 
 ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on Successor, one factor at a time "
                          "(dropout, Xavier embeddings, Adam 1e-4, ABC's own warm-up, 3 layers of width 128), ABC by "
-                         "three rules along its retraining; then Addition in the candidate regime; sizing seeds",
+                         "three rules along its retraining; then Addition and N x 1 in the candidate regime, and "
+                         "Successor's scaffold without positions; sizing seeds",
                          configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,
                          profiles=tuple(FACTOR_PROFILES))

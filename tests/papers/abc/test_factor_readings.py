@@ -12,6 +12,7 @@ from lengthgen.papers.abc.factor_readings import (
     factor_effects,
     factor_section,
     factor_table,
+    nope_table,
 )
 from lengthgen.papers.abc.factors import FIRST_WRONG_ZERO
 from lengthgen.papers.abc.prose import factor_study
@@ -166,3 +167,21 @@ def test_the_controls_say_whether_values_or_lines_decide_at_every_seed():
             if row["stage"] == "ABC (code)" and row["length"] == 50 and row["metric"] == ACCURACY:
                 row["value"] = 99.0
     assert "its values matter too" in reading(*code_holds, controls(100, 98.0, 1.0), controls(101, 95.0, 0.0))
+
+
+def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
+    def nope(factor: str, seed: int, at6: float, loss: float) -> list[dict]:
+        return [{"task": "successor", "variant": factor, "seed": seed, "stage": "trained", "step": 3000,
+                 "length": length, "metric": ACCURACY, "value": at6 if length == 6 else 0.0} for length in (6, 50)] + [
+            {"task": "successor", "variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": 0,
+             "metric": "final_train_loss", "value": loss}]
+
+    runs = frame(run("baseline", 100, 10.0), nope("nope-wide-deep", 100, 90.0, 0.01),
+                 nope("nope-long", 100, 20.0, 0.05), nope("nope-long", 101, 40.0, 0.03))
+    table = nope_table(runs).set_index("factor")
+    assert table.index.tolist() == ["nope-long", "nope-wide-deep"] and table.seeds.tolist() == [2, 1]
+    assert table.loc["nope-long", "6 digits"] == 30.0 and table.loc["nope-long", "loss"] == pytest.approx(0.04)
+    assert factor_effects(runs).empty and set(factor_table(runs).factor) == {"baseline"}  # not a factor of the study
+    text = factor_section(runs, "abc-factors at cpu")
+    assert "scaffold without positions" in text and "| nope-long | 2 | 0.040 | 30.0 | 0.0 |" in text
+    assert "scaffold without positions" not in factor_section(frame(run("baseline", 100, 10.0)), "abc-factors at cpu")

@@ -21,8 +21,10 @@ from lengthgen.papers.abc.factors import (
     FACTOR_RULES,
     FACTORS,
     FIRST_WRONG_ZERO,
+    NOPE_FACTORS,
     SIZING_SEEDS,
     FactorRun,
+    factor_labels,
     run_factor,
     scored_rows,
 )
@@ -85,6 +87,30 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     assert (times.train.steps, times.retrain_steps, last_times.every, times.operand_width) == (15_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
     assert run.model.width == BASELINE.width  # the baseline's model otherwise
+
+
+def test_the_nope_scaffold_is_the_regime_grids_successor_model_with_one_change_and_no_abc():
+    every = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    nope = [c for c in every if c.factor in NOPE_FACTORS]
+    assert [(c.factor, c.arithmetic.seed) for c in nope] == [(f, s) for f in NOPE_FACTORS for s in SIZING_SEEDS]
+    grid = next(r for r in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(100,))
+                if r.task == "successor" and r.model.positional == "none+bias")
+    runs = {c.factor: replace(c.arithmetic, eval_lengths=grid.eval_lengths) for c in nope if c.arithmetic.seed == 100}
+    assert runs["nope-long"] == replace(grid, train=replace(grid.train, steps=15_000, warmup=750))
+    wide = runs["nope-wide-deep"]
+    assert wide == replace(grid, model=replace(grid.model, width=128, heads=8, layers=3, ff=512, embed_scale=128**0.5))
+    assert all(c.arithmetic.abc == () and c.arithmetic.stages() == {"trained": "trained"} for c in nope)
+    assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS) + len(NOPE_FACTORS)  # never mixed
+
+
+def test_a_smoke_nope_scaffold_trains_a_windowed_model_without_positions():
+    cfg = FACTOR_PROFILES["smoke"].nope_scaffold("nope-wide-deep", 100)
+    model = EXPERIMENTS["abc-factors"].build(cfg)[1]["trained"]
+    assert model.cfg.positional == "none+bias" and model.cfg.layers == 3 and cfg.arithmetic.aligned
+    table = next(v for k, v in model.state_dict().items() if k.endswith(".table"))
+    assert bool((table <= -1e9).any()) and bool((table == 0).any())  # the window: open cells and closed ones
+    rows = run_factor(cfg).metrics
+    assert set(rows.stage) == {"trained"} and set(rows[rows.metric == ACCURACY].length) == {1, 3, 8}
 
 
 def test_the_controls_retrain_the_regimes_successor_model_with_two_other_rules():
