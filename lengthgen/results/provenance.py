@@ -23,6 +23,11 @@ def git_commit() -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
+# the commit of the code this process loaded: a sweep of many runs records it for each, even when HEAD moves while it
+# works (a commit made during the sweep is not the code its later runs execute)
+LOADED_COMMIT = git_commit()
+
+
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The processor's model name (from `cpuinfo`, Linux's format), else the platform's architecture."""
     try:
@@ -43,9 +48,10 @@ def device_name() -> str:
 
 
 def provenance() -> dict:
-    """Provenance fields stored in every results entry (wall time is added by the caller)."""
+    """Provenance fields stored in every results entry (wall time is added by the caller); the commit is the one
+    this process loaded (LOADED_COMMIT)."""
     return {
-        "git_commit": git_commit(),
+        "git_commit": LOADED_COMMIT,
         "lengthgen_version": lengthgen.__version__,
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),

@@ -153,6 +153,14 @@ def test_provenance_is_read_as_the_run_starts(tmp_path, monkeypatch):
     assert ResultStore(tmp_path).load(exp.name, cfg)[1]["git_commit"] == "start"
 
 
+def test_the_commit_recorded_is_the_code_the_process_loaded_not_a_later_head(monkeypatch):
+    from lengthgen.results import provenance as module
+
+    loaded = module.provenance()["git_commit"]
+    monkeypatch.setattr(module, "git_commit", lambda: "a commit made during the sweep")
+    assert module.provenance()["git_commit"] == loaded == module.LOADED_COMMIT != "a commit made during the sweep"
+
+
 def test_a_run_is_marked_in_flight_while_it_computes_and_unmarked_however_it_ends(tmp_path):
     from lengthgen.results.sweep import run_and_store
 
