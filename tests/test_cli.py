@@ -7,6 +7,7 @@ import pytest
 
 from lengthgen.cli import main, remaining_time, summary, with_progress
 from lengthgen.config import config_key
+from lengthgen.errors import LengthgenError
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.store import ResultStore, split_and_length
 from lengthgen.results.sweep import stored_runs
@@ -188,6 +189,21 @@ def test_bad_input_one_message_nonzero_exit_nothing_written(tmp_path, capsys, ar
 def test_bench_and_lab_refuse_bad_numbers_before_starting(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err == f"lengthgen: error: {message}\n"
+
+
+def test_a_variant_whose_name_holds_commas_is_selected_whole():
+    from lengthgen.papers.base import listed_values
+
+    have = ["w=1, T=3, aligned", "w=1, NoPE, aligned", "vanilla", "vanilla, x"]
+    assert listed_values("w=1, T=3, aligned", have) == ["w=1, T=3, aligned"]
+    assert listed_values("vanilla,w=1, NoPE, aligned , vanilla, x", have) == [
+        "vanilla", "w=1, NoPE, aligned", "vanilla, x"]  # the longest name at each place
+    assert listed_values("w=1, T=4, aligned", have) == ["w=1", "T=4", "aligned"]  # unknown: named part by part
+    exp = EXPERIMENTS["abc-scaffolding"]
+    configs = exp.select(exp.configs_for("smoke"), task="successor", variant="w=1, T=3, aligned,w=1, NoPE, aligned")
+    assert {c.model.positional for c in configs} == {"cyclic+bias", "none+bias"}
+    with pytest.raises(LengthgenError, match="no variant 'w=1' in abc-scaffolding; valid: 'w=1, sinusoidal, "):
+        exp.select(exp.configs_for("smoke"), variant="w=1, T=4, aligned")
 
 
 def test_task_and_variant_select_cells_of_the_grid(tmp_path, capsys):

@@ -61,18 +61,32 @@ class Experiment:
     def select(self, configs: list, **wanted: str | None) -> list:
         """The configs whose labels match, e.g. select(cs, task="copy,recopy", variant="mono"); None keeps all.
 
-        Each value is a comma-separated list of label values; one that no config has raises a clear error.
+        Each value is a comma-separated list of label values, where a value may hold commas itself (Table 3's
+        "w=1, T=3, aligned"); one that no config has raises a clear error.
         """
         for key, text in wanted.items():
             if text is None:
                 continue
             have = list(dict.fromkeys(str(self.labels(c)[key]) for c in configs))
-            values = [v.strip() for v in text.split(",")]
+            values = listed_values(text, have)
             unknown = [v for v in values if v not in have]
             if unknown:
-                raise LengthgenError(f"no {key} {unknown[0]!r} in {self.name}; valid: {', '.join(have)}")
+                valid = ", ".join(repr(v) if "," in v else v for v in have)
+                raise LengthgenError(f"no {key} {unknown[0]!r} in {self.name}; valid: {valid}")
             configs = [c for c in configs if str(self.labels(c)[key]) in values]
         return configs
+
+
+def listed_values(text: str, have: list[str]) -> list[str]:
+    """The values of a comma-separated list whose values may hold commas: at each place, the longest run of parts
+    that is one of `have`, else the next part alone (an unknown value, for the caller to name)."""
+    parts, values, start = text.split(","), [], 0
+    while start < len(parts):
+        end = next((end for end in range(len(parts), start, -1) if ",".join(parts[start:end]).strip() in have),
+                   start + 1)
+        values.append(",".join(parts[start:end]).strip())
+        start = end
+    return values
 
 
 def load_trained(experiment: Experiment, cfg, store: ResultStore) -> tuple:
