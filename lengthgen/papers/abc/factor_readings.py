@@ -11,8 +11,9 @@
   of whose ABC models (at the end of its retraining) is below 90% in distribution at some seed is "not trained": its
   long lengths say nothing. The baseline itself is judged against nothing.
 
-The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition) run the candidate regime alone, at
-their own budget, and have a table of their own (`factor_table(runs, task)`), no effect. The regime's controls
+The factors vary on Successor (`STUDIED`); the other tasks of the study (Addition, N x 1) run the candidate regime,
+and where it did not fit one other factor (`factors.FactorSizes.task_factors`), at their own budget, and have a table
+of their own (`factor_table(runs, task)`), no effect. The regime's controls
 (`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out;
 `control_reading` says what they decide. The sizing of Successor's scaffold without positions
 (`factors.NOPE_FACTORS`) has no ABC model: `nope_table`.
@@ -170,8 +171,10 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table),
              control_reading(runs)]
     for task in sorted(set(runs.task) - {STUDIED}):
-        parts += [f"**{task.replace('_', ' ').capitalize()}, in the candidate regime alone** (at its own step budget, "
-                  f"no factor varied; the columns as above):", _shown(factor_table(runs, task))]
+        table = factor_table(runs, task)
+        factors = " and ".join(f"`{f}`" for f in dict.fromkeys(table.factor))
+        parts += [f"**{task.replace('_', ' ').capitalize()}, sized alone** ({factors}, at its own step budget; the "
+                  f"columns as above):", _shown(table)]
     nope = nope_table(runs)
     if not nope.empty:
         parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "

@@ -126,7 +126,10 @@ def test_other_tasks_have_their_own_table_and_neither_enter_the_effects_nor_the_
     course = factor_course(runs).set_index(["factor", "rule", "length", "step"])
     assert course.loc[("dropout+xavier", "code", 50, 200), "mean"] == 55.0  # Successor's two seeds alone
     text = factor_section(runs, "abc-factors at cpu")
-    assert "**Addition, in the candidate regime alone**" in text and text.count("| dropout+xavier | code |") == 2
+    assert "**Addition, sized alone** (`dropout+xavier`, at its" in text
+    also = factor_section(pd.concat([runs, frame(run("xavier", 100, 90.0, task="addition"))]), "abc-factors at cpu")
+    assert "**Addition, sized alone** (`xavier` and `dropout+xavier`, at" in also  # in FACTORS' order
+    assert "| xavier | code | 1 |" in also and text.count("| dropout+xavier | code |") == 2
 
 
 def test_the_bias_columns_average_the_seeds_that_store_them_and_show_a_dash_where_none_does():
