@@ -31,6 +31,7 @@ from lengthgen.papers.abc.factors import (
     FACTORS,
     FIRST_WRONG_ZERO,
     NOPE_FACTORS,
+    TASK_FACTORS,
 )
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
@@ -63,7 +64,7 @@ def _trained(runs: pd.DataFrame) -> pd.Series:
 
 def _order(table: pd.DataFrame) -> pd.DataFrame:
     """Rows in FACTORS order, then RULES order."""
-    key = {"factor": list(FACTORS).index, "rule": list(RULES).index}
+    key = {"factor": list(FACTORS | TASK_FACTORS).index, "rule": list(RULES).index}
     by = [c for c in key if c in table.columns]
     return table.sort_values(by, key=lambda s: s.map(key[s.name]), kind="stable").reset_index(drop=True)
 

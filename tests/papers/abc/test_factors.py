@@ -23,6 +23,7 @@ from lengthgen.papers.abc.factors import (
     FIRST_WRONG_ZERO,
     NOPE_FACTORS,
     SIZING_SEEDS,
+    TASK_FACTORS,
     FactorRun,
     factor_labels,
     run_factor,
@@ -77,12 +78,18 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     runs = [c for c in EXPERIMENTS["abc-factors"].configs_for("cpu") if c.arithmetic.task != "successor"]
     assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
         ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
-        ("xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS]  # without dropout
+        ("xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
+        ("xavier+budget", "times_digit", seed) for seed in SIZING_SEEDS]  # without dropout
     xavier = [c for c in runs if c.factor == "xavier"][0].arithmetic
     assert (xavier.model.dropout, xavier.model.embed_init, xavier.train.steps) == (0.0, "xavier", 30_000)
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
-    last_times = [c for c in runs if c.arithmetic.task == "times_digit"][-1]
+    budget = runs[-1].arithmetic  # N x 1 at a budget of its own, and ABC's retraining with its own warm-up
+    assert (budget.train.steps, budget.train.warmup, budget.retrain_steps, budget.training("abc_code").warmup) == (
+        7_500, 375, 3_000, 150)
+    assert replace(budget, train=xavier_times(runs).train, retrain_steps=1_000, retrain_warmup=None) == \
+        xavier_times(runs)  # otherwise the Xavier model of N x 1
+    last_times = [c for c in runs if c.arithmetic.task == "times_digit" and c.factor != "xavier+budget"][-1]
     times = last_times.arithmetic  # N x 1 at its own budget (it did not fit at Successor's 3,000 steps)
     assert (times.train.steps, times.retrain_steps, last_times.every, times.operand_width) == (15_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
@@ -100,7 +107,7 @@ def test_the_nope_scaffold_is_the_regime_grids_successor_model_with_one_change_a
     wide = runs["nope-wide-deep"]
     assert wide == replace(grid, model=replace(grid.model, width=128, heads=8, layers=3, ff=512, embed_scale=128**0.5))
     assert all(c.arithmetic.abc == () and c.arithmetic.stages() == {"trained": "trained"} for c in nope)
-    assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS) + len(NOPE_FACTORS)  # never mixed
+    assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS | NOPE_FACTORS | TASK_FACTORS)  # apart
 
 
 def test_a_smoke_nope_scaffold_trains_a_windowed_model_without_positions():
@@ -111,6 +118,11 @@ def test_a_smoke_nope_scaffold_trains_a_windowed_model_without_positions():
     assert bool((table <= -1e9).any()) and bool((table == 0).any())  # the window: open cells and closed ones
     rows = run_factor(cfg).metrics
     assert set(rows.stage) == {"trained"} and set(rows[rows.metric == ACCURACY].length) == {1, 3, 8}
+
+
+def xavier_times(runs) -> object:
+    """The last seed's N x 1 run with Xavier embeddings alone."""
+    return [c.arithmetic for c in runs if (c.factor, c.arithmetic.task) == ("xavier", "times_digit")][-1]
 
 
 def test_the_controls_retrain_the_regimes_successor_model_with_two_other_rules():
