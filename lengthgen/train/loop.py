@@ -160,7 +160,7 @@ def seeded_noise(noise: torch.Generator | None, model: torch.nn.Module):
 
 
 def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, desc: str = "train",
-          callback: Callable[[int], None] | None = None, noise: torch.Generator | None = None,
+          callback: Callable[[int], bool | None] | None = None, noise: torch.Generator | None = None,
           carry: list | None = None) -> dict:
     """Train `model` (anything with `.loss(batch)`) in place on `task`; the batches (`cfg.draw`), optimizer, schedule,
     clipping and batch transform are the config's. Inside `snapshots.resumable` (a run computed through the store),
@@ -168,7 +168,8 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
 
     Args:
         callback: called with the number of steps done after every step (e.g. to evaluate the course of training);
-            the model is put back in training mode after it. It must draw nothing from `gen`.
+            the model is put back in training mode after it. It must draw nothing from `gen`. When it returns
+            True, training stops there (a resumed training that had stopped trains no further).
         noise: the stream the global RNG is seeded from while training (`seeded_noise`): what dropout draws, so
             that a model with dropout trains the same way every time. None: the global RNG as it is.
         carry: a list the caller fills during training (the callback's rows): kept in the snapshots and restored
@@ -176,7 +177,8 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
             callback needs one.
 
     Returns:
-        {"loss": final running mean loss, "seconds": wall time, "losses": loss every 1% of training}.
+        {"loss": final running mean loss, "seconds": wall time, "losses": loss every 1% of training, "steps": the
+        steps trained (fewer than `cfg.steps` when the callback stopped it)}.
     """
     snaps = snapshots.current()
     if snaps is not None and callback is not None and carry is None:
@@ -188,13 +190,13 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
     cuda = device_of(model).type == "cuda"
     model.train()
     losses, running, first, spent, start = [], None, 0, 0.0, time.perf_counter()
-    every = max(1, cfg.steps // 100)
+    every, end = max(1, cfg.steps // 100), cfg.steps
 
-    def state(step: int) -> dict:
+    def state(step: int, stopped: bool = False) -> dict:
         return {"step": step, "model": model.state_dict(), "optimizer": opt.state_dict(),
                 "schedule": None if schedule is None else schedule.state_dict(), "gen": gen.get_state(),
                 "rng": global_rng_state(cuda), "losses": losses, "running": running,
-                "seconds": spent + time.perf_counter() - start, "carry": list(carry or [])}
+                "seconds": spent + time.perf_counter() - start, "carry": list(carry or []), "stopped": stopped}
 
     with seeded_noise(noise, model):
         saved = snaps.load(path) if snaps is not None else None
@@ -208,8 +210,10 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
             losses, running, first, spent = saved["losses"], saved["running"], saved["step"], saved["seconds"]
             if carry is not None:
                 carry[:] = saved["carry"]
+            if saved.get("stopped"):
+                end = first
         last = time.perf_counter()
-        bar = tqdm(range(first, cfg.steps), desc=desc, disable=not cfg.progress, leave=False, mininterval=1.0,
+        bar = tqdm(range(first, end), desc=desc, disable=not cfg.progress, leave=False, mininterval=1.0,
                    initial=first, total=cfg.steps)
         for step in bar:
             loss = update(model, opt, cfg.transform(cfg.draw(task, step, gen), gen, step), cfg.clip)
@@ -220,15 +224,18 @@ def train(model: torch.nn.Module, task, cfg: TrainConfig, gen: torch.Generator, 
                 losses.append(running)
                 bar.set_postfix(loss=f"{running:.3f}", refresh=False)
             if callback is not None:
-                callback(step + 1)
+                stop = callback(step + 1)
                 model.train()
+                if stop:
+                    end = step + 1
+                    break
             if path is not None and step + 1 < cfg.steps and time.perf_counter() - last >= snaps.interval:
                 snaps.save(path, state(step + 1))
                 last = time.perf_counter()
-        if path is not None and (saved is None or first < cfg.steps):  # the end, unless read from a snapshot
-            snaps.save(path, state(cfg.steps))
+        if path is not None and (saved is None or first < end):  # the end, unless read from a snapshot
+            snaps.save(path, state(end, stopped=end < cfg.steps))
     model.eval()
-    return {"loss": running, "seconds": spent + time.perf_counter() - start, "losses": losses}
+    return {"loss": running, "seconds": spent + time.perf_counter() - start, "losses": losses, "steps": end}
 
 
 @dataclass(frozen=True)

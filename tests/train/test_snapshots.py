@@ -101,3 +101,22 @@ def test_a_run_through_the_store_resumes_after_an_interruption_and_says_so(tmp_p
     assert [(r["call"], r["step"]) for r in meta["resumed"]] == [(1, 20), (2, 4)] and "resumed" not in json.loads(
         open(f"{whole}/meta.json").read())
     assert not store.snapshots(exp.name, cfg).exists()
+
+
+def test_a_training_stopped_by_its_callback_stays_stopped_when_resumed(tmp_path, monkeypatch):
+    model, task, cfg, gen, noise = _setup()
+    rows = []
+
+    def stop_at_5(step):
+        rows.append(step)
+        return step == 5
+
+    with snapshots.resumable(tmp_path, 0.0):
+        stats = train(model, task, cfg, gen, callback=stop_at_5, noise=noise, carry=rows)
+    assert rows == [1, 2, 3, 4, 5] and stats["steps"] == 5 < cfg.steps
+    monkeypatch.setattr(loop, "update", lambda *a, **k: pytest.fail("a stopped training trained again"))
+    again_model, _, _, again_gen, again_noise = _setup()
+    again_rows = []
+    with snapshots.resumable(tmp_path, 0.0):
+        again = train(again_model, task, cfg, again_gen, callback=stop_at_5, noise=again_noise, carry=again_rows)
+    assert again["steps"] == 5 and again_rows == rows and _same_weights(model, again_model)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
@@ -36,6 +37,8 @@ class DecoderRun:
     course: int = added(0)  # > 0: every this many steps, exact match at the longest training length ("course"
     # rows: the course of training, for sizing); 0: none
     course_samples: int = added(64)  # test prompts of each point of the course
+    stop_fitted: bool = added(False)  # with a course: stop training at its first point that fits (>= TRAINED),
+    # a sizing run's answer to "how many steps does this size need?"
     progress: bool = ignored(False)  # tqdm bars inside the run
 
     def __post_init__(self):
@@ -85,17 +88,19 @@ def build_decoder_run(cfg: DecoderRun) -> tuple[object, DecoderOnly]:
 
 def run_decoder(cfg: DecoderRun) -> RunOutput:
     """Train (with `course` > 0, reading exact match at the longest training length along the way: rows of metric
-    COURSE with the step), then exact match by length for each evaluation; the store keeps the weights as the
-    checkpoint."""
+    COURSE with the step; with `stop_fitted`, up to the first point that fits), then exact match by length for each
+    evaluation; the store keeps the weights as the checkpoint."""
     task, model = build_decoder_run(cfg)
     labels = decoder_labels(cfg)
     course: list[dict] = []
 
-    def read(step: int) -> None:
+    def read(step: int) -> bool:
         if cfg.course and (step % cfg.course == 0 or step == cfg.train.steps):
             point = answer_accuracy_by_length(model, task, [cfg.train.max_length], cfg.course_samples,
                                               cfg.eval_seed + 1, COURSE, progress=False)  # not the test sets
             course.extend(point.assign(step=step).to_dict("records"))
+            return cfg.stop_fitted and float(point[point.metric == COURSE].value.iloc[0]) >= TRAINED
+        return False
 
     stats = train(model, task, replace(cfg.train, progress=cfg.progress), generator(cfg.seed, "train"),
                   desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}", callback=read if cfg.course else None,

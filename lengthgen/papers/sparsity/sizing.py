@@ -8,7 +8,9 @@ decoders of 12 layers and width 1024, about 1,500 times the parameters of ours. 
 each candidate size (`CANDIDATES`: depth x width, heads of width 16) on its paper's training lengths and reads the
 course of training (`DecoderRun.course`: exact match at the longest training length every `course` steps, with a
 PPC model's tokens, ids and oracle apart), so that one run tells how many steps a size needs, or that it does not
-fit in the budget:
+fit in the budget. A run stops at the first point of its course that fits (`DecoderRun.stop_fitted`): the steps after
+it would say nothing more about the size, and its tests beyond the training lengths are those of a model that just
+fits (on a learning-rate schedule set for the whole budget):
 
 - `sparsity-sizing-scratchpad`: parity with a scratchpad, every jump j with coupled ids and PPC (learned absolute
   ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
@@ -64,7 +66,9 @@ class SizingSizes:
         return replace(sizes, layers=layers, width=width, heads=max(1, width // HEAD_WIDTH))
 
     def coursed(self, runs: list[DecoderRun]) -> list[DecoderRun]:
-        return [replace(run, course=self.course, course_samples=self.course_samples) for run in runs]
+        """The runs with their course read every `course` steps, each stopping at its first point that fits."""
+        return [replace(run, course=self.course, course_samples=self.course_samples, stop_fitted=True)
+                for run in runs]
 
 
 SIZING_PROFILES = {
@@ -156,7 +160,8 @@ def sizing_methods(store: ResultStore) -> str:
 def sizing_section(runs: pd.DataFrame) -> str:
     """The Markdown of `sizing_methods`: the stored runs' `sizing_table`, or a line saying that none is stored."""
     head = ("**The sizing study, as stored** (`sizing.sizing_table`: the first step of the course at which every seed "
-            f"is >= {TRAINED:.0f}% at the longest training length; the last point and, for PPC, its parts). ")
+            f"is >= {TRAINED:.0f}% at the longest training length, where each run stops; the last point and, for "
+            f"PPC, its parts). ")
     if runs.empty:
         return head + "No sizing run is stored yet.\n"
     table = sizing_table(runs)

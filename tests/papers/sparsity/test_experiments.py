@@ -121,6 +121,24 @@ def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them_and_
     assert isinstance(cfg, ScratchpadRun) and cfg.model.ppc  # the coupled runs are scored with their ids
 
 
+def test_a_run_that_stops_when_it_fits_trains_up_to_its_first_fitting_point_and_no_further(monkeypatch):
+    from lengthgen.papers.sparsity import experiments
+
+    cfg = replace(EXPERIMENTS["sparsity-assignment"].configs_for("smoke")[0], course=4, course_samples=8)
+    points = iter([10.0, 95.0, 99.0, 99.0, 99.0])  # the course's exact match at steps 4, 8, 12, ...
+
+    def scored(model, task, lengths, n, seed, metric=ACCURACY, progress=True):
+        value = next(points) if metric == COURSE else 0.0
+        return pd.DataFrame([{"length": lengths[0], "metric": metric, "value": value}])
+
+    monkeypatch.setattr(experiments, "answer_accuracy_by_length", scored)
+    rows = run_decoder(replace(cfg, stop_fitted=True)).metrics
+    assert rows[rows.metric == COURSE].step.tolist() == [4, 8]  # stopped at its first point >= 90%
+    points = iter([10.0, 95.0, 99.0, 99.0, 99.0, 99.0])
+    rows = run_decoder(cfg).metrics
+    assert rows[rows.metric == COURSE].step.tolist() == [4, 8, 12, 16, 20]  # without: the whole budget
+
+
 def test_the_course_of_training_is_read_without_changing_the_training():
     cfg = EXPERIMENTS["sparsity-assignment"].configs_for("smoke")[0]  # PPC: the course has its parts too
     plain, coursed = run_decoder(cfg).metrics, run_decoder(replace(cfg, course=8, course_samples=8)).metrics

@@ -26,7 +26,7 @@ def test_every_mechanism_at_every_candidate_size_on_sizing_seeds_with_its_course
     for configs, mechanisms in ((scratch, 5), (assign, 8)):  # 3 jumps + 2 ablations; 2 depths x 4 variants
         assert len(configs) == mechanisms * len(CANDIDATES)
         assert {(c.model.layers, c.model.width, c.model.heads) for c in configs} == {(2, 64, 4), (4, 128, 8)}
-        assert all(c.course == SIZING_PROFILES["cpu"].course > 0 for c in configs)
+        assert all(c.course == SIZING_PROFILES["cpu"].course > 0 and c.stop_fitted for c in configs)
     ppc = [c for c in assign if c.model.ppc]
     assert {(c.task.format, c.task.variables, c.model.positional, c.train.positions) for c in ppc} == {
         ("paper", 200, "learned", "offset")}  # the paper's format, vocabulary and ids
