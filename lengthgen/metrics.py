@@ -1,6 +1,8 @@
 """Names of the metrics that runs store (the `metric` column of every tidy results table)."""
 
 ACCURACY = "accuracy"  # %: exact match of greedy outputs (sequences) or correct class (sets)
+ACCURACY_NUMBER = "accuracy_number"  # %, arithmetic with a fixed width: right as the public code compares answers, as
+# numbers (<eos> and the number's leading zeros ignored: `tasks.arithmetic.ArithmeticTask.same_number`)
 ACCURACY_ADAPTIVE = "accuracy_adaptive"  # %, sets: with the test-time adaptive-temperature softmax
 EDIT_DISTANCE = "edit_distance"  # mean token Levenshtein distance between greedy output and target
 FIRST_ERROR = "first_error"  # median index of the first wrong output token over the wrong outputs (if any)

@@ -70,6 +70,16 @@ class ArithmeticTask(Seq2SeqTask):
     def example(self, numbers: tuple[int, ...]) -> Example:
         raise NotImplementedError
 
+    @staticmethod
+    def same_number(prediction: list[str], target: list[str]) -> bool:
+        """Whether a reversed output says the target's number as the public code compares them: <eos> and other
+        symbols dropped, the zeros that end the output (the number's leading ones) ignored. Looser than exact match:
+        an output that stops early or runs on with zeros is right here."""
+        def digits(tokens: list[str]) -> str:
+            return "".join(t for t in tokens if t in DIGITS).rstrip("0")
+
+        return digits(prediction) == digits(target)
+
     def digits(self, n: int) -> str:
         """n written in the task's base."""
         return str(n) if self.base == 10 else format(n, "b")

@@ -146,3 +146,12 @@ def test_an_encoder_decoder_trains_on_interpolation_batches():
     first = cfg.draw(task, 0, torch.Generator().manual_seed(3))
     numbers = {int("".join(t for t in task.vocab.decode(row.tolist()) if t.isdigit())) for row in first.src}
     assert numbers <= set(task.pool("train").tolist())
+
+
+def test_the_public_codes_comparison_ignores_eos_and_the_numbers_leading_zeros_only():
+    same = TASKS["successor"].same_number
+    target = list("4210000") + ["<eos>"]  # 0001245 written reversed
+    assert same(list("42100000"), target) and same(list("421"), target)  # ran on with a zero; stopped early
+    assert same(list("4210000") + ["<eos>", "<pad>"], target)
+    assert not same(list("4201000"), target) and not same(list("0421000"), target)  # a digit moved: wrong
+    assert not same(list("421000") + ["7"], target)  # a digit more that is not a zero: wrong

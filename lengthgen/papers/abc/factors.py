@@ -65,6 +65,7 @@ from lengthgen.papers.abc.experiments import (
     bias_rows,
     build_arithmetic,
     calibrate_abc,
+    number_accuracy,
 )
 from lengthgen.papers.base import Experiment
 from lengthgen.results.store import RunOutput
@@ -248,14 +249,15 @@ def build_factor(cfg: FactorRun):
 
 
 def scored_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
-    """At each test length, up to `samples` examples: exact match (%), and where some answer is wrong, the median
-    position of the first wrong token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
+    """At each test length, up to `samples` examples: exact match (%), the % right as the public code compares
+    answers (`experiments.number_accuracy`), and where some answer is wrong, the median position of the first wrong
+    token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
     rows = []
     for length in run.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, samples))
         measured = sequence_metrics(task, model, examples)
         wrong = first_wrong_summary(first_wrong([t for _, t in examples], measured["predictions"]))
-        values = {ACCURACY: measured[ACCURACY]} | (
+        values = {ACCURACY: measured[ACCURACY]} | number_accuracy(task, examples, measured["predictions"]) | (
             {FIRST_ERROR: wrong["position"], FIRST_WRONG_ZERO: wrong["share"]} if wrong["wrong"] else {})
         rows += [{"stage": stage, "step": step, "length": length, "metric": metric, "value": value}
                  for metric, value in values.items()]

@@ -11,7 +11,7 @@ from torch import nn
 from lengthgen.analysis.calibration import PUBLIC_CODE
 from lengthgen.config import config_dict, from_dict
 from lengthgen.data import EOS
-from lengthgen.metrics import ACCURACY, FIRST_ERROR
+from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, FIRST_ERROR
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES
 from lengthgen.papers.abc.factors import (
@@ -216,3 +216,27 @@ def test_the_first_wrong_digit_of_a_model_that_writes_zeros_beyond_the_training_
     assert rows[6, ACCURACY] == 100.0 and (6, FIRST_ERROR) not in rows  # 6 digits and a carry fit in 7 places
     assert rows[12, ACCURACY] < 5.0 and rows[12, FIRST_WRONG_ZERO] == 100.0  # every first wrong digit: a 0
     assert rows[12, FIRST_ERROR] == 7.0  # the median answer goes wrong at the first place beyond the training digits
+
+
+class RunsOn(nn.Module):
+    """Predicts each target, then one 0 more before its <eos> (a model that cannot tell where the padding ends)."""
+
+    def __init__(self, zero: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(1))
+        self.zero = zero
+
+    def predict(self, batch):
+        zeros = torch.full_like(batch.tgt[:, :1], self.zero)
+        return torch.cat([batch.tgt[:, :-1], zeros, batch.tgt[:, -1:]], 1)
+
+
+def test_an_answer_that_runs_on_with_a_zero_is_wrong_by_exact_match_and_right_as_the_public_code_compares():
+    task = TASKS["successor"](width=15)
+    run = replace(FACTOR_PROFILES["smoke"].run("baseline", 100).arithmetic, operand_width=15, eval_lengths=(6, 12))
+    rows = pd.DataFrame(scored_rows(RunsOn(task.vocab.encode(["0"])[0]), task, run, "trained", 7, 40))
+    rows = rows.set_index(["length", "metric"]).value
+    assert rows[6, ACCURACY] == rows[12, ACCURACY] == 0.0 and rows[12, FIRST_ERROR] == 15.0  # where <eos> belongs
+    assert rows[6, ACCURACY_NUMBER] == rows[12, ACCURACY_NUMBER] == 100.0
+    zeros = pd.DataFrame(scored_rows(WritesZeros(task.vocab.encode(["0"])[0]), task, run, "trained", 7, 40))
+    assert zeros.set_index(["length", "metric"]).value[12, ACCURACY_NUMBER] < 5.0  # wrong digits stay wrong
