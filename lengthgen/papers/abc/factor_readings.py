@@ -23,7 +23,15 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import markdown_table
-from lengthgen.metrics import ACCURACY, BIAS_ANTI_DIAGONAL, FINAL_TRAIN_LOSS, FIRST_ERROR, OPEN_KEYS, by_construction
+from lengthgen.metrics import (
+    ACCURACY,
+    ACCURACY_NUMBER,
+    BIAS_ANTI_DIAGONAL,
+    FINAL_TRAIN_LOSS,
+    FIRST_ERROR,
+    OPEN_KEYS,
+    by_construction,
+)
 from lengthgen.papers.abc.factors import (
     ABC_FACTORS,
     CONTROL_RULES,
@@ -180,25 +188,30 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     if not nope.empty:
         parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "
                   "input, no ABC model; `factors.NOPE_FACTORS`): exact match (%) of the trained model at each length, "
-                  "mean over seeds, and its final training loss.",
+                  "mean over seeds, its final training loss, and the % of its answers right as the public code "
+                  "compares them (as numbers: `<eos>` and the number's leading zeros ignored; – where not recorded).",
                   markdown_table(nope.assign(loss=nope.loss.map("{:.3f}".format),
-                                             **{c: nope[c].map("{:.1f}".format) for c in nope.columns
-                                                if c.endswith("digits")}))]
+                                             **{c: nope[c].map(lambda v: "–" if v != v else f"{v:.1f}")
+                                                for c in nope.columns if c.endswith("digits") or c.startswith("as")}))]
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
 def nope_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per NOPE_FACTORS factor stored: seeds, loss (the final training loss, mean over seeds) and "L digits"
-    (the trained model's exact match at each tested length L, mean over seeds)."""
+    """One row per NOPE_FACTORS factor stored: seeds, loss (the final training loss, mean over seeds), "L digits"
+    (the trained model's exact match at each tested length L, mean over seeds) and "as numbers at L" at the shortest
+    and the longest length (right as the public code compares answers, ACCURACY_NUMBER; NaN for runs stored before
+    it was recorded)."""
     runs = runs[runs.variant.isin(NOPE_FACTORS) & (runs.stage == "trained")] if len(runs) else runs
     if runs.empty:
         return pd.DataFrame(columns=["factor", "seeds", "loss"])
-    rows = []
+    rows, ends = [], (runs.length[runs.metric == ACCURACY].min(), runs.length[runs.metric == ACCURACY].max())
     for factor, g in runs.groupby("variant", sort=False):
         acc = g[g.metric == ACCURACY].groupby("length").value.mean()
+        number = g[g.metric == ACCURACY_NUMBER].groupby("length").value.mean()
         rows.append({"factor": factor, "seeds": g.seed.nunique(),
                      "loss": g[g.metric == FINAL_TRAIN_LOSS].value.mean(),
-                     **{f"{length} digits": value for length, value in acc.items()}})
+                     **{f"{length} digits": value for length, value in acc.items()},
+                     **{f"as numbers at {length}": number.get(length, float("nan")) for length in ends}})
     order = list(NOPE_FACTORS).index
     return pd.DataFrame(rows).sort_values("factor", key=lambda s: s.map(order)).reset_index(drop=True)
 

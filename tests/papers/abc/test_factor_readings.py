@@ -179,12 +179,15 @@ def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
             {"task": "successor", "variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": 0,
              "metric": "final_train_loss", "value": loss}]
 
-    runs = frame(run("baseline", 100, 10.0), nope("nope-wide-deep", 100, 90.0, 0.01),
+    numbers = [{"task": "successor", "variant": "nope-wide-deep", "seed": 100, "stage": "trained", "step": 3000,
+                "length": length, "metric": "accuracy_number", "value": 55.0} for length in (6, 50)]
+    runs = frame(run("baseline", 100, 10.0), nope("nope-wide-deep", 100, 90.0, 0.01), numbers,
                  nope("nope-long", 100, 20.0, 0.05), nope("nope-long", 101, 40.0, 0.03))
     table = nope_table(runs).set_index("factor")
     assert table.index.tolist() == ["nope-long", "nope-wide-deep"] and table.seeds.tolist() == [2, 1]
     assert table.loc["nope-long", "6 digits"] == 30.0 and table.loc["nope-long", "loss"] == pytest.approx(0.04)
     assert factor_effects(runs).empty and set(factor_table(runs).factor) == {"baseline"}  # not a factor of the study
     text = factor_section(runs, "abc-factors at cpu")
-    assert "scaffold without positions" in text and "| nope-long | 2 | 0.040 | 30.0 | 0.0 |" in text
+    assert table.loc["nope-wide-deep", "as numbers at 50"] == 55.0 and table["as numbers at 6"].isna()["nope-long"]
+    assert "scaffold without positions" in text and "| nope-long | 2 | 0.040 | 30.0 | 0.0 | – | – |" in text
     assert "scaffold without positions" not in factor_section(frame(run("baseline", 100, 10.0)), "abc-factors at cpu")
