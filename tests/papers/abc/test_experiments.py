@@ -53,7 +53,8 @@ def test_the_balanced_grid_changes_only_the_mix_and_the_lengths_of_listops_sum(p
 
 def test_the_regime_is_the_factor_studys_regime_at_the_papers_width_and_columns():
     """regime = cpu's model with the two factors that helped (dropout 0.3 everywhere, Xavier embeddings; masks by
-    bits), the factor study's model otherwise, operands padded to 51 and tested at the paper's columns."""
+    bits), the factor study's model otherwise, operands padded to 51 and tested at the paper's columns; Addition and
+    N x 1 as their sizing runs fitted (no dropout)."""
     from lengthgen.papers.abc.factors import FACTOR_PROFILES
     from lengthgen.papers.abc.paper import LENGTHS
 
@@ -68,12 +69,13 @@ def test_the_regime_is_the_factor_studys_regime_at_the_papers_width_and_columns(
         studied.retrain_steps, studied.abc_samples, studied.retrain_warmup)
     assert vanilla.operand_width == 51 and set(LENGTHS) <= set(vanilla.eval_lengths) and vanilla.eval_samples >= 500
     assert {c.seed for c in EXPERIMENTS["abc-scaffolding"].configs_for("regime")} == {0, 1, 2}
-    from lengthgen.papers.abc.factors import NX1_STEPS  # the regime's budgets are the ones its sizing runs use
-    for task in ("addition", "times_digit"):
-        sized = FACTOR_PROFILES["cpu"].run("dropout+xavier", 100, task).arithmetic
+    # Addition and N x 1: the recipe of the sizing runs where they fitted (no dropout), at their budgets
+    for task, factor in (("addition", "xavier"), ("times_digit", "xavier+budget")):
+        sized = FACTOR_PROFILES["cpu"].run(factor, 0, task).arithmetic
         grid = next(c for c in regime if c.task == task and variant(c) == "vanilla")
-        assert (grid.train.steps, grid.retrain_steps) == (sized.train.steps, sized.retrain_steps), task
-    assert ARITHMETIC_PROFILES["regime"].budget("times_digit")[0] == NX1_STEPS
+        assert grid.model == replace(sized.model, dropout_mask="bits") and grid.model.dropout == 0.0, task
+        assert (grid.train, grid.retrain_steps, grid.retrain_warmup) == (
+            sized.train, sized.retrain_steps, sized.retrain_warmup), task
 
 
 @pytest.mark.parametrize("profile", ["quick", "cpu", "regime", "full"])
