@@ -22,7 +22,7 @@ of their own (`factor_table(runs, task)`), no effect. The regime's controls
 import pandas as pd
 
 from lengthgen.analysis.verdicts import FAILED, TRAINED
-from lengthgen.display import markdown_table
+from lengthgen.display import and_list, markdown_table
 from lengthgen.metrics import (
     ACCURACY,
     ACCURACY_NUMBER,
@@ -50,6 +50,7 @@ IID = 6  # digits: the trained model's in-distribution length
 RULES = (*FACTOR_RULES, *CONTROL_RULES)
 STAGES = {f"ABC ({rule})": rule for rule in RULES}
 STUDIED = "successor"  # the task whose factors vary
+TITLES = {"times_digit": "N x 1"}  # tasks whose name is not their title
 
 
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
@@ -181,9 +182,10 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
              control_reading(runs)]
     for task in sorted(set(runs.task) - {STUDIED}):
         table = factor_table(runs, task)
-        factors = " and ".join(f"`{f}`" for f in dict.fromkeys(table.factor))
-        parts += [f"**{task.replace('_', ' ').capitalize()}, sized alone** ({factors}, at its own step budget; the "
-                  f"columns as above):", _shown(table)]
+        factors = and_list(f"`{f}`" for f in dict.fromkeys(table.factor))
+        title = TITLES.get(task, task.replace("_", " ").capitalize())
+        parts += [f"**{title}, sized alone** ({factors}, at its own step budget; the columns as above):",
+                  _shown(table)]
     nope = nope_table(runs)
     if not nope.empty:
         parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "

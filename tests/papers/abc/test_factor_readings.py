@@ -127,7 +127,9 @@ def test_other_tasks_have_their_own_table_and_neither_enter_the_effects_nor_the_
     assert course.loc[("dropout+xavier", "code", 50, 200), "mean"] == 55.0  # Successor's two seeds alone
     text = factor_section(runs, "abc-factors at cpu")
     assert "**Addition, sized alone** (`dropout+xavier`, at its" in text
-    also = factor_section(pd.concat([runs, frame(run("xavier", 100, 90.0, task="addition"))]), "abc-factors at cpu")
+    also = factor_section(pd.concat([runs, frame(run("xavier", 100, 90.0, task="addition"),
+                                                 run("xavier", 100, 90.0, task="times_digit"))]), "abc-factors at cpu")
+    assert "**N x 1, sized alone** (`xavier`, at" in also
     assert "**Addition, sized alone** (`xavier` and `dropout+xavier`, at" in also  # in FACTORS' order
     assert "| xavier | code | 1 |" in also and text.count("| dropout+xavier | code |") == 2
 
