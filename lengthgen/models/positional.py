@@ -228,17 +228,19 @@ def bias_table(model: nn.Module) -> TableBias:
 
 
 def windowed_table(heads: int, size: int, self_layers: range, cross_layers: range, window: int,
-                   stride: int = 1) -> torch.Tensor:
+                   stride: int = 1, offset: int = 0) -> torch.Tensor:
     """The scaffolding's windowed attention bias as a table (layers, H, size, size) indexed by (query id, key id):
     self-attention layers open each query's own position and the `window` before it; cross-attention layers, whose
     key ids count the source from its end (the reversed output's anti-diagonal becomes a diagonal), open for output
     step t the source positions stride x (t - window) .. stride x (t + window) + stride - 1 (stride 2 for two
-    interleaved operands). Every other cell is closed (-inf); layers in neither range stay open (0)."""
+    interleaved operands), each moved `offset` keys on (1 where the source ends with a marker after its digits).
+    Every other cell is closed (-inf); layers in neither range stay open (0)."""
     q = torch.arange(size)[:, None]
     k = torch.arange(size)[None, :]
     closed = torch.tensor(float("-inf"))
     self_open = torch.where((q - k >= 0) & (q - k <= window), 0.0, closed)
-    cross_open = torch.where((k >= stride * (q - window)) & (k <= stride * (q + window) + stride - 1), 0.0, closed)
+    first, last = stride * (q - window) + offset, stride * (q + window) + stride - 1 + offset
+    cross_open = torch.where((k >= first) & (k <= last), 0.0, closed)
     table = torch.zeros(max([*self_layers, *cross_layers]) + 1, heads, size, size)
     for layer in self_layers:
         table[layer] = self_open

@@ -23,7 +23,7 @@ from functools import cached_property
 
 import torch
 
-from lengthgen.data import Example, Seq2SeqBatch, collate
+from lengthgen.data import EOS, SOS, SPECIALS, Example, Seq2SeqBatch, collate
 from lengthgen.errors import LengthgenError
 from lengthgen.seeding import generator
 from lengthgen.tasks.seq2seq import Seq2SeqTask, Split
@@ -53,9 +53,9 @@ class ArithmeticTask(Seq2SeqTask):
         """Source positions per output digit along the anti-diagonal: 2 where two streams are interleaved."""
         return 1
 
-    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None):
+    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None, markers: bool = False):
         super().__init__(data_seed)
-        self.aligned, self.width = aligned, width
+        self.aligned, self.width, self.markers = aligned, width, markers
         longest = MAX_TEST_LENGTH if width is None else width - 1
         if longest < len(self.digits(INTERPOLATION_RANGE)):
             raise LengthgenError(f"width {width} leaves no room for {self.name}'s interpolation numbers (up to "
@@ -68,6 +68,12 @@ class ArithmeticTask(Seq2SeqTask):
         self.splits = {"train": Split(0, 0, parts["train"]), "dev": Split(0, 0, parts["dev"])} | tests
 
     def example(self, numbers: tuple[int, ...]) -> Example:
+        """The example of some operands; with `markers`, its source between <sos> and <eos>, as the public code
+        writes every sequence."""
+        source, target = self._example(numbers)
+        return ((SPECIALS[SOS], *source, SPECIALS[EOS]) if self.markers else source), target
+
+    def _example(self, numbers: tuple[int, ...]) -> Example:
         raise NotImplementedError
 
     @staticmethod
@@ -130,7 +136,7 @@ class Successor(ArithmeticTask):
 
     name = "successor"
 
-    def example(self, numbers):
+    def _example(self, numbers):
         (n,) = numbers
         width = self.padding(n)
         return tuple(padded(n, width)), tuple(reversed(padded(n + 1, width)))
@@ -146,7 +152,7 @@ class Addition(ArithmeticTask):
     def stride(self):
         return 2 if self.aligned else 1
 
-    def example(self, numbers):
+    def _example(self, numbers):
         a, b = numbers
         width = self.padding(a, b)
         x, y = padded(a, width), padded(b, width)
@@ -171,7 +177,7 @@ class TimesDigit(ArithmeticTask):
         digits = torch.randint(10, (rows,), generator=gen).tolist()
         return [(a, d) for (a,), d in zip(numbers, digits, strict=True)]
 
-    def example(self, numbers):
+    def _example(self, numbers):
         a, d = numbers
         width = self.padding(a)
         x = padded(a, width)
@@ -185,7 +191,7 @@ class Parity(ArithmeticTask):
     name = "parity"
     base = 2
 
-    def example(self, numbers):
+    def _example(self, numbers):
         (n,) = numbers
         bits = self.digits(n) if self.width is None else self.digits(n).zfill(self.width)
         running, out = 0, []
@@ -206,13 +212,13 @@ class ListOps(ArithmeticTask):
     tokens = (*DIGITS, *LISTOPS)
     operator = ""
 
-    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None):
+    def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None, markers: bool = False):
         if width is not None:
             raise LengthgenError(f"{self.name} lists have no fixed width (a padding 0 would change MIN); valid: "
                                  "width None")
-        super().__init__(data_seed, aligned)
+        super().__init__(data_seed, aligned, markers=markers)
 
-    def example(self, numbers):
+    def _example(self, numbers):
         (n,) = numbers
         return self.from_items([int(d) for d in reversed(str(n))])
 

@@ -285,6 +285,9 @@ def test_the_windowed_table_by_hand():
     assert [row.nonzero().flatten().tolist() for row in open_[1]][:3] == [[0, 1, 2, 3], [0, 1, 2, 3, 4, 5],
                                                                           [2, 3, 4, 5]]
     assert open_[1][4].nonzero().flatten().tolist() == []  # 6..11: beyond this table
+    moved = windowed_table(heads=1, size=6, self_layers=range(0, 1), cross_layers=range(1, 2), window=1, offset=1)
+    assert [row.nonzero().flatten().tolist() for row in (moved[1, 0] == 0)][:3] == [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
+    assert torch.equal(moved[0], windowed_table(1, 6, range(0, 1), range(1, 2), 1)[0])  # self-attention: unmoved
 
 
 def test_cross_attention_reads_a_windowed_bias_along_the_reversed_source():

@@ -155,3 +155,11 @@ def test_the_public_codes_comparison_ignores_eos_and_the_numbers_leading_zeros_o
     assert same(list("4210000") + ["<eos>", "<pad>"], target)
     assert not same(list("4201000"), target) and not same(list("0421000"), target)  # a digit moved: wrong
     assert not same(list("421000") + ["7"], target)  # a digit more that is not a zero: wrong
+
+
+def test_markers_put_the_source_between_sos_and_eos_and_leave_the_target():
+    plain, marked = Successor(width=8).example((999,)), Successor(width=8, markers=True).example((999,))
+    assert marked == (("<sos>", *tuple("00000999"), "<eos>"), plain[1]) and plain[0] == tuple("00000999")
+    assert ListOpsSum(markers=True).example((123,))[0] == ("<sos>", "sum", "1", "2", "3", "<eos>")
+    batch = Successor(width=8, markers=True).batch([marked])
+    assert batch.src[0].tolist()[0] == 1 and batch.src[0].tolist()[-1] == 2  # <sos> and <eos>: ids 1 and 2

@@ -69,6 +69,7 @@ class ArithmeticRun:
     seed: int = 0  # model init and training-data seed
     task: str = "successor"  # a task of tasks.arithmetic
     aligned: bool = False  # interleave the operands (the scaffolding's input alignment)
+    markers: bool = added(False)  # each source between <sos> and <eos>, as the public code writes it
     operand_width: int | None = None  # operands padded to this fixed width (the public code's FIXED_LEN), else to
     # their longest + 1
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
@@ -126,7 +127,7 @@ class ArithmeticRun:
 
     @property
     def arithmetic(self):
-        return TASKS[self.task](aligned=self.aligned, width=self.operand_width)
+        return TASKS[self.task](aligned=self.aligned, width=self.operand_width, markers=self.markers)
 
 
 # Table 1's models by positional scheme. ALiBi and RoPE act inside self-attention only; the source reaches the decoder
@@ -162,7 +163,7 @@ def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
     if cfg.window is not None:
         trained = models["trained"]
         bias_table(trained).set_table(windowed_table(cfg.model.heads, cfg.model.max_positions, *trained.decoder_layers,
-                                                     cfg.window, task.stride))
+                                                     cfg.window, task.stride, offset=int(cfg.markers)))
     return task, models
 
 
