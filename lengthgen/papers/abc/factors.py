@@ -108,7 +108,7 @@ def _wide_deep(run: ArithmeticRun) -> ArithmeticRun:
 FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {
     "baseline": lambda run: run, "dropout": _dropout, "xavier": _xavier, "adam": _adam,
     "own-schedule": _own_schedule, "wide-deep": _wide_deep, "dropout+xavier": lambda run: _xavier(_dropout(run))}
-NOPE_STEPS = 15_000  # "nope-long": five times the regime's Successor budget (the N x 1 budget of the regime)
+NOPE_STEPS = 15_000  # "nope-long": five times the regime's Successor budget
 
 
 def _long(run: ArithmeticRun) -> ArithmeticRun:
