@@ -170,25 +170,26 @@ def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
 ATTENTION_SAMPLES = 100  # examples per length whose attention a run reads (`readings.anti_diagonal_mass`)
 
 
-def number_accuracy(task, examples: list, predictions: list) -> dict[str, float]:
-    """{ACCURACY_NUMBER: % of the predictions right as the public code compares them} where the task has its fixed
-    width (the public code's format); {} where it has none."""
+def answer_scores(task, examples: list, measured: dict) -> dict[str, float]:
+    """{ACCURACY: exact match (%)} of greedy decoding (`measured`, as `sequence_metrics` returns it) and, where the
+    task has its fixed width (the public code's format), {ACCURACY_NUMBER: % of the answers right as the public code
+    compares them}."""
+    scores = {ACCURACY: measured[ACCURACY]}
     if task.width is None:
-        return {}
-    same = sum(task.same_number(p, t) for (_, t), p in zip(examples, predictions, strict=True))
-    return {ACCURACY_NUMBER: 100.0 * same / len(examples)}
+        return scores
+    same = sum(task.same_number(p, t) for (_, t), p in zip(examples, measured["predictions"], strict=True))
+    return scores | {ACCURACY_NUMBER: 100.0 * same / len(examples)}
 
 
 def accuracy_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
     """Exact match (%) at each test length, of up to `eval_samples` distinct examples of that length, and as the
-    public code compares answers (`number_accuracy`); and the weight of the last layer's cross-attention on the
+    public code compares answers (`answer_scores`); and the weight of the last layer's cross-attention on the
     anti-diagonal, inside and beyond the training digits (`readings.anti_diagonal_mass` of ATTENTION_SAMPLES
     examples), so that Figs. 2, 8, 9 read from stored runs."""
     rows = []
     for length in cfg.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, cfg.eval_samples))
-        measured = sequence_metrics(task, model, examples)
-        scores = {ACCURACY: measured[ACCURACY]} | number_accuracy(task, examples, measured["predictions"])
+        scores = answer_scores(task, examples, sequence_metrics(task, model, examples))
         rows += [{"stage": stage, "length": length, "metric": metric, "value": value}
                  for metric, value in scores.items()]
         mass = anti_diagonal_mass(model, task, length, ATTENTION_SAMPLES)

@@ -59,15 +59,15 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from lengthgen.config import ignored
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS, FIRST_ERROR
+from lengthgen.metrics import FINAL_TRAIN_LOSS, FIRST_ERROR
 from lengthgen.papers.abc.experiments import (
     ARITHMETIC_PROFILES,
     ArithmeticRun,
     ArithmeticSizes,
+    answer_scores,
     bias_rows,
     build_arithmetic,
     calibrate_abc,
-    number_accuracy,
 )
 from lengthgen.papers.base import Experiment
 from lengthgen.results.store import RunOutput
@@ -253,14 +253,14 @@ def build_factor(cfg: FactorRun):
 
 def scored_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
     """At each test length, up to `samples` examples: exact match (%), the % right as the public code compares
-    answers (`experiments.number_accuracy`), and where some answer is wrong, the median position of the first wrong
+    answers (`experiments.answer_scores`), and where some answer is wrong, the median position of the first wrong
     token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
     rows = []
     for length in run.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, samples))
         measured = sequence_metrics(task, model, examples)
         wrong = first_wrong_summary(first_wrong([t for _, t in examples], measured["predictions"]))
-        values = {ACCURACY: measured[ACCURACY]} | number_accuracy(task, examples, measured["predictions"]) | (
+        values = answer_scores(task, examples, measured) | (
             {FIRST_ERROR: wrong["position"], FIRST_WRONG_ZERO: wrong["share"]} if wrong["wrong"] else {})
         rows += [{"stage": stage, "step": step, "length": length, "metric": metric, "value": value}
                  for metric, value in values.items()]
