@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from lengthgen.device import device_of
 from lengthgen.models.hooks import capture
 
 DIRECTIONS = {"diagonal": 1, "vertical": 0, "anti-diagonal": -1}
@@ -161,15 +162,16 @@ ATTENTION_KINDS = ("self", "cross")  # a decoder block's two attentions
 def decoder_attention(model, batch) -> dict[str, list[torch.Tensor]]:
     """Every decoder layer's attention weights on a teacher-forced `batch` whose examples share one length, in one
     pass: {"self": [(B, H, T, T) per layer], "cross": [(B, H, T, S) per layer]}, cross-attention's keys in source
-    order. Row t is the step that writes target token t (its input the token before, <sos> at t = 0)."""
+    order, on the CPU whatever the model's device. Row t is the step that writes target token t (its input the token
+    before, <sos> at t = 0)."""
     if bool((batch.src_len != batch.src_len[0]).any()) or bool((batch.tgt_len != batch.tgt_len[0]).any()):
         raise ValueError("decoder attention needs examples of one length (their weights are read cell by cell)")
     layers = range(len(model.decoder.blocks))
     names = {kind: [f"decoder.blocks.{i}.{kind}_attn.hook_pattern" for i in layers] for kind in ATTENTION_KINDS}
     model.eval()
     with capture(model, *names["self"], *names["cross"]) as rec:
-        model.loss(batch)
-    return {kind: [rec[name][0] for name in kind_names] for kind, kind_names in names.items()}
+        model.loss(batch.to(device_of(model)))
+    return {kind: [rec[name][0].cpu() for name in kind_names] for kind, kind_names in names.items()}
 
 
 def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
