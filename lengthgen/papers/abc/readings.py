@@ -128,7 +128,7 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
     cut to `rows` decoder steps and `cols` source positions, cross-attention keys in source order for a source of
     `cols` tokens; closed cells NaN (CLOSED, or the public code's -1e6). Entries as `example_attention`'."""
     self_layers, cross_layers = model.decoder_layers
-    table = bias_table(model).table
+    table = bias_table(model).table.cpu()
     closed = table <= max(CLOSED, PUBLIC_CODE)
     table = table.masked_fill(closed, float("nan"))
     steps = [str(i) for i in range(rows)]
@@ -147,7 +147,7 @@ def bias_reading(model, rows: int, cols: int) -> dict[str, float]:
     (BIAS_ANTI_DIAGONAL): 1 where that line alone is open or far above the rest, 1/k where k lines are open with
     equal values."""
     self_layers, cross_layers = model.decoder_layers
-    table = bias_table(model).table
+    table = bias_table(model).table.cpu()
     open_cells = table > max(CLOSED, PUBLIC_CODE)
     causal = torch.ones(rows, rows, dtype=torch.bool).tril()
     cross = table[cross_layers.start, :, :rows, :cols]  # keys counted from the source's end: the line is i == j
