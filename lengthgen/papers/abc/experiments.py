@@ -70,6 +70,8 @@ class ArithmeticRun:
     task: str = "successor"  # a task of tasks.arithmetic
     aligned: bool = False  # interleave the operands (the scaffolding's input alignment)
     markers: bool = added(False)  # each source between <sos> and <eos>, as the public code writes it
+    window_offset: int | None = added(None)  # the windowed bias's cross-attention window moved this many keys on
+    # (`positional.windowed_table`); None: 1 with markers (the window centred on the digit a step writes), else 0
     operand_width: int | None = None  # operands padded to this fixed width (the public code's FIXED_LEN), else to
     # their longest + 1
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
@@ -129,6 +131,11 @@ class ArithmeticRun:
     def arithmetic(self):
         return TASKS[self.task](aligned=self.aligned, width=self.operand_width, markers=self.markers)
 
+    @property
+    def offset(self) -> int:
+        """How many keys the windowed bias's cross-attention window moves on (`window_offset`)."""
+        return int(self.markers) if self.window_offset is None else self.window_offset
+
 
 # Table 1's models by positional scheme. ALiBi and RoPE act inside self-attention only; the source reaches the decoder
 # through cross-attention, which sees no rotation and no ALiBi bias, so without an embedding of positions the decoder
@@ -163,7 +170,7 @@ def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
     if cfg.window is not None:
         trained = models["trained"]
         bias_table(trained).set_table(windowed_table(cfg.model.heads, cfg.model.max_positions, *trained.decoder_layers,
-                                                     cfg.window, task.stride, offset=int(cfg.markers)))
+                                                     cfg.window, task.stride, offset=cfg.offset))
     return task, models
 
 

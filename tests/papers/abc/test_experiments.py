@@ -143,6 +143,17 @@ def test_the_scaffolding_model_carries_its_window():
     assert table[1, 0, 3, :].eq(0).nonzero().flatten().tolist() == [4, 5, 6, 7, 8, 9]  # cross: 2(t-1) .. 2(t+1)+1
 
 
+@pytest.mark.parametrize(("markers", "offset", "opened"), [(False, None, [0, 1]), (True, None, [0, 1, 2]),
+                                                         (True, 0, [0, 1])])
+def test_the_window_of_the_first_step_holds_the_units_digit_and_the_one_key_after_the_window_offset(markers, offset,
+                                                                                                       opened):
+    cfg = replace(EXPERIMENTS["abc-scaffolding"].configs_for("smoke")[0], markers=markers, window_offset=offset)
+    assert cfg.task == "successor" and cfg.window == 1
+    _, models = build_arithmetic(cfg)
+    step0 = bias_table(models["trained"]).table[1, 0, 0, :]  # cross keys from the source's end: <eos> is 0 with markers
+    assert step0.eq(0).nonzero().flatten().tolist() == opened  # w = 1: keys (t - 1) .. (t + 1) moved by the offset
+
+
 def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_deterministic():
     cfg = EXPERIMENTS["abc-table1"].configs_for("smoke")[0]
     first, again = run_arithmetic(cfg), run_arithmetic(cfg)

@@ -107,6 +107,7 @@ def test_the_nope_scaffold_is_the_regime_grids_successor_model_with_one_change_a
     wide = runs["nope-wide-deep"]
     assert wide == replace(grid, model=replace(grid.model, width=128, heads=8, layers=3, ff=512, embed_scale=128**0.5))
     assert runs["nope-markers"] == replace(grid, markers=True)  # its sources between <sos> and <eos>
+    assert runs["nope-markers-offset0"] == replace(grid, markers=True, window_offset=0)
     assert all(c.arithmetic.abc == () and c.arithmetic.stages() == {"trained": "trained"} for c in nope)
     assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS | NOPE_FACTORS | TASK_FACTORS)  # apart
 
