@@ -285,6 +285,8 @@ class ArithmeticSizes:
     table1: tuple[str, ...] = tuple(TABLE1_NAMES)  # Table 1's positions (ABC from the sinusoidal model)
     abc_models: tuple[str, ...] = ABC_MODELS  # the ABC models retrained from the vanilla one
     scaffolds: tuple[str, ...] = ("sinusoidal+bias", "cyclic+bias", "none+bias")  # Table 3's positions, with w = 1
+    nope_markers: bool = False  # the scaffold without positions reads its source between <sos> and <eos>, its window
+    # over the digit a step writes and the two below it (`scaffold_format`; sized as "nope-markers-offset0")
     per_task: dict[str, dict] = field(default_factory=dict)  # task -> the sizes it needs instead, e.g. {"steps": ..}
 
     def for_task(self, task: str) -> "ArithmeticSizes":
@@ -314,6 +316,15 @@ class ArithmeticSizes:
                          for s in [self.for_task(task)] if s.operand_width != self.operand_width)
         return f"{self.operand_width} digits (tests to {max(self.eval_lengths)}){others}"
 
+    def scaffold_format(self, task: str, positional: str) -> dict:
+        """The source format of Table 3's aligned scaffold with these positions on `task`: where `nope_markers` says
+        so, the one without positions reads its source between <sos> and <eos> with its window one digit back, over
+        the digit a step writes and the two below it (one key per digit, two where operands interleave: the window
+        moves by the <eos> less the task's stride); else the profile's plain format."""
+        if not (self.nope_markers and positional.startswith("none")):
+            return {}
+        return {"markers": True, "window_offset": 1 - TASKS[task](aligned=True).stride}
+
     def run(self, task: str, positional: str, seed: int, **options) -> ArithmeticRun:
         s = self.for_task(task)
         model = TransformerConfig(width=s.width, heads=s.heads, layers=s.layers, encoder_layers=s.encoder_layers,
@@ -341,7 +352,9 @@ class ArithmeticSizes:
 # 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N x 1's need them (ListOps
 # at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither fitted its training
 # numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at the
-# budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). full is the paper's model (1 encoder + 6
+# budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
+# source between <sos> and <eos> with its window one key back (`nope_markers`): without them it could not end its
+# answers (the factor study's NoPE runs). full is the paper's model (1 encoder + 6
 # post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's Xavier-initialised token
 # embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our
 # choosing (the paper gives none).
@@ -365,7 +378,7 @@ ARITHMETIC_PROFILES = {
     "regime": ArithmeticSizes(width=64, heads=4, encoder_layers=0, layers=2, steps=3000, batch=64, lr=1e-3,
                               dropout=0.3, embed_init="xavier", dropout_mask="bits", retrain_steps=1000,
                               abc_samples=128, operand_width=51, eval_lengths=(6, 8, 10, 12, 15, 20, 25, 30, 40, 50),
-                              samples=500, max_positions=64, seeds=(0, 1, 2),
+                              samples=500, max_positions=64, seeds=(0, 1, 2), nope_markers=True,
                               tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                               per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000, "max_positions": 128,
                                                      "dropout": 0.0},
@@ -393,9 +406,10 @@ def table1_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithmet
 
 def scaffolding_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ArithmeticRun]:
     """Table 3's scaffolding on aligned input: a windowed bias (w = 1) with the sinusoids, with cyclic positions (T = 3)
-    or with none (NoPE), as the profile lists them for each task (ListOps: T = 3 only, Appendix C)."""
+    or with none (NoPE), as the profile lists them for each task (ListOps: T = 3 only, Appendix C), in the source
+    format the profile gives each (`ArithmeticSizes.scaffold_format`)."""
     p = ARITHMETIC_PROFILES[profile]
-    return [p.run(task, positional, seed, window=1, aligned=True)
+    return [p.run(task, positional, seed, window=1, aligned=True, **p.scaffold_format(task, positional))
             for task in p.tasks for seed in (seeds if seeds is not None else p.seeds)
             for positional in p.for_task(task).scaffolds]
 

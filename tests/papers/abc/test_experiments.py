@@ -154,6 +154,15 @@ def test_the_window_of_the_first_step_holds_the_units_digit_and_the_one_key_afte
     assert step0.eq(0).nonzero().flatten().tolist() == opened  # w = 1: keys (t - 1) .. (t + 1) moved by the offset
 
 
+def test_the_regime_scaffold_without_positions_alone_writes_markers_its_window_one_digit_back():
+    formats = {(c.task, c.model.positional): (c.markers, c.window_offset)
+               for c in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(0,))}
+    assert formats[("successor", "none+bias")] == formats[("parity", "none+bias")] == (True, 0)  # <eos> is key 0
+    assert formats[("addition", "none+bias")] == formats[("times_digit", "none+bias")] == (True, -1)  # two per digit
+    assert {f for (_, positional), f in formats.items() if positional != "none+bias"} == {(False, None)}
+    assert {(c.markers, c.window_offset) for c in EXPERIMENTS["abc-scaffolding"].configs_for("cpu")} == {(False, None)}
+
+
 def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_deterministic():
     cfg = EXPERIMENTS["abc-table1"].configs_for("smoke")[0]
     first, again = run_arithmetic(cfg), run_arithmetic(cfg)

@@ -100,9 +100,11 @@ def test_the_nope_scaffold_is_the_regime_grids_successor_model_with_one_change_a
     every = EXPERIMENTS["abc-factors"].configs_for("cpu")
     nope = [c for c in every if c.factor in NOPE_FACTORS]
     assert [(c.factor, c.arithmetic.seed) for c in nope] == [(f, s) for f in NOPE_FACTORS for s in SIZING_SEEDS]
-    grid = next(r for r in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(100,))
-                if r.task == "successor" and r.model.positional == "none+bias")
-    runs = {c.factor: replace(c.arithmetic, eval_lengths=grid.eval_lengths) for c in nope if c.arithmetic.seed == 100}
+    sized = next(r for r in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(100,))
+                 if r.task == "successor" and r.model.positional == "none+bias")
+    runs = {c.factor: replace(c.arithmetic, eval_lengths=sized.eval_lengths) for c in nope if c.arithmetic.seed == 100}
+    assert runs["nope-markers-offset0"] == sized  # the grid's scaffold without positions is the one sized last
+    grid = replace(sized, markers=False, window_offset=None)  # the one the factors change
     assert runs["nope-long"] == replace(grid, train=replace(grid.train, steps=15_000, warmup=750))
     wide = runs["nope-wide-deep"]
     assert wide == replace(grid, model=replace(grid.model, width=128, heads=8, layers=3, ff=512, embed_scale=128**0.5))
