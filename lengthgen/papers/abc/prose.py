@@ -15,8 +15,8 @@ from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY
-from lengthgen.papers.abc.experiments import ArithmeticSizes
-from lengthgen.papers.abc.factor_readings import EFFECT
+from lengthgen.papers.abc.experiments import TABLE1_TASKS, ArithmeticSizes
+from lengthgen.papers.abc.factor_readings import EFFECT, TITLES
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
@@ -371,3 +371,31 @@ def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
             "fs_unjudged": and_list(effects.factor[~effects.verdict.isin(["helps", "hurts", "no clear effect"])])
             or "none", "fs_base_at": span(base["first wrong at"], num),
             "fs_base_zero": span(base["first wrong 0"], num), "fs_train_digits": str(MAX_TRAINING_DIGITS)}
+
+
+def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
+    """Section 7's reading of the regime's Table 1 as far as it is stored, a paragraph per task with a stored vanilla
+    model: which seeds it stands on, then each model's curve (mean over those seeds) with its verdict against the
+    paper, the headline (ABC with the sinusoids) by both rules first and our variant without positions apart.
+    Generated, not bound: the regime's grids land run by run."""
+    paragraphs = []
+    for task in [t for t in TABLE1_TASKS if not curves[(curves.task == t) & (curves.model == "vanilla")].empty]:
+        have = sorted(by_seed(curves, task, "vanilla"))
+        present = set(curves[curves.task == task].model)
+
+        def said(model: str, task=task) -> str:
+            return f"{describe(mean_curve(curves, task, model))}, {versus_paper(claims, task, model)}"
+
+        text = [f"**{TITLES.get(task, task.capitalize())}** ({seed_list(have)} of the declared "
+                f"{word(len(seeds))}{'' if set(seeds) <= set(have) else '; a preview'}): the vanilla model "
+                f"{said('vanilla')}."]
+        if set(ABC_POSITIONS) <= present:
+            text.append(f"ABC with the sinusoids, the paper's headline: by the public code's rule it "
+                        f"{said('ABC (code)')}; by the paper's rule it {said('ABC (paper)')}.")
+        if "ABC (code, NoPE)" in present:
+            text.append(f"The code's bias on a model without positions (ours, beyond the paper) "
+                        f"{describe(mean_curve(curves, task, 'ABC (code, NoPE)'))}.")
+        text += [f"{model} {said(model)}." for model in ("ALiBi", "RoPE") if model in present]
+        paragraphs.append(" ".join(text))
+    return "\n\n".join(paragraphs)
+

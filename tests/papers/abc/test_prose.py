@@ -230,6 +230,22 @@ def test_stored_successor_fails_when_a_bound_sentence_no_longer_holds():
         prose.stored_successor(reading["curves"], reading["claims"], SEEDS, 3000, 1000)
 
 
+def test_the_regime_reading_words_each_table1_model_on_the_seeds_stored_and_says_when_it_is_a_preview():
+    reading = arithmetic_reading(successor_runs())
+    text = prose.regime_table1(reading["curves"], reading["claims"], SEEDS)
+    assert text.startswith("**Successor** (seeds 0, 1 and 2 of the declared three): the vanilla model fits its "
+                           "training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits), as in the "
+                           "paper.")
+    assert ("the paper's headline: by the public code's rule it fits its training numbers (100% at 6 digits) and "
+            "collapses beyond (0-3% from 10 digits), where the paper's model extrapolates; by the paper's rule it"
+            ) in text  # at 10 digits: the mean of 0, 3 and 6
+    assert "The code's bias on a model without positions (ours, beyond the paper) holds 95-99% to 24 digits." in text
+    assert "\n\n" not in text and "Addition" not in text  # one task stored, one paragraph
+    reading = arithmetic_reading(successor_runs()[lambda r: r.seed < 2])  # seed 0 alone kept (an odd set)
+    assert prose.regime_table1(reading["curves"], reading["claims"], SEEDS).startswith(
+        "**Successor** (seed 0 of the declared three; a preview)")
+
+
 def addition_runs(rope_plateau: float = 0.2676) -> pd.DataFrame:
     """Addition shaped as the stored runs are: vanilla seed 1 and RoPE seed 2 on one loss plateau, one ABC model of
     seed 0 holding to 10 digits, seed 2's ABC models not fitting, Table 3's T = 3 and NoPE rows not fitting."""
