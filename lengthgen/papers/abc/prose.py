@@ -17,6 +17,7 @@ from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import TABLE1_TASKS, ArithmeticSizes
 from lengthgen.papers.abc.factor_readings import EFFECT, TITLES
+from lengthgen.papers.abc.paper import LISTOPS_TASKS, UNITS
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
@@ -373,6 +374,14 @@ def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
             "fs_base_zero": span(base["first wrong 0"], num), "fs_train_digits": str(MAX_TRAINING_DIGITS)}
 
 
+def _regime_head(task: str, have, seeds) -> str:
+    """A regime paragraph's opening: the task and the seeds its reading stands on, "a preview" until all are in."""
+    title = TITLES.get(task, f"ListOps {task.removeprefix('listops_').upper()}" if task.startswith("listops_")
+                       else task.capitalize())
+    return (f"**{title}** ({seed_list(have)} of the declared {word(len(seeds))}"
+            f"{'' if set(seeds) <= set(have) else '; a preview'}):")
+
+
 def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
     """Section 7's reading of the regime's Table 1 as far as it is stored, a paragraph per task with a stored vanilla
     model: which seeds it stands on, then each model's curve (mean over those seeds) with its verdict against the
@@ -380,15 +389,12 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
     Generated, not bound: the regime's grids land run by run."""
     paragraphs = []
     for task in [t for t in TABLE1_TASKS if not curves[(curves.task == t) & (curves.model == "vanilla")].empty]:
-        have = sorted(by_seed(curves, task, "vanilla"))
-        present = set(curves[curves.task == task].model)
+        have, present = sorted(by_seed(curves, task, "vanilla")), set(curves[curves.task == task].model)
 
         def said(model: str, task=task) -> str:
             return f"{describe(mean_curve(curves, task, model))}, {versus_paper(claims, task, model)}"
 
-        text = [f"**{TITLES.get(task, task.capitalize())}** ({seed_list(have)} of the declared "
-                f"{word(len(seeds))}{'' if set(seeds) <= set(have) else '; a preview'}): the vanilla model "
-                f"{said('vanilla')}."]
+        text = [f"{_regime_head(task, have, seeds)} the vanilla model {said('vanilla')}."]
         if set(ABC_POSITIONS) <= present:
             text.append(f"ABC with the sinusoids, the paper's headline: by the public code's rule it "
                         f"{said('ABC (code)')}; by the paper's rule it {said('ABC (paper)')}.")
@@ -397,5 +403,36 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
                         f"{describe(mean_curve(curves, task, 'ABC (code, NoPE)'))}.")
         text += [f"{model} {said(model)}." for model in ("ALiBi", "RoPE") if model in present]
         paragraphs.append(" ".join(text))
+    return "\n\n".join(paragraphs)
+
+
+TABLE3_TASKS = ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS)  # the paper's order, then Appendix C
+SCAFFOLD_WORDS = {"w=1, T=3": "with cyclic positions (T = 3)", "w=1, sinusoidal": "with the sinusoids",
+                  "w=1, NoPE": "without positions (its source between markers, its window one digit back)"}
+
+
+def regime_table3(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
+    """Section 7's reading of the regime's Table 3 and Appendix C as far as they are stored, a paragraph per task:
+    the w = 1 scaffold with each positional scheme stored, its curve (mean over the seeds the task's reading stands
+    on) and its verdict beside the paper. ListOps, whose reach follows the list's length modulo T, is read as the
+    lengths it holds and what it scores at the others. Generated, as `regime_table1`."""
+    paragraphs = []
+    for task in [t for t in TABLE3_TASKS if t in set(curves.task)]:
+        models = [m for m in SCAFFOLD_WORDS if not curves[(curves.task == task) & (curves.model == m)].empty]
+        if not models:
+            continue
+        have = sorted(set.intersection(*(set(by_seed(curves, task, m)) for m in models)))
+
+        def said(model: str, task=task) -> str:
+            curve = mean_curve(curves, task, model)
+            if not task.startswith("listops"):
+                return describe(curve).replace(" digits", f" {UNITS.get(task, 'digits')}")
+            held = [int(n) for n, v in zip(curve.length, curve.value, strict=True) if v >= TRAINED]
+            rest = [v for n, v in zip(curve.length, curve.value, strict=True) if n not in held]
+            return (f"holds {span(curve.value[curve.value >= TRAINED], num)}% at {and_list(held)} items and "
+                    f"{span(rest, num)}% at the other lengths tested" if held and rest else describe(curve))
+
+        text = [f"the scaffold {SCAFFOLD_WORDS[m]} {said(m)}, {versus_paper(claims, task, m)}" for m in models]
+        paragraphs.append(f"{_regime_head(task, have, seeds)} {'; '.join(text)}.")
     return "\n\n".join(paragraphs)
 
