@@ -398,9 +398,10 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
         if set(ABC_POSITIONS) <= present:
             text.append(f"ABC with the sinusoids, the paper's headline: by the public code's rule it "
                         f"{said('ABC (code)')}; by the paper's rule it {said('ABC (paper)')}.")
-        if "ABC (code, NoPE)" in present:
-            text.append(f"The code's bias on a model without positions (ours, beyond the paper) "
-                        f"{describe(mean_curve(curves, task, 'ABC (code, NoPE)'))}.")
+        if set(ABC_NOPE) <= present:
+            text.append(f"The same biases on a model without positions (ours, beyond the paper): by the code's rule it "
+                        f"{describe(mean_curve(curves, task, 'ABC (code, NoPE)'))}; by the paper's rule it "
+                        f"{describe(mean_curve(curves, task, 'ABC (paper, NoPE)'))}.")
         text += [f"{model} {said(model)}." for model in ("ALiBi", "RoPE") if model in present]
         paragraphs.append(" ".join(text))
     return "\n\n".join(paragraphs)
@@ -425,12 +426,12 @@ def regime_table3(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
 
         def said(model: str, task=task) -> str:
             curve = mean_curve(curves, task, model)
-            if not task.startswith("listops"):
-                return describe(curve).replace(" digits", f" {UNITS.get(task, 'digits')}")
             held = [int(n) for n, v in zip(curve.length, curve.value, strict=True) if v >= TRAINED]
             rest = [v for n, v in zip(curve.length, curve.value, strict=True) if n not in held]
-            return (f"holds {span(curve.value[curve.value >= TRAINED], num)}% at {and_list(held)} items and "
-                    f"{span(rest, num)}% at the other lengths tested" if held and rest else describe(curve))
+            if task.startswith("listops") and held and rest:
+                return (f"holds {span(curve.value[curve.value >= TRAINED], num)}% at {and_list(held)} items and "
+                        f"{span(rest, num)}% at the other lengths tested")
+            return describe(curve).replace(" digits", f" {UNITS.get(task, 'digits')}")
 
         text = [f"the scaffold {SCAFFOLD_WORDS[m]} {said(m)}, {versus_paper(claims, task, m)}" for m in models]
         paragraphs.append(f"{_regime_head(task, have, seeds)} {'; '.join(text)}.")
