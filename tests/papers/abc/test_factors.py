@@ -79,12 +79,16 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in runs] == [
         ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
         ("xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
-        ("xavier+budget", "times_digit", seed) for seed in SIZING_SEEDS]  # without dropout
+        ("xavier+budget", "times_digit", seed) for seed in SIZING_SEEDS] + [
+        ("xavier+own-schedule", "addition", seed) for seed in SIZING_SEEDS]  # without dropout
     xavier = [c for c in runs if c.factor == "xavier"][0].arithmetic
     assert (xavier.model.dropout, xavier.model.embed_init, xavier.train.steps) == (0.0, "xavier", 30_000)
     run = runs[0].arithmetic
     assert (run.train.steps, run.retrain_steps, runs[0].every, run.operand_width) == (30_000, 3_000, 300, 51)
-    budget = runs[-1].arithmetic  # N x 1 at a budget of its own, and ABC's retraining with its own warm-up
+    own = [c for c in runs if c.factor == "xavier+own-schedule"][0].arithmetic  # Addition's Xavier model, its ABC
+    # models warmed up over their own 5%
+    assert replace(own, retrain_warmup=None) == xavier and own.training("abc_code").warmup == 150
+    budget = runs[-4].arithmetic  # N x 1 at a budget of its own, and ABC's retraining with its own warm-up
     assert (budget.train.steps, budget.train.warmup, budget.retrain_steps, budget.training("abc_code").warmup) == (
         7_500, 375, 3_000, 150)
     assert replace(budget, train=xavier_times(runs).train, retrain_steps=1_000, retrain_warmup=None) == \
