@@ -41,6 +41,7 @@ from lengthgen.papers.abc.factors import (
     NOPE_FACTORS,
     TASK_FACTORS,
 )
+from lengthgen.papers.abc.paper import title
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -50,9 +51,6 @@ IID = 6  # digits: the trained model's in-distribution length
 RULES = (*FACTOR_RULES, *CONTROL_RULES)
 STAGES = {f"ABC ({rule})": rule for rule in RULES}
 STUDIED = "successor"  # the task whose factors vary
-TITLES = {"times_digit": "N x 1"}  # tasks whose name is not their title
-
-
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
     """The rows of one task."""
     return runs[runs.task == task]
@@ -183,8 +181,7 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
     for task in sorted(set(runs.task) - {STUDIED}):
         table = factor_table(runs, task)
         factors = and_list(f"`{f}`" for f in dict.fromkeys(table.factor))
-        title = TITLES.get(task, task.replace("_", " ").capitalize())
-        parts += [f"**{title}, sized alone** ({factors}, at its own step budget; the columns as above):",
+        parts += [f"**{title(task)}, sized alone** ({factors}, at its own step budget; the columns as above):",
                   _shown(table)]
     nope = nope_table(runs)
     if not nope.empty:

@@ -54,6 +54,14 @@ def table_rows(rows: list[tuple]) -> pd.DataFrame:
 
 
 UNITS = {"parity": "bits", **{task: "items" for task in LISTOPS_TASKS}}  # what a length counts (default: digits)
+TITLES = {"times_digit": "N x 1"}  # tasks whose name is not their title
+
+
+def title(task: str) -> str:
+    """A task's name in prose: "N x 1", "ListOps SUM", "Successor"."""
+    if task.startswith("listops_"):
+        return f"ListOps {task.removeprefix('listops_').upper()}"
+    return TITLES.get(task, task.replace("_", " ").capitalize())
 
 
 def _models(rows: pd.DataFrame) -> str:

@@ -142,24 +142,25 @@ def loss_of(table: pd.DataFrame, task: str, models, seeds=None) -> list[float]:
     return rows[rows.seed.isin(seeds) if seeds is not None else rows.seed.notna()].loss.tolist()
 
 
-def describe(curve: pd.DataFrame) -> str:
+def describe(curve: pd.DataFrame, unit: str = "digits") -> str:
     """One model's curve (length, value: the mean over seeds) in words, by its `readings.curve_class`: "fits its
-    training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits)", "holds 94-98% to 24 digits", ..."""
+    training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits)", "holds 94-98% to 24 digits", ...
+    (lengths in `unit`: `paper.UNITS`)."""
     at = dict(zip(curve.length, curve.value, strict=True))
     kind = curve_class(curve, "value")
     if TRAINED_DIGITS not in at:
-        return f"is not tested at {TRAINED_DIGITS} digits at this profile"
-    fit = f"{num(at[TRAINED_DIGITS])}% at {TRAINED_DIGITS} digits"
+        return f"is not tested at {TRAINED_DIGITS} {unit} at this profile"
+    fit = f"{num(at[TRAINED_DIGITS])}% at {TRAINED_DIGITS} {unit}"
     if kind == "does not interpolate":
         return f"does not fit its training numbers ({fit})"
     if kind == "extrapolates":
-        return f"holds {span(at.values(), num)}% to {max(at)} digits"
+        return f"holds {span(at.values(), num)}% to {max(at)} {unit}"
     start = collapse_from(at)
     if kind == "collapses" and start is not None:
         return (f"fits its training numbers ({fit}) and collapses beyond "
-                f"({span((v for n, v in at.items() if n >= start), num)}% from {start} digits)")
+                f"({span((v for n, v in at.items() if n >= start), num)}% from {start} {unit})")
     held = reach(curve)
-    return (f"fits its training numbers ({fit}), holds at least {num(TRAINED)}% to {held} digits and falls to "
+    return (f"fits its training numbers ({fit}), holds at least {num(TRAINED)}% to {held} {unit} and falls to "
             f"{num(min(v for n, v in at.items() if n > held))}% by {max(at)}")
 
 

@@ -16,8 +16,8 @@ from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TOLERANCE, TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY
 from lengthgen.papers.abc.experiments import TABLE1_TASKS, ArithmeticSizes
-from lengthgen.papers.abc.factor_readings import EFFECT, TITLES
-from lengthgen.papers.abc.paper import LISTOPS_TASKS, UNITS
+from lengthgen.papers.abc.factor_readings import EFFECT
+from lengthgen.papers.abc.paper import LISTOPS_TASKS, TABLE_3, UNITS, title
 from lengthgen.papers.abc.phrases import (
     ABC_NOPE,
     ABC_POSITIONS,
@@ -376,9 +376,7 @@ def factor_study(effects: pd.DataFrame, table: pd.DataFrame) -> dict[str, str]:
 
 def _regime_head(task: str, have, seeds) -> str:
     """A regime paragraph's opening: the task and the seeds its reading stands on, "a preview" until all are in."""
-    title = TITLES.get(task, f"ListOps {task.removeprefix('listops_').upper()}" if task.startswith("listops_")
-                       else task.capitalize())
-    return (f"**{title}** ({seed_list(have)} of the declared {word(len(seeds))}"
+    return (f"**{title(task)}** ({seed_list(have)} of the declared {word(len(seeds))}"
             f"{'' if set(seeds) <= set(have) else '; a preview'}):")
 
 
@@ -407,7 +405,7 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
     return "\n\n".join(paragraphs)
 
 
-TABLE3_TASKS = ("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS)  # the paper's order, then Appendix C
+TABLE3_TASKS = (*dict.fromkeys(task for task, _, _ in TABLE_3), *LISTOPS_TASKS)  # the paper's order, then Appendix C
 SCAFFOLD_WORDS = {"w=1, T=3": "with cyclic positions (T = 3)", "w=1, sinusoidal": "with the sinusoids",
                   "w=1, NoPE": "without positions (its source between markers, its window one digit back)"}
 
@@ -426,12 +424,12 @@ def regime_table3(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
 
         def said(model: str, task=task) -> str:
             curve = mean_curve(curves, task, model)
-            held = [int(n) for n, v in zip(curve.length, curve.value, strict=True) if v >= TRAINED]
-            rest = [v for n, v in zip(curve.length, curve.value, strict=True) if n not in held]
-            if task.startswith("listops") and held and rest:
-                return (f"holds {span(curve.value[curve.value >= TRAINED], num)}% at {and_list(held)} items and "
-                        f"{span(rest, num)}% at the other lengths tested")
-            return describe(curve).replace(" digits", f" {UNITS.get(task, 'digits')}")
+            at = dict(zip(curve.length.astype(int), curve.value, strict=True))
+            held = [n for n, v in at.items() if v >= TRAINED]
+            if task in LISTOPS_TASKS and 0 < len(held) < len(at):
+                return (f"holds {span((at[n] for n in held), num)}% at {and_list(held)} items and "
+                        f"{span((v for n, v in at.items() if n not in held), num)}% at the other lengths tested")
+            return describe(curve, UNITS.get(task, "digits"))
 
         text = [f"the scaffold {SCAFFOLD_WORDS[m]} {said(m)}, {versus_paper(claims, task, m)}" for m in models]
         paragraphs.append(f"{_regime_head(task, have, seeds)} {'; '.join(text)}.")
