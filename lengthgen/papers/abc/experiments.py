@@ -353,7 +353,7 @@ class ArithmeticSizes:
 # at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither fitted its training
 # numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at the
 # budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
-# source between <sos> and <eos> with its window one key back (`nope_markers`): without them it could not end its
+# source between <sos> and <eos> with its window one digit back (`nope_markers`): without them it could not end its
 # answers (the factor study's NoPE runs). full is the paper's model (1 encoder + 6
 # post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's Xavier-initialised token
 # embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our
