@@ -233,8 +233,8 @@ def windowed_table(heads: int, size: int, self_layers: range, cross_layers: rang
     self-attention layers open each query's own position and the `window` before it; cross-attention layers, whose
     key ids count the source from its end (the reversed output's anti-diagonal becomes a diagonal), open for output
     step t the source positions stride x (t - window) .. stride x (t + window) + stride - 1 (stride 2 for two
-    interleaved operands), each moved `offset` keys on (e.g. 1 to centre it on the digits of a source that ends with a marker).
-    Every other cell is closed (-inf); layers in neither range stay open (0)."""
+    interleaved operands), each moved `offset` keys on (e.g. 1 to centre it on the digits of a source that ends with
+    a marker). Every other cell is closed (-inf); layers in neither range stay open (0)."""
     q = torch.arange(size)[:, None]
     k = torch.arange(size)[None, :]
     closed = torch.tensor(float("-inf"))
