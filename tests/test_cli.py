@@ -1,6 +1,7 @@
 import json
 import os
 import socket
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.store import ResultStore, split_and_length
-from lengthgen.results.sweep import stored_runs
+from lengthgen.results.sweep import all_stored, stored_runs
 
 
 def run(capsys, *argv):
@@ -58,8 +59,18 @@ def test_a_seed_outside_the_declared_ones_runs_with_a_note_and_stays_out_of_the_
     assert code == 0
     assert ("note: seed 7 not among the smoke profile's declared seeds 0, 1: stored, but left out of every grid, "
             "median and verdict") in err
-    stored = stored_runs(EXPERIMENTS["vv-retrieval"], "smoke", ResultStore(store))
+    experiment = EXPERIMENTS["vv-retrieval"]
+    stored = stored_runs(experiment, "smoke", ResultStore(store))
     assert set(stored.seed) == {1} and len(list((store / "vv-retrieval").iterdir())) == 2
+    assert not all_stored(experiment, "smoke", stored)  # one of the grid's 8 runs
+    assert not all_stored(experiment, "smoke", stored.iloc[:0])
+
+
+def test_a_grid_is_all_stored_only_with_one_run_per_declared_config():
+    grid = SimpleNamespace(configs_for=lambda profile: ["a", "b"] if profile == "cpu" else ["a"])
+    runs = pd.DataFrame({"key": ["1", "1", "2"], "value": [0.0, 1.0, 2.0]})  # two runs, three rows
+    assert all_stored(grid, "cpu", runs) and not all_stored(grid, "cpu", runs.iloc[:2])
+    assert not all_stored(grid, "smoke", runs) and not all_stored(grid, "cpu", runs.iloc[:0])
 
 
 def test_merge_brings_the_runs_of_another_results_folder_and_refuses_bad_sources(tmp_path, capsys):

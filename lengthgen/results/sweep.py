@@ -119,6 +119,11 @@ def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:
     return collect(experiment, experiment.configs_for(profile), store, skip_missing=True)
 
 
+def all_stored(experiment, profile: str, runs: pd.DataFrame) -> bool:
+    """Whether `runs` (`stored_runs` of the experiment at `profile`) hold every run that the profile's grid declares."""
+    return not runs.empty and runs.key.nunique() == len(experiment.configs_for(profile))
+
+
 def collect(experiment, configs: list, store: ResultStore, skip_missing: bool = False) -> pd.DataFrame:
     """Tidy rows of stored configs: experiment, task, model, variant, seed, split, length, metric, value,
     provenance (`split` and `length` as `ResultStore.load` returns them)."""

@@ -114,12 +114,14 @@ CLAIMS = [  # each claim of the paper, and the reading of ours that judges it ("
 ]
 
 
-def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
+def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame | None],
+           stored_label: str = "stored cpu runs") -> pd.DataFrame:
     """Each claim with one verdict for the live runs and one for the stored runs (the cells behind them are
     `analysis.verdict_grid`'s figure).
 
     Args:
         live, stored: readings by key ("claims": `readings.model_claims`, "attention": `readings.attention_claim`); a
             missing, None or empty one says "not run yet".
+        stored_label: the stored runs' column, e.g. "stored regime runs".
     """
-    return claims_versus(CLAIMS, live, stored, "where", "stored cpu runs", verdicts_only=True)
+    return claims_versus(CLAIMS, live, stored, "where", stored_label, verdicts_only=True)
