@@ -128,6 +128,67 @@ class ALiBi(Positional):
         return -slopes[:, None, None] * distance[..., None, :, :]  # (..., H, T, S)
 
 
+T5_BUCKETS, T5_EXACT, T5_FAR = 16, 8, 128  # T5's bidirectional buckets: 16 each way, offsets below 8 exact, log-spaced
+# to 128, one bucket for everything beyond
+
+
+def t5_bucket(offset: torch.Tensor) -> torch.Tensor:
+    """The T5 bucket (0 .. 2 T5_BUCKETS - 1) of each key's offset from its query (key id - query id): the past and the
+    query itself in 0 .. T5_BUCKETS - 1, the future in the rest; within each, distances below T5_EXACT have a bucket
+    each, longer ones share buckets whose width grows geometrically up to T5_FAR, and all from T5_FAR share the last."""
+    distance = offset.abs()
+    wide = T5_EXACT + (torch.log(distance.clamp(min=T5_EXACT).float() / T5_EXACT) / math.log(T5_FAR / T5_EXACT)
+                       * (T5_BUCKETS - T5_EXACT)).long()
+    within = torch.where(distance < T5_EXACT, distance, wide.clamp(max=T5_BUCKETS - 1))
+    return within + T5_BUCKETS * (offset > 0)
+
+
+class T5Bias(Positional):
+    """T5's relative bias (Raffel et al. 2020): a learned scalar per head and bucket of the key's offset from its query
+    (`t5_bucket`), added to the scores; one table for every attention layer, as T5 shares it across its layers."""
+
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
+        super().__init__(width, heads, layers, max_positions, period)
+        self.table = nn.Embedding(2 * T5_BUCKETS, heads)
+        nn.init.normal_(self.table.weight, std=0.02)
+
+    def bias(self, query_ids, key_ids, layer=0):
+        offset = key_ids[..., None, :] - query_ids[..., :, None]  # (..., T, S)
+        return self.table(t5_bucket(offset)).movedim(-1, -3)  # (..., H, T, S)
+
+
+FIRE_HIDDEN = 32  # the width of FIRE's MLP (Li et al. 2024)
+
+
+class FIRE(Positional):
+    """FIRE (Li et al. 2024): head h adds f(psi(i - j) / psi(max(L, i)))_h to the score of query i for key j, with
+    psi(x) = log(c x + 1), f an MLP (1 -> FIRE_HIDDEN -> H, ReLU between) and c > 0 and the threshold L learned; each
+    attention layer has its own f, c and L (c starts at 1, L at 1 and stays >= 1, so psi(max(L, i)) > 0). The paper's
+    models are causal (i >= j); for a key after its query (bidirectional layers) the input is -psi(j - i) / psi(max(L,
+    i)), so f tells the two sides apart."""
+
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
+        super().__init__(width, heads, layers, max_positions, period)
+        self.mlps = nn.ModuleList(nn.Sequential(nn.Linear(1, FIRE_HIDDEN), nn.ReLU(), nn.Linear(FIRE_HIDDEN, heads))
+                                  for _ in range(layers))
+        self.log_c = nn.Parameter(torch.zeros(layers))  # c = exp(log_c) > 0
+        self.threshold = nn.Parameter(torch.ones(layers))  # L
+
+    def bias(self, query_ids, key_ids, layer=0):
+        if _same_rows(query_ids) and _same_rows(key_ids):  # every example at the same positions: the MLP runs once
+            one = self.bias(query_ids[0], key_ids[0], layer)
+            return one.expand(query_ids.shape[0], *one.shape)
+        c = self.log_c[layer].exp()
+
+        def psi(x):
+            return torch.log1p(c * x)
+
+        difference = (query_ids[..., :, None] - key_ids[..., None, :]).float()  # (..., T, S)
+        scale = psi(torch.maximum(query_ids.float(), self.threshold[layer].clamp(min=1.0)))[..., :, None]  # (..., T, 1)
+        x = difference.sign() * psi(difference.abs()) / scale
+        return self.mlps[layer](x[..., None]).movedim(-1, -3)  # (..., H, T, S)
+
+
 CLOSED = -1e9  # a table's closed cell: the score of a padded key (attention.NEG), far below any real score
 
 
@@ -168,7 +229,8 @@ def _same_rows(ids: torch.Tensor) -> bool:
 
 
 POSITIONAL = Registry("positional scheme", {"none": Positional, "learned": Learned, "sinusoidal": Sinusoidal,
-                                            "cyclic": Cyclic, "rope": Rotary, "alibi": ALiBi, "bias": TableBias})
+                                            "cyclic": Cyclic, "rope": Rotary, "alibi": ALiBi, "t5": T5Bias,
+                                            "fire": FIRE, "bias": TableBias})
 
 
 class Composite(Positional):

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from lengthgen.models.attention import NEG, MultiHeadAttention, dot_scores, padding_bias, softmax, step_scores
 from lengthgen.models.hooks import capture
-from lengthgen.models.positional import POSITIONAL, Positional, Rotary, sinusoid
+from lengthgen.models.positional import POSITIONAL, Positional, Rotary, sinusoid, t5_bucket
 from lengthgen.models.softmax import adaptive_beta
 
 G = torch.Generator().manual_seed(0)
@@ -100,7 +100,53 @@ def test_the_base_scheme_does_nothing():
     x = torch.randn(3, 8, generator=G)
     assert scheme.embed(torch.arange(3)) is None and scheme.bias(torch.arange(3), torch.arange(4)) is None
     assert scheme.rotate(x, torch.arange(3)) is x
-    assert list(POSITIONAL) == ["none", "learned", "sinusoidal", "cyclic", "rope", "alibi", "bias"]
+    assert list(POSITIONAL) == ["none", "learned", "sinusoidal", "cyclic", "rope", "alibi", "t5", "fire", "bias"]
+
+
+def test_t5_buckets_by_hand():
+    # offsets (key - query): 8 exact buckets each way, then 8 + floor(8 log(d / 8) / log 16) up to 15; future + 16
+    offsets = torch.tensor([0, -1, -7, -8, -11, -19, -20, -63, -127, -128, -5000, 1, 9, 17, 63, 200])
+    assert t5_bucket(offsets).tolist() == [0, 1, 7, 8, 8, 10, 10, 13, 15, 15, 15, 17, 24, 26, 29, 31]
+
+
+def test_t5_bias_looks_up_one_learned_scalar_per_head_and_bucket():
+    t5 = POSITIONAL["t5"](8, heads=2, layers=3)
+    with torch.no_grad():
+        t5.table.weight.copy_(torch.arange(32.0)[:, None] + torch.tensor([0.0, 100.0]))  # head h, bucket b: 100 h + b
+    bias = t5.bias(torch.tensor([0, 20]), torch.tensor([0, 1, 9, 17, 63, 200]), layer=2)  # every layer alike
+    assert bias.shape == (2, 2, 6)
+    assert bias[0].tolist() == [[0, 17, 24, 26, 29, 31], [10, 10, 8, 3, 28, 31]]  # offsets 43 -> 28, 180 -> 31
+    assert torch.equal(bias[1], bias[0] + 100)
+    batched = t5.bias(torch.tensor([[0, 20], [5, 25]]), torch.tensor([[0, 1, 9, 17, 63, 200]] * 2) + torch.tensor(
+        [[0], [5]]))  # the second example shifted by 5: the same offsets
+    assert batched.shape == (2, 2, 2, 6) and torch.equal(batched[0], bias) and torch.equal(batched[1], bias)
+
+
+def test_fire_bias_by_hand():
+    fire = POSITIONAL["fire"](8, heads=1, layers=2)
+    with torch.no_grad():  # layer 1's f(x) = relu(x) - relu(-x) = x; c = 1
+        for p in fire.mlps[1].parameters():
+            p.zero_()
+        fire.mlps[1][0].weight[:2, 0] = torch.tensor([1.0, -1.0])
+        fire.mlps[1][2].weight[0, :2] = torch.tensor([1.0, -1.0])
+    bias = fire.bias(torch.tensor([0, 1, 3]), torch.tensor([0, 1, 3]), layer=1)[0]  # (T, S): f(psi(i-j)/psi(max(1,i)))
+    log = math.log
+    expected = [[0, -log(2) / log(2), -log(4) / log(2)],  # query 0: L = 1 is the scale's floor
+                [log(2) / log(2), 0, -log(3) / log(2)],
+                [log(4) / log(4), log(3) / log(4), 0]]
+    assert torch.allclose(bias, torch.tensor(expected), atol=1e-6)
+    with torch.no_grad():
+        fire.threshold[1] = 10.0  # L = 10: every query below it scaled by psi(10)
+        fire.log_c[1] = math.log(2.0)  # c = 2: psi(x) = log(2x + 1)
+    bias = fire.bias(torch.tensor([3]), torch.tensor([1]), layer=1)
+    assert float(bias.detach()) == pytest.approx(log(5) / log(21), abs=1e-6)
+    batched = fire.bias(torch.tensor([[3, 4]] * 2), torch.tensor([[1, 2]] * 2), layer=1)  # one MLP pass, expanded
+    assert batched.shape == (2, 1, 2, 2)
+    assert float(batched[1, 0, 0, 0].detach()) == pytest.approx(log(5) / log(21), abs=1e-6)
+    assert torch.equal(fire.bias(torch.tensor([[3, 4], [3, 5]]), torch.tensor([[1, 2]] * 2), layer=1)[0],
+                       batched[0])  # examples at different positions: each its own
+    bias.sum().backward()
+    assert all(p.grad is not None for p in (*fire.mlps[1].parameters(), fire.log_c, fire.threshold))
 
 
 def test_alibi_bias_by_hand_and_inside_attention():

@@ -49,8 +49,8 @@ def test_a_future_token_never_changes_an_earlier_logit(positional, post_ln):
     assert not torch.allclose(a[:, 7:], b[:, 7:])
 
 
-@pytest.mark.parametrize("positional, relative", [("none", True), ("rope", True), ("alibi", True),
-                                                  ("learned", False), ("sinusoidal", False)])
+@pytest.mark.parametrize("positional, relative", [("none", True), ("rope", True), ("alibi", True), ("t5", True),
+                                                  ("learned", False), ("sinusoidal", False), ("fire", False)])
 def test_relative_schemes_ignore_a_shift_of_every_id(positional, relative):
     model = decoder(positional)
     tokens = torch.randint(4, 16, (2, 10), generator=G)
@@ -105,7 +105,7 @@ def test_coupling_offset_moves_every_nonzero_id_by_one_amount():
         offset(ids, 3, G)
 
 
-@pytest.mark.parametrize("positional", ["rope", "alibi", "bias"])
+@pytest.mark.parametrize("positional", ["rope", "alibi", "t5", "fire", "bias"])
 def test_fused_attention_equals_the_explicit_one(positional):
     scheme = POSITIONAL[positional](16, heads=4, max_positions=32)
     if positional == "bias":
