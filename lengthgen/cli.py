@@ -133,13 +133,16 @@ def cmd_results(args) -> None:
     print(summary(df))
     print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
     if missing:
-        tasks = [experiment.labels(c)["task"] for c in missing]
+        costs = [(experiment.labels(c)["task"], experiment.work(c)) for c in missing]
+        per = "run" if experiment.steps is None else "training step"
         if df.empty:  # none of the selection is stored: estimate from the chapter's stored grids
             from lengthgen.scorecard import chapter_runs
 
-            estimate = remaining_time(chapter_runs(store, experiment, args.profile), tasks, " in the chapter's grids")
+            estimate = remaining_time(chapter_runs(store, experiment, args.profile), costs, per,
+                                      " in the chapter's grids")
         else:
-            estimate = remaining_time(df, tasks)
+            work = {config_key(c): experiment.work(c) for c in configs}
+            estimate = remaining_time(df.assign(work=df.key.map(work)), costs, per)
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
         flying = in_flight(experiment, missing, store.in_flight(experiment.name))
         if flying:
@@ -181,16 +184,17 @@ def in_flight(experiment, missing: list, markers: dict[str, dict], now: datetime
     return lines
 
 
-def remaining_time(stored: pd.DataFrame, missing_tasks: list[str], where: str = "") -> str:
-    """An estimate of the time of the missing runs (one task name per run), each at the median wall time of the
-    `stored` runs (rows with key, task, wall_seconds; tidy rows repeat a run) of its task, or of all stored runs where
-    its task has none; `where` says where those runs come from; only the count when none is stored."""
-    count = f"{len(missing_tasks)} run{'s' if len(missing_tasks) != 1 else ''}"
+def remaining_time(stored: pd.DataFrame, missing: list[tuple[str, float]], per: str = "run", where: str = "") -> str:
+    """An estimate of the time of the missing runs, (task, work) each (`Experiment.work`), at the median wall time per
+    `per` ("run", or "training step" where work counts the steps) of the `stored` runs (rows with key, task,
+    wall_seconds, work; tidy rows repeat a run) of its task, or of all stored runs where its task has none; `where`
+    says where those runs come from; only the count when none is stored."""
+    count = f"{len(missing)} run{'s' if len(missing) != 1 else ''}"
     if stored.empty:
         return f" ({count}; no stored run to estimate their time from)"
     runs = stored.drop_duplicates("key")
-    seconds, fallback = estimated_seconds(runs, missing_tasks)
-    text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time of the stored runs "
+    seconds, fallback = estimated_seconds(runs, missing)
+    text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time per {per} of the stored runs "
             f"of their task{where}")
     if fallback:
         text += f"; {fallback} with no stored run of their task at that of all {len(runs)} stored runs"

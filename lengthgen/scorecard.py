@@ -79,16 +79,17 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 GRID_COLUMNS = ["experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours", "hours to go"]
-RUN_COLUMNS = ["key", "task", "wall_seconds"]  # a stored run, as the time estimates read it
+RUN_COLUMNS = ["key", "task", "wall_seconds", "work"]  # a stored run, as the time estimates read it
 
 
-def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dict[str, str], pd.DataFrame]:
-    """A grid's declared configs as {key: task} and, of them, the stored runs (key, task, wall_seconds), given the
-    wall seconds of every stored entry of the experiment by key."""
-    task_of = {config_key(c): experiment.labels(c)["task"] for c in experiment.configs_for(profile)}
-    runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key]}
-                         for key, task in task_of.items() if key in wall], columns=RUN_COLUMNS)
-    return task_of, runs
+def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dict[str, tuple], pd.DataFrame]:
+    """A grid's declared configs as {key: (task, work)} (`Experiment.work`) and, of them, the stored runs (key, task,
+    wall_seconds, work), given the wall seconds of every stored entry of the experiment by key."""
+    declared = {config_key(c): (experiment.labels(c)["task"], experiment.work(c))
+                for c in experiment.configs_for(profile)}
+    runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key], "work": work}
+                         for key, (task, work) in declared.items() if key in wall], columns=RUN_COLUMNS)
+    return declared, runs
 
 
 def _walls(store: ResultStore, name: str) -> dict[str, float]:
@@ -96,8 +97,8 @@ def _walls(store: ResultStore, name: str) -> dict[str, float]:
 
 
 def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
-    """The stored declared runs (key, task, wall_seconds) of every grid of the experiment's chapter at `profile`: what
-    the time of a grid's missing runs is estimated from where none of its own is stored."""
+    """The stored declared runs (key, task, wall_seconds, work) of every grid of the experiment's chapter at `profile`:
+    what the time of a grid's missing runs is estimated from where none of its own is stored."""
     frames = [declared_runs(e, profile, _walls(store, e.name))[1] for e in EXPERIMENTS.values()
               if CHAPTER[e.name] == CHAPTER[experiment.name] and profile in e.profiles]
     return pd.concat(frames, ignore_index=True)
@@ -107,8 +108,9 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     """How far every stored grid is: one row per experiment and profile (`profile`, or else the experiment's stored
     profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
     profile's seeds), how many of them are stored, whether that is all of them, the CPU-thread hours of those runs,
-    and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median of its task's stored
-    runs; a grid with none stored at those of its chapter's grids, `chapter_runs`; NaN where those are none either).
+    and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median pace of its task's
+    stored runs, per training step where the experiment counts them; a grid with none stored at that of its chapter's
+    grids, `chapter_runs`; NaN where those are none either).
     Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
@@ -116,13 +118,14 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):
                 continue
-            task_of, runs = declared_runs(experiment, p, wall)
+            declared, runs = declared_runs(experiment, p, wall)
             if not (profile or p == experiment.stored_profile or len(runs)):
                 continue
             basis = runs if len(runs) else chapter_runs(store, experiment, p)
-            to_go, _ = estimated_seconds(basis, [task for key, task in task_of.items() if key not in wall])
-            rows.append({"experiment": name, "profile": p, "declared": len(task_of), "stored": len(runs),
-                         "missing": len(task_of) - len(runs), "complete": "yes" if len(runs) == len(task_of) else "no",
+            to_go, _ = estimated_seconds(basis, [cost for key, cost in declared.items() if key not in wall])
+            complete = "yes" if len(runs) == len(declared) else "no"
+            rows.append({"experiment": name, "profile": p, "declared": len(declared), "stored": len(runs),
+                         "missing": len(declared) - len(runs), "complete": complete,
                          "CPU-thread hours": runs.wall_seconds.sum() / 3600, "hours to go": to_go / 3600})
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
@@ -163,10 +166,11 @@ def _grids_section(grid_table: pd.DataFrame | None) -> list[str]:
     return ["## Stored grids", "",
             "How far each stored grid is: the runs its configs declare (every cell at the seeds fixed before the "
             "runs), how many of them are stored, those runs' CPU-thread hours, and the hours the missing runs would "
-            "take at the median wall time of the stored runs of their task (a grid with none stored: of its "
-            "chapter's other grids of the same profile; `lengthgen results` prints the same; `lengthgen results "
-            "EXPERIMENT` lists the missing runs; *unknown* where none is stored to estimate from). The tables take "
-            "their medians over the seeds every cell has, so an incomplete grid counts only its complete seeds.",
+            "take at the median wall time of the stored runs of their task, per training step where the experiment "
+            "counts its steps (a grid with none stored: of its chapter's other grids of the same profile; "
+            "`lengthgen results` prints the same; `lengthgen results EXPERIMENT` lists the missing runs; *unknown* "
+            "where none is stored to estimate from). The tables take their medians over the seeds every cell has, so "
+            "an incomplete grid counts only its complete seeds.",
             "", markdown_table(shown), ""]
 
 

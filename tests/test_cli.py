@@ -11,7 +11,7 @@ from lengthgen.config import config_key
 from lengthgen.errors import LengthgenError
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.results.store import ResultStore, split_and_length
-from lengthgen.results.sweep import all_stored, stored_runs
+from lengthgen.results.sweep import all_stored, estimated_seconds, stored_runs
 
 
 def run(capsys, *argv):
@@ -46,7 +46,7 @@ def test_run_then_results_export_the_same_tidy_rows(tmp_path, capsys):
                        "--results", str(store), "--out", str(out2))
     assert code == 0 and "4 of 8 smoke runs stored" in out
     hours = df.drop_duplicates("key").wall_seconds.sum() / 3600  # one stored run per task, one missing
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the stored runs of their task):\n"
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their task):\n"
             "  task=argmax model=probe variant=baseline: seed 1\n") in out  # the seed-1 runs, by cell
     assert out.count("seed 1\n") == 4 and "seed 0" not in out
     pd.testing.assert_frame_equal(pd.read_csv(out2), df)
@@ -127,7 +127,7 @@ def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grid
     hours = 2 * runs.groupby("task").wall_seconds.median().sum() / 3600  # seed 1: two runs of each task missing
     code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "1", "--results", str(store))
     assert code == 0 and "0 of 4 smoke runs stored" in out
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time of the stored runs of their task in the "
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their task in the "
             "chapter's grids):\n") in out
 
 
@@ -158,12 +158,23 @@ def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, caps
 
 def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():
     stored = pd.DataFrame({"key": ["a", "a", "b", "c", "d"], "task": ["copy", "copy", "copy", "copy", "recopy"],
-                           "wall_seconds": [600.0, 600.0, 1200.0, 1800.0, 3600.0]})
+                           "wall_seconds": [600.0, 600.0, 1200.0, 1800.0, 3600.0], "work": 1.0})
     # copy: median of 600, 1200, 1800 = 1200 s; recopy: 3600 s; scan has none: median of all four runs = 1500 s
-    text = remaining_time(stored, ["copy", "recopy", "recopy", "scan"])
-    assert text == (" (4 runs, about 2.8 h at the median wall time of the stored runs of their task; 1 with no "
-                    "stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
-    assert remaining_time(stored.iloc[:0], ["copy"]) == " (1 run; no stored run to estimate their time from)"
+    text = remaining_time(stored, [("copy", 1.0), ("recopy", 1.0), ("recopy", 1.0), ("scan", 1.0)])
+    assert text == (" (4 runs, about 2.8 h at the median wall time per run of the stored runs of their task; 1 with "
+                    "no stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
+    assert remaining_time(stored.iloc[:0], [("copy", 1.0)]) == " (1 run; no stored run to estimate their time from)"
+
+
+def test_remaining_time_scales_each_run_by_its_steps():
+    stored = pd.DataFrame({"key": ["a", "b", "c"], "task": ["successor", "successor", "addition"],
+                           "wall_seconds": [300.0, 1400.0, 4200.0], "work": [3_000.0, 7_000.0, 42_000.0]})
+    # successor: 0.1 and 0.2 s per step, median 0.15; addition 0.1; parity has none: median of all three, 0.1
+    text = remaining_time(stored, [("successor", 10_000.0), ("addition", 30_000.0), ("parity", 3_000.0)],
+                          "training step")  # 1,500 + 3,000 + 300 s = 1.33 h
+    assert text.startswith(" (3 runs, about 1.3 h at the median wall time per training step of the stored runs")
+    assert estimated_seconds(stored, [("successor", 10_000.0)]) == (pytest.approx(1_500.0), 0)
+    assert estimated_seconds(stored, [("parity", 3_000.0), ("addition", 1.0)]) == (pytest.approx(300.1), 1)
 
 
 def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(tmp_path, capsys):

@@ -16,6 +16,7 @@ from lengthgen.book import ROOT, write_scorecard
 from lengthgen.cli import main
 from lengthgen.display import breakable, markdown_table
 from lengthgen.papers import CHAPTER, EXPERIMENTS
+from lengthgen.papers.abc.experiments import arithmetic_steps
 from lengthgen.papers.vv import paper as variance_paper
 from lengthgen.papers.vv import rows as vv_rows
 from lengthgen.results.store import ResultStore, config_key
@@ -199,13 +200,16 @@ def test_grids_count_only_the_declared_runs_stored(abc_root):
     assert table.loc[("mla-main", "full"), ["stored", "missing", "complete"]].tolist() == [0, 240, "no"]
     assert ("vv-retrieval", "full") not in table.index  # not its stored profile, and nothing stored there
     assert table1["hours to go"] == 0 and pd.isna(table.loc[("mla-main", "full"), "hours to go"])  # none to go from
+    steps = {config_key(c): arithmetic_steps(c) for c in EXPERIMENTS["abc-table1"].configs_for("cpu")}
+    assert sorted(set(steps.values())) == [3_000, 7_000, 30_000, 42_000]  # ALiBi, RoPE; vanilla + 4 ABC models
     gone = json.loads((entries[0] / "config.json").read_text())["task"]
     shutil.rmtree(entries[0])
-    same_task = [json.loads((e / "meta.json").read_text())["wall_seconds"] for e in entries[1:]
-                 if json.loads((e / "config.json").read_text())["task"] == gone]
+    pace = [json.loads((e / "meta.json").read_text())["wall_seconds"] / steps[e.name] for e in entries[1:]
+            if json.loads((e / "config.json").read_text())["task"] == gone]
     after = scorecard.grids(store).set_index(["experiment", "profile"]).loc[("abc-table1", "cpu")]
     assert (after.stored, after.missing, after.complete) == (26, 1, "no")
-    assert after["hours to go"] == pytest.approx(float(np.median(same_task)) / 3600)  # its task's stored median
+    assert after["hours to go"] == pytest.approx(steps[entries[0].name] * float(np.median(pace)) / 3600)  # its
+    # steps at its task's median wall time per step
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
     assert "## Stored grids" in page and "| abc-table1 | cpu | 27 | 26 | 1 | no |" in page
     assert "| mla-main | full | 240 | 0 | 240 | no | 0.0 | unknown |" in page
@@ -213,16 +217,18 @@ def test_grids_count_only_the_declared_runs_stored(abc_root):
 
 def test_a_grid_with_none_stored_borrows_its_chapters_runs_for_the_estimate(abc_root):
     """abc-balanced (3 ListOps-balanced runs, none stored) is estimated from the stored runs of the chapter's other cpu
-    grids: its task has none there, so at the median of all of them; an MLA grid has no stored chapter-mate."""
+    grids: its task has none there, so at the median wall time per training step of all of them, times its steps; an
+    MLA grid has no stored chapter-mate."""
     store = ResultStore(abc_root / "results")
     grids = ("abc-table1", "abc-scaffolding")
-    declared = {config_key(c) for name in grids for c in EXPERIMENTS[name].configs_for("cpu")}
-    walls = [json.loads((e / "meta.json").read_text())["wall_seconds"] for name in grids
-             for e in (abc_root / "results" / name).iterdir() if e.name in declared]
+    steps = {config_key(c): arithmetic_steps(c) for name in grids for c in EXPERIMENTS[name].configs_for("cpu")}
+    pace = [json.loads((e / "meta.json").read_text())["wall_seconds"] / steps[e.name] for name in grids
+            for e in (abc_root / "results" / name).iterdir() if e.name in steps]
     table = scorecard.grids(store).set_index(["experiment", "profile"])
     balanced = table.loc[("abc-balanced", "cpu")]
-    assert (balanced.stored, balanced.missing, len(walls)) == (0, 3, 72)
-    assert balanced["hours to go"] == pytest.approx(3 * float(np.median(walls)) / 3600)
+    assert (balanced.stored, balanced.missing, len(pace)) == (0, 3, 72)
+    assert {arithmetic_steps(c) for c in EXPERIMENTS["abc-balanced"].configs_for("cpu")} == {3_000}
+    assert balanced["hours to go"] == pytest.approx(3 * 3_000 * float(np.median(pace)) / 3600)
     assert pd.isna(table.loc[("mla-variants", "full"), "hours to go"])
     assert CHAPTER["abc-balanced"] == CHAPTER["abc-table1"] != CHAPTER["mla-main"]
 

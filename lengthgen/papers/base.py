@@ -37,6 +37,8 @@ class Experiment:
         labels: config -> {task, model, variant, seed} for the tidy table.
         build: config -> (task, untrained model), as `run` builds them (so a stored checkpoint can be loaded).
         profiles: profiles this experiment defines (of PROFILES).
+        steps: config -> the training steps it runs in all (retraining included), by which the time of a missing run
+            is scaled from the stored runs' wall time per step; None: every run of a task is taken to cost alike.
     """
 
     name: str
@@ -46,6 +48,11 @@ class Experiment:
     labels: Callable[[object], dict]
     build: Callable[[object], tuple]
     profiles: tuple[str, ...]
+    steps: Callable[[object], int] | None = None
+
+    def work(self, config) -> float:
+        """What the time estimates scale a run's wall time by: its training steps (`steps`), else 1."""
+        return 1.0 if self.steps is None else float(self.steps(config))
 
     @property
     def stored_profile(self) -> str:

@@ -103,15 +103,18 @@ def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFra
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def estimated_seconds(runs: pd.DataFrame, missing_tasks: list[str]) -> tuple[float, int]:
-    """The time of the missing runs (one task name per run), each at the median wall time of the stored `runs` (one
-    row per run: task, wall_seconds) of its task, or of all of them where its task has none: (seconds, how many runs
-    fell back to all). NaN seconds with no stored run."""
-    by_task = runs.groupby("task").wall_seconds.median()
-    fallback = sum(t not in by_task.index for t in missing_tasks)
+def estimated_seconds(runs: pd.DataFrame, missing: list[tuple[str, float]]) -> tuple[float, int]:
+    """The time of the missing runs, (task, work) each (`Experiment.work`: training steps, or 1), each its work times
+    the median wall time per unit of work of the stored `runs` (one row per run: task, wall_seconds, work) of its
+    task, or of all of them where its task has none: (seconds, how many runs fell back to all). NaN seconds with no
+    stored run."""
+    pace = runs.wall_seconds / runs.work
+    by_task = pace.groupby(runs.task).median()
+    fallback = sum(task not in by_task.index for task, _ in missing)
     if runs.empty:
         return float("nan"), fallback
-    return float(by_task.reindex(missing_tasks).fillna(runs.wall_seconds.median()).sum()), fallback
+    overall = pace.median()
+    return float(sum(work * by_task.get(task, overall) for task, work in missing)), fallback
 
 
 def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:

@@ -426,9 +426,15 @@ def balanced_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithm
             for seed in (seeds if seeds is not None else p.seeds)]
 
 
+def arithmetic_steps(cfg: ArithmeticRun) -> int:
+    """The training steps of a run in all: the trained model's and every ABC model's retraining."""
+    return cfg.train.steps + cfg.retrain_steps * (len(cfg.stages()) - 1)
+
+
 def _experiment(name: str, description: str, configs) -> Experiment:
     return Experiment(name=name, description=description, configs=configs, run=run_arithmetic,
-                      labels=arithmetic_labels, build=build_arithmetic, profiles=tuple(ARITHMETIC_PROFILES))
+                      labels=arithmetic_labels, build=build_arithmetic, profiles=tuple(ARITHMETIC_PROFILES),
+                      steps=arithmetic_steps)
 
 
 ABC_EXPERIMENTS = (

@@ -72,6 +72,7 @@ from lengthgen.papers.abc.experiments import (
     ArithmeticRun,
     ArithmeticSizes,
     answer_scores,
+    arithmetic_steps,
     bias_rows,
     build_arithmetic,
     calibrate_abc,
@@ -315,4 +316,4 @@ ABC_FACTORS = Experiment(name="abc-factors", description="beyond the paper: on S
                          "three rules along its retraining; then Addition and N x 1 in the candidate regime, and "
                          "Successor's scaffold without positions; sizing seeds",
                          configs=factor_configs, run=run_factor, labels=factor_labels, build=build_factor,
-                         profiles=tuple(FACTOR_PROFILES))
+                         profiles=tuple(FACTOR_PROFILES), steps=lambda run: arithmetic_steps(run.arithmetic))
