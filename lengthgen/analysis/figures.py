@@ -27,6 +27,19 @@ def loglog(df: pd.DataFrame, x: str, y: str, color: str, title: str, fit_from: i
 
 
 PANELS_PER_ROW = 4  # accuracy_curves wraps its task panels into rows of at most this many
+MOST_TICKS = 8  # length ticks per panel of accuracy_curves
+
+
+def length_ticks(lengths, most: int = MOST_TICKS) -> list:
+    """The tick values of a log length axis: the lengths tested, or where there are more than `most`, `most` of them
+    spread evenly in log scale (the first and the last always), so that every label is a whole length tested, never
+    the lone leading digit of a log axis' minor tick ("2" for 20)."""
+    values = sorted(set(lengths))
+    if len(values) <= most:
+        return values
+    logs = np.log(values)
+    targets = np.linspace(logs[0], logs[-1], most)
+    return sorted({values[int(np.abs(logs - t).argmin())] for t in targets})
 
 
 def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_label: str = "set size N") -> go.Figure:
@@ -43,6 +56,11 @@ def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_labe
                   labels={"mean": "accuracy (%)", "length": x_label, "count": "seeds"}, title=title)
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
     fig.update_xaxes(matches=None, showticklabels=True)  # tasks test different lengths (Parity to 48 bits)
+    tested: dict[str, set] = {}  # each panel's x axis ("xaxis", "xaxis2", ...) -> the lengths its traces test
+    for trace in fig.data:
+        tested.setdefault("xaxis" + trace.xaxis[1:], set()).update(trace.x)
+    for axis, lengths in tested.items():
+        fig.layout[axis].tickvals = length_ticks(lengths)
     return fig.update_layout(height=420 + 300 * (rows - 1))
 
 

@@ -73,3 +73,10 @@ def test_accuracy_curves_wrap_many_tasks_into_rows_each_with_its_own_lengths():
     rows = {fig.layout[axis].domain for axis in fig.layout if axis.startswith("yaxis")}
     assert len(rows) == 2 and fig.layout.height > figures.accuracy_curves(df[df.task == "t0"], "t").layout.height
     assert {fig.layout[axis].matches for axis in fig.layout if axis.startswith("xaxis")} == {None}
+    ticks = {fig.layout[trace.xaxis.replace("x", "xaxis")].tickvals: trace.x for trace in fig.data}
+    assert all(list(t) == list(x) for t, x in ticks.items()) and len(ticks) == len(tasks)  # its own length each
+
+
+def test_length_ticks_are_tested_lengths_spread_in_log_scale():
+    assert figures.length_ticks([50, 6, 8, 6, 10]) == [6, 8, 10, 50]  # all, when few
+    assert figures.length_ticks(range(1, 51), most=4) == [1, 4, 14, 50]  # 1, 50^(1/3), 50^(2/3), 50: the nearest
