@@ -127,8 +127,8 @@ def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grid
     hours = 2 * runs.groupby("task").wall_seconds.median().sum() / 3600  # seed 1: two runs of each task missing
     code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "1", "--results", str(store))
     assert code == 0 and "0 of 4 smoke runs stored" in out
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their task in the "
-            "chapter's grids):\n") in out
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their task "
+            "in the chapter's grids):\n") in out
 
 
 def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, capsys):
