@@ -453,3 +453,21 @@ def test_live_bias_reads_each_rules_models_and_says_when_none_is_run():
     assert prose.live_bias(bias) == {"bias_length": "24", "bias_paper_line": "0.15", "bias_paper_keys": "6.8",
                                      "bias_code_line": "1.00", "bias_code_keys": "1.0"}
     assert prose.live_bias(bias.iloc[:0])["bias_paper_line"] == "–"
+
+
+def test_the_regime_paragraphs_read_every_stored_regime_run():
+    """The regime grids land run by run: whatever is stored, both readings word every task they hold (a run of a model
+    the paper does not report once broke this)."""
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import stored_runs
+
+    store = ResultStore("results")
+    runs = pd.concat([stored_runs(EXPERIMENTS[name], "regime", store) for name in ("abc-table1", "abc-scaffolding")])
+    if runs.empty:
+        pytest.skip("no stored regime runs")
+    reading, seeds = arithmetic_reading(runs), ARITHMETIC_PROFILES["regime"].seeds
+    table1 = prose.regime_table1(reading["curves"], reading["claims"], seeds)
+    table3 = prose.regime_table3(reading["curves"], reading["claims"], seeds)
+    with_vanilla = set(runs[runs.variant == "vanilla"].task)
+    assert table1.count("\n\n") == len(with_vanilla) - 1 and table3.count("**") >= 2
