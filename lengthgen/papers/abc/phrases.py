@@ -106,10 +106,15 @@ def fit_collapse(curves: pd.DataFrame, task: str, models) -> dict[str, object]:
             "far": span((v for c in kept for n, v in c.items() if start is not None and n >= start), num)}
 
 
-def claim(claims: pd.DataFrame, task: str, model: str) -> pd.Series:
-    """The `model_claims` row of a model as the curves name it ("ABC (code, NoPE)" -> ABC, rule "code, NoPE")."""
+def _claim_rows(claims: pd.DataFrame, task: str, model: str) -> pd.DataFrame:
+    """The `model_claims` rows of a model as the curves name it ("ABC (code, NoPE)" -> ABC, rule "code, NoPE")."""
     name, rule = ("ABC", model.removeprefix("ABC (").removesuffix(")")) if model.startswith("ABC (") else (model, "")
-    rows = claims[(claims.task == task) & (claims.model == name) & (claims.rule == rule)]
+    return claims[(claims.task == task) & (claims.model == name) & (claims.rule == rule)]
+
+
+def claim(claims: pd.DataFrame, task: str, model: str) -> pd.Series:
+    """The `model_claims` row of a model as the curves name it; a KeyError where the paper reports none."""
+    rows = _claim_rows(claims, task, model)
     if rows.empty:
         raise KeyError(f"no claim for {task} / {model}")
     return rows.iloc[0]
@@ -171,9 +176,9 @@ PAPER_WORDS = {"collapses": "collapses", "extrapolates": "extrapolates", "partly
 def versus_paper(claims: pd.DataFrame, task: str, model: str) -> str:
     """ "as in the paper", or what the paper's model does instead, or that the paper does not report the model on the
     task (N x 1's ALiBi and RoPE, which our Table 1 grids run beyond it)."""
-    name = model.split(" (")[0]
-    if claims[(claims.task == task) & (claims.model == name)].empty:
+    rows = _claim_rows(claims, task, model)
+    if rows.empty:
         return "a model the paper does not report on this task"
-    row = claim(claims, task, model)
+    row = rows.iloc[0]
     return "as in the paper" if row.verdict == "reproduced" else f"where the paper's model {PAPER_WORDS[row.paper]}"
 
