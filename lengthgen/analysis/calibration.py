@@ -26,6 +26,9 @@ which no line could pass once the threshold is positive; we read it as keeping t
 Two controls separate which lines a rule keeps from the value it gives them (`Rule.carries`): PAPER_SUMS keeps the
 paper's lines but gives each its sum, as "code" does; CODE_FLAT keeps the code's lines but gives each 0, so that all
 are equally open, as the paper's mean-minus-largest nearly does.
+
+The paper and its public code calibrate from the last decoder layer and write that table into every layer; a rule
+whose `source` is "each" calibrates each layer from its own attention instead (beyond the paper).
 """
 
 from dataclasses import dataclass, replace
@@ -37,6 +40,7 @@ from lengthgen.models.hooks import capture
 
 DIRECTIONS = {"diagonal": 1, "vertical": 0, "anti-diagonal": -1}
 CARRIES = ("kept", "sum", "zero")  # what a kept line's cells get (`Rule.carries`)
+SOURCES = ("last", "each")  # which decoder layer's attention a layer's bias is calibrated from (`Rule.source`)
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,13 @@ class Rule:
     samples: int | None = None  # average the attention of only the first `samples` examples (`calibrated_table`)
     carries: str = "kept"  # the value a kept line gives its cells: "kept" the value it was kept by (after
     # subtract_max), "sum" its cells' sum, "zero" 0 (every kept line equally open); the last two are controls
+    source: str = "last"  # the attention each decoder layer's bias is calibrated from: "last" the last layer's, for
+    # every layer (the paper, the public code); "each" the layer's own (beyond the paper)
 
     def __post_init__(self):
-        if self.carries not in CARRIES:
-            raise ValueError(f"unknown carries {self.carries!r}; valid: {', '.join(CARRIES)}")
+        for name, value, valid in (("carries", self.carries, CARRIES), ("source", self.source, SOURCES)):
+            if value not in valid:
+                raise ValueError(f"unknown {name} {value!r}; valid: {', '.join(valid)}")
 
 
 PAPER = Rule()
@@ -187,21 +194,29 @@ def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
 def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER, PAPER),
                      directions: tuple[tuple[str, ...], tuple[str, ...]] = (tuple(DIRECTIONS), tuple(DIRECTIONS)),
                      rows: int | None = None) -> torch.Tensor:
-    """ABC's bias table for retraining an encoder-decoder like `model`: the last decoder layer's averaged attention
+    """ABC's bias table for retraining an encoder-decoder like `model`: a decoder layer's averaged attention
     (`average_attention` on `batch`; its first `rows` decoder steps when given, self-attention's square corner)
-    calibrated to size x size, self-attention with rules[0] along directions[0] into every decoder self-attention
-    layer, cross-attention with rules[1] along directions[1] into every cross-attention layer; encoder layers left
-    open; a rule with `samples` averages the first that many examples of the batch only. Returns
-    (layers, H, size, size) for `positional.TableBias.set_table`."""
+    calibrated to size x size, self-attention with rules[0] along directions[0] into the decoder's self-attention
+    layers, cross-attention with rules[1] along directions[1] into its cross-attention layers; encoder layers left
+    open. The rules' `source` says which layer: "last", the last layer's table into every layer; "each", each layer's
+    own. A rule with `samples` averages the first that many examples of the batch only. Returns (layers, H, size,
+    size) for `positional.TableBias.set_table`."""
     self_layers, cross_layers = model.decoder_layers
-    counts = {rule.samples for rule in rules}
-    if len(counts) > 1:
-        raise ValueError(f"the self- and cross-attention rules average different numbers of examples: {counts}")
-    (samples,) = counts
-    average = average_attention(model, batch if samples is None else batch.slice(0, samples))
-    if rows is not None:
-        average = {"self": average["self"][:, :rows, :rows], "cross": average["cross"][:, :rows]}
+    for name in ("samples", "source"):
+        values = {getattr(rule, name) for rule in rules}
+        if len(values) > 1:
+            raise ValueError(f"the self- and cross-attention rules differ in {name}: {sorted(values, key=str)}")
+    samples, source = rules[0].samples, rules[0].source
+    if samples is not None:
+        batch = batch.slice(0, samples)
     table = torch.zeros(cross_layers.stop, model.cfg.heads, size, size)
-    table[self_layers] = calibrate(average["self"], (size, size), rules[0], directions[0])
-    table[cross_layers] = calibrate(average["cross"], (size, size), rules[1], directions[1])
+    # (layer read, self-attention layers written, cross-attention layers written)
+    targets = ([(-1, self_layers, cross_layers)] if source == "last" else
+               [(i, self_layers[i], cross_layers[i]) for i in range(len(self_layers))])
+    for layer, self_into, cross_into in targets:
+        average = average_attention(model, batch, layer)
+        if rows is not None:
+            average = {"self": average["self"][:, :rows, :rows], "cross": average["cross"][:, :rows]}
+        table[self_into] = calibrate(average["self"], (size, size), rules[0], directions[0])
+        table[cross_into] = calibrate(average["cross"], (size, size), rules[1], directions[1])
     return table

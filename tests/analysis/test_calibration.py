@@ -137,3 +137,40 @@ def test_abc_recovers_the_window_a_model_was_forced_to_attend_with():
     assert torch.equal(table[1:], expected[1:])
     bias_table(model).set_table(table)
     assert (bias_table(model).table[3, 0, 10, 11] == CLOSED) and bias_table(model).table[3, 0, 10, 10] == 0
+
+
+def test_abc_calibrated_per_layer_gives_each_layer_its_own_line():
+    """Two decoder layers forced to read different cross-attention lines (keys t and t + 2 from the source's end):
+    a rule whose source is "last" writes the last layer's line into both layers, one whose source is "each" gives
+    each layer back its own; the two rules of a table must agree on the source."""
+    from dataclasses import replace
+
+    from lengthgen.analysis.calibration import PAPER, calibrated_table
+    from lengthgen.data import EOS, Seq2SeqBatch
+    from lengthgen.models.positional import bias_table, windowed_table
+    from lengthgen.models.transformer import EncoderDecoder, TransformerConfig
+
+    torch.manual_seed(0)
+    cfg = TransformerConfig(width=16, heads=2, layers=2, encoder_layers=0, ff=32, positional="sinusoidal+bias",
+                            max_positions=24)
+    model = EncoderDecoder(cfg, 14)
+    self_layers, cross_layers = model.decoder_layers  # 0-1 and 2-3
+    forced = windowed_table(2, 8, self_layers, cross_layers, window=0)
+    forced[cross_layers[1]] = windowed_table(2, 8, self_layers, cross_layers, window=0, offset=2)[cross_layers[1]]
+    bias_table(model).set_table(forced)
+    gen = torch.Generator().manual_seed(0)
+    src = torch.randint(4, 14, (16, 8), generator=gen)
+    tgt = torch.cat([torch.randint(4, 14, (16, 5), generator=gen), torch.full((16, 1), EOS)], 1)
+    batch = Seq2SeqBatch(src, torch.full((16,), 8), tgt, torch.full((16,), 6))
+    directions = (("diagonal",), ("diagonal",))
+    expected = [windowed_table(2, 20, self_layers, cross_layers, window=0, offset=o)[cross_layers[0]] for o in (0, 2)]
+    last = calibrated_table(model, batch, 20, directions=directions)
+    assert torch.equal(last[cross_layers[0]], expected[1]) and torch.equal(last[cross_layers[1]], expected[1])
+    each = replace(PAPER, source="each")
+    table = calibrated_table(model, batch, 20, (each, each), directions=directions)
+    assert torch.equal(table[cross_layers[0]], expected[0]) and torch.equal(table[cross_layers[1]], expected[1])
+    assert torch.equal(table[self_layers], last[self_layers])  # both self-attention layers read the diagonal
+    with pytest.raises(ValueError, match="differ in source"):
+        calibrated_table(model, batch, 20, (each, PAPER))
+    with pytest.raises(ValueError, match="valid: last, each"):
+        replace(PAPER, source="first")

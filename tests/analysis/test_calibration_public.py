@@ -104,5 +104,5 @@ def test_the_public_code_reads_one_example_of_the_batch():
     assert torch.equal(table[cross_layers.start], calibrate(first["cross"], (20, 20), PUBLIC_CROSS))
     every = average_attention(model, batch)
     assert not torch.equal(table[self_layers.start], calibrate(every["self"], (20, 20), PUBLIC_SELF))
-    with pytest.raises(ValueError, match="different numbers of examples"):
+    with pytest.raises(ValueError, match="differ in samples"):
         calibrated_table(model, batch, 20, (PUBLIC_SELF, CODE_CROSS))

@@ -51,9 +51,11 @@ from lengthgen.train.loop import InterpolationTrainConfig, train
 
 # (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
 # code's calibration as it is (searching its own directions, `analysis.calibration`); two controls: the paper's lines
-# with the code's values (their sums), the code's lines with the paper's near-equal values (all 0)
+# with the code's values (their sums), the code's lines with the paper's near-equal values (all 0); beyond the paper,
+# the code's rule with each decoder layer's bias calibrated from that layer's own attention, not the last layer's
 ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS),
-             "paper-sums": (PAPER_SUMS, PAPER_SUMS), "code-flat": (CODE_FLAT_SELF, CODE_FLAT_CROSS)}
+             "paper-sums": (PAPER_SUMS, PAPER_SUMS), "code-flat": (CODE_FLAT_SELF, CODE_FLAT_CROSS),
+             "code-layers": (replace(CODE_SELF, source="each"), replace(CODE_CROSS, source="each"))}
 # the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
 # anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
 # finding; the paper's third, its diagonal, is our anti-diagonal: for self-attention, causal masking makes the corner

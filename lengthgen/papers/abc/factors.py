@@ -58,6 +58,12 @@ own (150 steps). It changed nothing (sizing seed 100: ABC (code) 51% at 6 digits
 warm-up, the paper's rule 0% against 0%, the public code's 100% against 99.8%, every rule 0% from 12 digits), so the
 regime keeps the inherited schedule on Addition.
 
+ABC calibrates every decoder layer's bias from the last layer's attention. Where a trained model reads the digits it
+needs in different layers (Addition's operands, N x 1's carry), that table can close in the first layer what only
+the first layer read. "xavier+per-layer" (Addition) and "xavier+budget+per-layer" (N x 1) retrain, beside the code's
+rule as it is, the same rule with each layer's bias calibrated from that layer's own attention ("code-layers",
+beyond the paper): the regime's recipe of each task, its trained model unchanged.
+
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
 """
@@ -141,9 +147,18 @@ def _budget(run: ArithmeticRun) -> ArithmeticRun:
                                  retrain_steps=retrain))
 
 
+PER_LAYER_RULES = ("code", "code-layers")  # the code's rule calibrated from the last layer, and from each layer
+
+
+def _per_layer(run: ArithmeticRun) -> ArithmeticRun:
+    return replace(run, abc=PER_LAYER_RULES)
+
+
 # factor -> how it changes a task of the regime sized beside it (`FactorSizes.task_factors`; not a factor of Successor)
 TASK_FACTORS: dict[str, Callable[[ArithmeticRun], ArithmeticRun]] = {
-    "xavier+budget": _budget, "xavier+own-schedule": lambda run: _own_schedule(_xavier(run))}
+    "xavier+budget": _budget, "xavier+own-schedule": lambda run: _own_schedule(_xavier(run)),
+    "xavier+per-layer": lambda run: _per_layer(_xavier(run)),
+    "xavier+budget+per-layer": lambda run: _per_layer(_budget(run))}
 
 
 @dataclass(frozen=True)
@@ -232,7 +247,8 @@ FACTOR_PROFILES = {
                        samples=500, course_points=10, course_samples=100, seeds=SIZING_SEEDS,
                        regime_tasks={"addition": 128, "times_digit": 128},
                        task_factors=(("addition", "xavier"), ("times_digit", "xavier"),
-                                     ("times_digit", "xavier+budget"), ("addition", "xavier+own-schedule")),
+                                     ("times_digit", "xavier+budget"), ("addition", "xavier+own-schedule"),
+                                     ("addition", "xavier+per-layer"), ("times_digit", "xavier+budget+per-layer")),
                        nope_factors=tuple(NOPE_FACTORS)),
 }
 

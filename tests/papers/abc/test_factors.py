@@ -22,6 +22,7 @@ from lengthgen.papers.abc.factors import (
     FACTORS,
     FIRST_WRONG_ZERO,
     NOPE_FACTORS,
+    PER_LAYER_RULES,
     SIZING_SEEDS,
     TASK_FACTORS,
     FactorRun,
@@ -80,7 +81,9 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
         ("dropout+xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
         ("xavier", task, seed) for task in ("addition", "times_digit") for seed in SIZING_SEEDS] + [
         ("xavier+budget", "times_digit", seed) for seed in SIZING_SEEDS] + [
-        ("xavier+own-schedule", "addition", seed) for seed in SIZING_SEEDS]  # without dropout
+        ("xavier+own-schedule", "addition", seed) for seed in SIZING_SEEDS] + [
+        ("xavier+per-layer", "addition", seed) for seed in SIZING_SEEDS] + [
+        ("xavier+budget+per-layer", "times_digit", seed) for seed in SIZING_SEEDS]  # without dropout
     xavier = [c for c in runs if c.factor == "xavier"][0].arithmetic
     assert (xavier.model.dropout, xavier.model.embed_init, xavier.train.steps) == (0.0, "xavier", 30_000)
     run = runs[0].arithmetic
@@ -88,12 +91,18 @@ def test_table1s_other_tasks_are_sized_in_the_regime_alone_at_their_own_budgets_
     own = [c for c in runs if c.factor == "xavier+own-schedule"][0].arithmetic  # Addition's Xavier model, its ABC
     # models warmed up over their own 5%
     assert replace(own, retrain_warmup=None) == xavier and own.training("abc_code").warmup == 150
-    budget = runs[-4].arithmetic  # N x 1 at a budget of its own, and ABC's retraining with its own warm-up
+    budget = runs[-10].arithmetic  # N x 1 at a budget of its own, and ABC's retraining with its own warm-up
     assert (budget.train.steps, budget.train.warmup, budget.retrain_steps, budget.training("abc_code").warmup) == (
         7_500, 375, 3_000, 150)
     assert replace(budget, train=xavier_times(runs).train, retrain_steps=1_000, retrain_warmup=None) == \
         xavier_times(runs)  # otherwise the Xavier model of N x 1
-    last_times = [c for c in runs if c.arithmetic.task == "times_digit" and c.factor != "xavier+budget"][-1]
+    base = {(c.factor, c.arithmetic.task, c.arithmetic.seed): c.arithmetic for c in runs}
+    for cfg in (c for c in runs if c.factor.endswith("per-layer")):  # the regime's recipe of each task, the same
+        # trained model; its ABC models the code's rule calibrated from the last layer and from each layer
+        recipe = cfg.factor.removesuffix("+per-layer")
+        assert cfg.arithmetic == replace(base[recipe, cfg.arithmetic.task, cfg.arithmetic.seed], abc=PER_LAYER_RULES)
+    assert PER_LAYER_RULES == ("code", "code-layers")
+    last_times = [c for c in runs if (c.arithmetic.task, c.factor) == ("times_digit", "xavier")][-1]
     times = last_times.arithmetic  # N x 1 at its own budget (it did not fit at Successor's 3,000 steps)
     assert (times.train.steps, times.retrain_steps, last_times.every, times.operand_width) == (15_000, 1_000, 100, 51)
     assert (run.model.dropout, run.model.embed_init, run.model.max_positions) == (0.3, "xavier", 128)
