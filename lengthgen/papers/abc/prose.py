@@ -320,13 +320,31 @@ def stored_others(curves: pd.DataFrame, claims: pd.DataFrame, balanced: pd.DataF
         "oth_bal_to": str(bal.length.max()), "oth_bal_seeds": seeds_phrase(bal_seeds, seeds)}
 
 
-def not_yet(curves: pd.DataFrame, seeds, steps: int) -> dict[str, str]:
-    """Section 9's Addition item: how many vanilla seeds fit at the stored budget, and that no scaffold with T = 3 or
-    without positions does."""
+def not_yet(curves: pd.DataFrame, seeds, steps: int, regime_done: bool) -> str:
+    """Section 9 as a Markdown list: Addition in the first grids (how many vanilla seeds fit at their budget, and that
+    no scaffold with T = 3 or without positions does), the regime grids while they are incomplete, the paper's
+    scale."""
     fit, _ = _fitting(curves, "addition", "vanilla")
     holds(not any(_fitting(curves, "addition", m)[0] for m in ("w=1, T=3", "w=1, NoPE")),
           "no scaffold with T = 3 or without positions [fits Addition]")
-    return {"ny_steps": f"{steps:,}", "ny_fit": count_phrase(len(fit), len(seeds))}
+    items = [f"**A budget at which Addition fits in the first grids**: {steps:,} steps fit "
+             f"{count_phrase(len(fit), len(seeds))} vanilla seeds and no scaffold with T = 3 or without positions, so "
+             "those grids' Addition rows say little about length; a larger budget would be a new grid."]
+    if not regime_done:
+        items.append("**The grids in the factor study's regime, complete**: the `regime` profile (`lengthgen run "
+                     "abc-table1 --profile regime`, likewise `abc-scaffolding`); section 7 shows the runs stored so "
+                     "far. Until every cell has its seeds, section 8 judges the first grids, whose model is the factor "
+                     "study's baseline.")
+    items.append("**The paper's scale**: 6 decoder layers of width 128 and tests to 50 digits are the `full` profile, "
+                  "for a GPU.")
+    return "\n".join(f"- {item}" for item in items)
+
+
+def regime_status(done: bool) -> dict[str, str]:
+    """Section 7's sentence on the regime grids: complete, or a preview that section 8 does not judge yet."""
+    return {"regime_status": "Every cell has its seeds: section 8 judges the paper against these grids." if done else
+            "Until every cell has its seeds they are a preview: section 8 judges the paper against the first grids, "
+            "and against these once both are complete."}
 
 
 def task_sizes(quick: ArithmeticSizes) -> dict[str, str]:

@@ -386,10 +386,18 @@ def test_not_yet_counts_the_vanilla_seeds_that_fit():
     curves = curves_of({("addition", "vanilla"): {0: COLLAPSE, 1: {6: 0.4}, 2: COLLAPSE},
                         ("addition", "w=1, T=3"): {s: {6: 50.0} for s in SEEDS},
                         ("addition", "w=1, NoPE"): {s: {6: 20.0} for s in SEEDS}})
-    assert prose.not_yet(curves, SEEDS, 30_000) == {"ny_steps": "30,000", "ny_fit": "two of three"}
+    items = prose.not_yet(curves, SEEDS, 30_000, regime_done=False).split("\n")
+    assert len(items) == 3 and items[0].startswith("- **A budget") and "30,000 steps fit two of three vanilla" in items[0]
+    assert "regime" in items[1] and items[2].startswith("- **The paper's scale**")
+    assert prose.not_yet(curves, SEEDS, 30_000, regime_done=True).split("\n") == [items[0], items[2]]
     curves.loc[(curves.model == "w=1, NoPE") & (curves.seed == 1), "value"] = 95.0
     with pytest.raises(ProseCheckFailed):
-        prose.not_yet(curves, SEEDS, 30_000)
+        prose.not_yet(curves, SEEDS, 30_000, regime_done=False)
+
+
+def test_regime_status_says_whether_section_8_judges_the_regime_grids():
+    assert "section 8 judges the paper against these grids" in prose.regime_status(True)["regime_status"]
+    assert "a preview" in prose.regime_status(False)["regime_status"]
 
 
 def test_six_item_share_is_the_pools_share_of_six_digit_numbers():
@@ -440,7 +448,7 @@ def test_stored_others_and_not_yet_hold_on_the_stored_runs(stored):
     out = prose.stored_others(reading["curves"], reading["claims"], balanced, CPU.seeds, CPU.steps, 85.8)
     assert out["oth_bal_seeds"] == "in all three seeds" and out["oth_six"] == "86"
     assert out["oth_sum_in_at"] == "12, 15 and 24"  # the grid's lengths past 6 that 3 divides
-    assert prose.not_yet(reading["curves"], CPU.seeds, CPU.budget("addition")[0])["ny_steps"] == "30,000"
+    assert "30,000 steps fit" in prose.not_yet(reading["curves"], CPU.seeds, CPU.budget("addition")[0], False)
 
 
 def test_live_bias_reads_each_rules_models_and_says_when_none_is_run():
