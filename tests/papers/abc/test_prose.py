@@ -387,7 +387,8 @@ def test_not_yet_counts_the_vanilla_seeds_that_fit():
                         ("addition", "w=1, T=3"): {s: {6: 50.0} for s in SEEDS},
                         ("addition", "w=1, NoPE"): {s: {6: 20.0} for s in SEEDS}})
     items = prose.not_yet(curves, SEEDS, 30_000, regime_done=False).split("\n")
-    assert len(items) == 3 and items[0].startswith("- **A budget") and "30,000 steps fit two of three vanilla" in items[0]
+    assert len(items) == 3 and items[0].startswith("- **A budget")
+    assert "30,000 steps fit two of three vanilla" in items[0]
     assert "regime" in items[1] and items[2].startswith("- **The paper's scale**")
     assert prose.not_yet(curves, SEEDS, 30_000, regime_done=True).split("\n") == [items[0], items[2]]
     curves.loc[(curves.model == "w=1, NoPE") & (curves.seed == 1), "value"] = 95.0
