@@ -165,8 +165,11 @@ def describe(curve: pd.DataFrame, unit: str = "digits") -> str:
         return (f"fits its training numbers ({fit}) and collapses beyond "
                 f"({span((v for n, v in at.items() if n >= start), num)}% from {start} {unit})")
     held = reach(curve)
+    lowest = num(min(v for n, v in at.items() if n > held))
+    if held <= TRAINED_DIGITS:  # below the bar from the first length beyond training, but not collapsed
+        return f"fits its training numbers ({fit}) and falls beyond them, to {lowest}% by {max(at)}"
     return (f"fits its training numbers ({fit}), holds at least {num(TRAINED)}% to {held} {unit} and falls to "
-            f"{num(min(v for n, v in at.items() if n > held))}% by {max(at)}")
+            f"{lowest}% by {max(at)}")
 
 
 PAPER_WORDS = {"collapses": "collapses", "extrapolates": "extrapolates", "partly": "holds only partly",
