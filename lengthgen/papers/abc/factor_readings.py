@@ -15,7 +15,8 @@ The factors vary on Successor (`STUDIED`); the other tasks of the study (Additio
 and where it did not fit one other factor (`factors.FactorSizes.task_factors`), at their own budget, and have a table
 of their own (`factor_table(runs, task)`), no effect. The regime's controls
 (`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out;
-`control_reading` says what they decide. The sizing of Successor's scaffold without positions
+`control_reading` says what they decide; `per_layer_reading` what calibrating each layer from its own attention
+changes on the tasks sized with `factors.PER_LAYER_RULES`. The sizing of Successor's scaffold without positions
 (`factors.NOPE_FACTORS`) has no ABC model: `nope_table`.
 """
 
@@ -39,6 +40,7 @@ from lengthgen.papers.abc.factors import (
     FACTORS,
     FIRST_WRONG_ZERO,
     NOPE_FACTORS,
+    PER_LAYER_RULES,
     TASK_FACTORS,
 )
 from lengthgen.papers.abc.paper import title
@@ -48,7 +50,7 @@ from lengthgen.results.sweep import stored_runs
 EFFECT = 10.0  # points of exact match: a factor's paired effect must reach this at every seed
 FAR = (12, 24, 50)  # digits beyond the training numbers (at most 7) and beyond 8, the first length tested past them
 IID = 6  # digits: the trained model's in-distribution length
-RULES = (*FACTOR_RULES, *CONTROL_RULES)
+RULES = (*FACTOR_RULES, *CONTROL_RULES, *(r for r in PER_LAYER_RULES if r not in FACTOR_RULES))
 STAGES = {f"ABC ({rule})": rule for rule in RULES}
 STUDIED = "successor"  # the task whose factors vary
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
@@ -183,6 +185,7 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
         factors = and_list(f"`{f}`" for f in dict.fromkeys(table.factor))
         parts += [f"**{title(task)}, sized alone** ({factors}, at its own step budget; the columns as above):",
                   _shown(table)]
+    parts.append(per_layer_reading(runs))
     nope = nope_table(runs)
     if not nope.empty:
         parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "
@@ -255,6 +258,42 @@ def control_reading(runs: pd.DataFrame) -> str:
     return (head + f"The paper's rule {listed('paper')}; its lines with the code's values (paper-sums) "
             f"{listed('paper-sums')}: {lines}. The code's rule {listed('code')}; its lines with flat values "
             f"(code-flat) {listed('code-flat')}: {flat}.")
+
+
+def per_layer_reading(runs: pd.DataFrame) -> str:
+    """Whether calibrating each layer from its own attention ("code-layers") does what the code's rule calibrated from
+    the last layer ("code") does not, on the same trained model, seed by seed, for each task sized with
+    `PER_LAYER_RULES`: exact match at IID digits and the mean over FAR. "fits where the last layer's does not" when
+    only code-layers reaches TRAINED at IID; when both fit, it holds further (or less far) when the mean beyond
+    differs by EFFECT points or more, else "no clear difference"; "" without such runs."""
+    new_rule = PER_LAYER_RULES[-1]
+    last = _last(runs, ACCURACY)
+    last = last[last.rule.isin(PER_LAYER_RULES) & last.factor.str.endswith("per-layer")]
+    if last.empty:
+        return ""
+    parts = []
+    for (factor, seed), rows in last.groupby(["factor", "seed"], sort=False):
+        at = rows.pivot_table(index="rule", columns="length", values="value")
+        iid, far = at[IID], at[[n for n in FAR if n in at.columns]].mean(axis=1)
+        fits = iid >= TRAINED
+        if not fits["code"] and fits[new_rule]:
+            reading = "it fits where the last layer's table does not"
+        elif not fits[new_rule]:
+            reading = "it does not fit" + (" where the last layer's table does" if fits["code"] else
+                                           ", nor does the other")
+        elif far[new_rule] - far["code"] >= EFFECT:
+            reading = "both fit, and it holds further"
+        elif far[new_rule] - far["code"] <= -EFFECT:
+            reading = "both fit, and it holds less far"
+        else:
+            reading = "both fit, no clear difference beyond"
+        task = title(runs[runs.variant == factor].task.iloc[0])
+        parts.append(f"{task} (`{factor}`, seed {seed}): {iid['code']:.1f} / {iid[new_rule]:.1f} at {IID} digits, "
+                     f"{far['code']:.1f} / {far[new_rule]:.1f} beyond: {reading}")
+    return (f"**Calibrated per layer** (beyond the paper): the code's rule from the last layer / from each layer's "
+            f"own attention (`{new_rule}`), the same trained model, exact match (%) at {IID} digits and its mean "
+            f"over {', '.join(map(str, FAR))} digits; each layer's own bias counts as different beyond when the "
+            f"means differ by {EFFECT:.0f} points or more. " + "; ".join(parts) + ".")
 
 
 def _shown(table: pd.DataFrame) -> str:

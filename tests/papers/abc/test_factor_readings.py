@@ -13,6 +13,7 @@ from lengthgen.papers.abc.factor_readings import (
     factor_section,
     factor_table,
     nope_table,
+    per_layer_reading,
 )
 from lengthgen.papers.abc.factors import FIRST_WRONG_ZERO
 from lengthgen.papers.abc.prose import factor_study
@@ -193,3 +194,31 @@ def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
     assert table.loc["nope-wide-deep", "as numbers at 50"] == 55.0 and table["as numbers at 6"].isna()["nope-long"]
     assert "scaffold without positions" in text and "| nope-long | 2 | 0.040 | 30.0 | 0.0 | – | – |" in text
     assert "scaffold without positions" not in factor_section(frame(run("baseline", 100, 10.0)), "abc-factors at cpu")
+
+
+def per_layer_run(factor: str, task: str, seed: int, code: tuple[float, float], layers: tuple[float, float]):
+    """A run with the code's rule from the last layer and from each layer: (exact match at 6 digits, beyond) each,
+    along a course whose first point differs (only the last counts)."""
+    rows = [{"task": task, "variant": factor, "seed": seed, "stage": "trained", "step": 3000, "length": n,
+             "metric": ACCURACY, "value": 100.0 if n == 6 else 0.0} for n in LENGTHS]
+    for stage, (iid, far) in (("ABC (code)", code), ("ABC (code-layers)", layers)):
+        for step, scale in ((100, 0.0), (200, 1.0)):
+            rows += [{"task": task, "variant": factor, "seed": seed, "stage": stage, "step": step, "length": n,
+                      "metric": ACCURACY, "value": scale * (iid if n == 6 else far)} for n in LENGTHS]
+    return rows
+
+
+def test_the_per_layer_reading_says_whether_each_layers_own_bias_fits_or_holds_further():
+    runs = frame(per_layer_run("xavier+per-layer", "addition", 100, (49.0, 0.0), (100.0, 60.0)),
+                 per_layer_run("xavier+budget+per-layer", "times_digit", 100, (100.0, 26.7), (100.0, 22.7)),
+                 per_layer_run("xavier+budget+per-layer", "times_digit", 101, (100.0, 20.0), (100.0, 30.0)),
+                 per_layer_run("xavier+per-layer", "addition", 101, (100.0, 50.0), (40.0, 0.0)))
+    text = per_layer_reading(runs)
+    assert "Addition (`xavier+per-layer`, seed 100): 49.0 / 100.0 at 6 digits, 0.0 / 60.0 beyond: it fits where " \
+        "the last layer's table does not" in text
+    assert "N x 1 (`xavier+budget+per-layer`, seed 100): 100.0 / 100.0 at 6 digits, 26.7 / 22.7 beyond: both fit, " \
+        "no clear difference beyond" in text
+    assert "seed 101): 100.0 / 100.0 at 6 digits, 20.0 / 30.0 beyond: both fit, and it holds further" in text
+    assert "seed 101): 100.0 / 40.0 at 6 digits, 50.0 / 0.0 beyond: it does not fit where the last layer's" in text
+    assert per_layer_reading(frame(run("xavier", 100, 90.0, task="addition"))) == ""  # no per-layer run
+    assert text in factor_section(pd.concat([frame(run("baseline", 100, 10.0)), runs]), "abc-factors at cpu")
