@@ -99,7 +99,7 @@ def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
     before = (card.verdict == verdicts.SEEDS_SPLIT).sum()
     assert _set_vanilla_successor(abc_root, 10, 100.0, runs=1) == 1  # seeds 100 / 0 / 0; the paper's 0 within them
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
-    assert "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | 33.3 (0-100) | 3 | " \
+    assert "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | 0.0 (0-100) | 3 | " \
            "reproduced (seeds split) |" in page
     card = scorecard.scorecard(ResultStore(abc_root / "results"))
     assert (card.verdict == verdicts.SEEDS_SPLIT).sum() == before + 1

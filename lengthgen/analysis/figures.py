@@ -42,18 +42,21 @@ def length_ticks(lengths, most: int = MOST_TICKS) -> list:
     return sorted({values[int(np.abs(logs - t).argmin())] for t in targets})
 
 
-def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_label: str = "set size N") -> go.Figure:
-    """Mean accuracy over seeds against length (labelled `x_label`), one panel per task; the bars span the seeds'
-    range (lowest to highest), which with a few seeds says more than a normal-approximation interval and stays
-    within 0-100%."""
-    agg = df.groupby(["task", color, "length"]).value.agg(["mean", "min", "max", "count"]).reset_index()
-    agg["above"], agg["below"] = agg["max"] - agg["mean"], agg["mean"] - agg["min"]
+def accuracy_curves(df: pd.DataFrame, title: str, color: str = "variant", x_label: str = "set size N",
+                    center: str = "mean") -> go.Figure:
+    """Accuracy over seeds (their `center`: "mean" or "median") against length (labelled `x_label`), one panel per
+    task; the bars span the seeds' range (lowest to highest), which with a few seeds says more than a
+    normal-approximation interval and stays within 0-100%."""
+    if center not in ("mean", "median"):
+        raise ValueError(f"unknown center {center!r}; valid: mean, median")
+    agg = df.groupby(["task", color, "length"]).value.agg([center, "min", "max", "count"]).reset_index()
+    agg["above"], agg["below"] = agg["max"] - agg[center], agg[center] - agg["min"]
     wrap = min(agg.task.nunique(), PANELS_PER_ROW)
     rows = -(-agg.task.nunique() // wrap)
-    fig = px.line(agg, x="length", y="mean", color=color, facet_col="task", facet_col_wrap=wrap,
+    fig = px.line(agg, x="length", y=center, color=color, facet_col="task", facet_col_wrap=wrap,
                   facet_row_spacing=0.5 / (rows * 2) if rows > 1 else None, error_y="above", error_y_minus="below",
                   markers=True, log_x=True, hover_data={"min": ":.1f", "max": ":.1f", "count": True},
-                  labels={"mean": "accuracy (%)", "length": x_label, "count": "seeds"}, title=title)
+                  labels={center: "accuracy (%)", "length": x_label, "count": "seeds"}, title=title)
     fig.for_each_annotation(lambda a: a.update(text=a.text.replace("task=", "")))
     fig.update_xaxes(matches=None, showticklabels=True)  # tasks test different lengths (Parity to 48 bits)
     tested: dict[str, set] = {}  # each panel's x axis ("xaxis", "xaxis2", ...) -> the lengths its traces test

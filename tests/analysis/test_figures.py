@@ -63,6 +63,11 @@ def test_accuracy_curves_bars_span_the_seeds_range():
     assert list(trace.y) == pytest.approx([78.0, 10.0])
     assert list(trace.error_y.array) == pytest.approx([22.0, 0.0])  # up to the best seed: 100, never past it
     assert list(trace.error_y.arrayminus) == pytest.approx([43.0, 0.0])  # down to the worst seed: 35
+    (median,) = figures.accuracy_curves(df, "t", center="median").data
+    assert list(median.y) == pytest.approx([99.0, 10.0])  # the middle seed, its bars still to the extremes
+    assert list(median.error_y.array) == pytest.approx([1.0, 0.0]) and median.error_y.arrayminus[0] == 64.0
+    with pytest.raises(ValueError, match="valid: mean, median"):
+        figures.accuracy_curves(df, "t", center="mode")
 
 
 def test_accuracy_curves_wrap_many_tasks_into_rows_each_with_its_own_lengths():

@@ -1,5 +1,5 @@
 """Words for the attention-bias-calibration chapter's prose (`prose`): numbers and ranges as the prose writes them,
-seeds and counts in words, and readings of one model's curve (by seed, mean over seeds, fit and collapse)
+seeds and counts in words, and readings of one model's curve (by seed, median over seeds, fit and collapse)
 from `experiments.arithmetic_reading`'s "curves" and "claims", beside the paper's tables."""
 
 import pandas as pd
@@ -65,10 +65,10 @@ def by_seed(curves: pd.DataFrame, task: str, model: str) -> dict[int, dict[int, 
     return {int(s): dict(zip(g.length, g.value, strict=True)) for s, g in rows.groupby("seed")}
 
 
-def mean_curve(curves: pd.DataFrame, task: str, model: str) -> pd.DataFrame:
-    """(length, value): the mean over seeds of one model."""
+def median_curve(curves: pd.DataFrame, task: str, model: str) -> pd.DataFrame:
+    """(length, value): the median over seeds of one model (`readings.accuracy_table`'s statistic)."""
     rows = curves[(curves.task == task) & (curves.model == model)]
-    return rows.groupby("length", as_index=False).value.mean()
+    return rows.groupby("length", as_index=False).value.median()
 
 
 def values(curves: pd.DataFrame, task: str, models, lengths=None) -> list[float]:
@@ -148,7 +148,7 @@ def loss_of(table: pd.DataFrame, task: str, models, seeds=None) -> list[float]:
 
 
 def describe(curve: pd.DataFrame, unit: str = "digits") -> str:
-    """One model's curve (length, value: the mean over seeds) in words, by its `readings.curve_class`: "fits its
+    """One model's curve (length, value: the median over seeds) in words, by its `readings.curve_class`: "fits its
     training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits)", "holds 94-98% to 24 digits", ...
     (lengths in `unit`: `paper.UNITS`)."""
     at = dict(zip(curve.length, curve.value, strict=True))

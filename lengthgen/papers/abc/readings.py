@@ -3,7 +3,7 @@ and model by model, under rules stated once here.
 
 - A **cell** (task, model, length) is `verdicts.cell_verdict` of the paper's value and our seeds' range: reproduced
   when the paper's value lies within it, widened by `verdicts.TOLERANCE` points on each side; beyond the training
-  length, a model whose own in-distribution cell (TRAINED_DIGITS, mean over seeds) is below 90% is "not trained"
+  length, a model whose own in-distribution cell (TRAINED_DIGITS, median over seeds) is below 90% is "not trained"
   instead: its long-length numbers say nothing.
 - A **model** (task, model) is classed by its whole curve: "does not interpolate" (< 90% at TRAINED_DIGITS),
   "extrapolates" (>= 90% at every tested length), "collapses" (<= 10% at every tested length of at least
@@ -36,23 +36,24 @@ def model_name(variant: str, stage: str) -> str:
 
 
 def accuracy_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Exact match by (task, model, rule, length): mean, min, max over seeds and their number. `rule` names an ABC
-    model's rule and positions ("paper", "code, NoPE", ...), "" for the other models."""
+    """Exact match by (task, model, rule, length): median (`ours`), min, max over seeds and their number (an odd
+    number: `compare.on_common_seeds`, so the median is one seed's value). `rule` names an ABC model's rule and
+    positions ("paper", "code, NoPE", ...), "" for the other models."""
     acc = runs[runs.metric == ACCURACY].copy()
     acc["model"] = [model_name(v, s) for v, s in zip(acc.variant, acc.stage, strict=True)]
     acc["rule"] = [s.removeprefix("ABC (").removesuffix(")") if s.startswith("ABC") else "" for s in acc.stage]
-    out = acc.groupby(["task", "model", "rule", "length"], sort=False).value.agg(["mean", "min", "max", "count"])
-    return out.reset_index().rename(columns={"mean": "ours", "count": "seeds"})
+    out = acc.groupby(["task", "model", "rule", "length"], sort=False).value.agg(["median", "min", "max", "count"])
+    return out.reset_index().rename(columns={"median": "ours", "count": "seeds"})
 
 
 def _iid(table: pd.DataFrame) -> pd.Series:
-    """Each (task, model, rule)'s mean at TRAINED_DIGITS (NaN where not tested)."""
+    """Each (task, model, rule)'s median at TRAINED_DIGITS (NaN where not tested)."""
     at = table[table.length == TRAINED_DIGITS].set_index(["task", "model", "rule"]).ours
     return table.set_index(["task", "model", "rule"]).index.map(at.to_dict()).to_series(index=table.index)
 
 
 def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """The paper's cells that we tested, with ours (mean over seeds), its range ("min-max" over seeds, "" for one
+    """The paper's cells that we tested, with ours (median over seeds), its range ("min-max" over seeds, "" for one
     seed) and the cell verdict.
 
     Args:
@@ -233,7 +234,7 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
 
 def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:
     """`anti_diagonal_mass` rows (task, model, length, inside, beyond; model named as in `accuracy_table`, the ABC
-    models "ABC (rule)") from the tidy rows of stored runs, each the mean over seeds; empty for runs that predate
+    models "ABC (rule)") from the tidy rows of stored runs, each the median over seeds; empty for runs that predate
     the measurement."""
     prefix = f"{ANTI_DIAGONAL}:"
     rows = runs[runs.metric.str.startswith(prefix)]
@@ -241,7 +242,7 @@ def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["task", "model", "length", "inside", "beyond"])
     rows = rows.assign(model=[model_name(v, st) if st == "trained" else st for v, st in
                               zip(rows.variant, rows.stage, strict=True)], where=rows.metric.str.removeprefix(prefix))
-    mass = rows.pivot_table(index=["task", "model", "length"], columns="where", values="value", aggfunc="mean",
+    mass = rows.pivot_table(index=["task", "model", "length"], columns="where", values="value", aggfunc="median",
                             sort=False).reset_index().rename_axis(columns=None)
     return mass.reindex(columns=["task", "model", "length", "inside", "beyond"])
 

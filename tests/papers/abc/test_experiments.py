@@ -124,7 +124,7 @@ def test_table1_runs_on_the_papers_table1_tasks_only():
 
 def test_bad_configs_are_refused():
     with pytest.raises(ValueError, match="unknown ABC model 'paperish'; valid: paper, code, public, paper-sums, "
-                                         "code-flat, paper/nope, code/nope, public/nope"):
+                                         "code-flat, code-layers, paper/nope, code/nope, public/nope"):
         ArithmeticRun(abc=("paperish",))
     with pytest.raises(ValueError, match="a bias table and a window go together"):
         ArithmeticRun(window=1)
