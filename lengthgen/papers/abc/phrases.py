@@ -167,7 +167,8 @@ def describe(curve: pd.DataFrame, unit: str = "digits") -> str:
     held = reach(curve)
     lowest = num(min(v for n, v in at.items() if n > held))
     if held <= TRAINED_DIGITS:  # below the bar from the first length beyond training, but not collapsed
-        return f"fits its training numbers ({fit}) and falls beyond them, to {lowest}% by {max(at)}"
+        return (f"fits its training numbers ({fit}) and falls below {num(TRAINED)}% beyond them, to {lowest}% by "
+                f"{max(at)}")
     return (f"fits its training numbers ({fit}), holds at least {num(TRAINED)}% to {held} {unit} and falls to "
             f"{lowest}% by {max(at)}")
 

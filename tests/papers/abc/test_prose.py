@@ -86,7 +86,7 @@ def test_describe_words_each_class_of_curve():
     assert phrases.describe(curve({6: 100.0, 8: 95.0, 10: 60.0, 12: 30.0})) == (
         "fits its training numbers (100% at 6 digits), holds at least 90% to 8 digits and falls to 30% by 12")
     assert phrases.describe(curve({6: 95.5, 8: 80.0, 10: 40.0, 50: 0.1})) == (
-        "fits its training numbers (95.5% at 6 digits) and falls beyond them, to 0.1% by 50")
+        "fits its training numbers (95.5% at 6 digits) and falls below 90% beyond them, to 0.1% by 50")
 
 
 def test_paper_values_and_classes_come_from_its_tables():
