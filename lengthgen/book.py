@@ -170,9 +170,10 @@ def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
     stored = ResultStore(root / "results")
     card = scorecard(stored, ResultStore(live_dir), live_profile=profile)
     target = root / "book" / "scorecard.md"
-    text = page(card, f"the stored runs in `results/` and this build's live {profile} runs", grids(stored))
+    grid_table = grids(stored)
+    text = page(card, f"the stored runs in `results/` and this build's live {profile} runs", grid_table)
     target.write_text(breakable(text))
-    (root / "book" / "findings.md").write_text(findings(card) + "\n")
+    (root / "book" / "findings.md").write_text(findings(card, grid_table) + "\n")
     return target
 
 

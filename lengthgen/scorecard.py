@@ -22,7 +22,7 @@ from lengthgen.analysis.verdicts import (
 )
 from lengthgen.display import markdown_table
 from lengthgen.papers import CHAPTER, EXPERIMENTS, PAPERS
-from lengthgen.papers.base import ROW
+from lengthgen.papers.base import PROFILES, ROW
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds
 
@@ -191,14 +191,28 @@ def _source_summary(source: str, rows: pd.DataFrame) -> str:
     return f"{source}: {(cells['class'] == 'reproduced').sum()} of {len(cells)} rows reproduced{rank}"
 
 
-def findings(card: pd.DataFrame) -> str:
+def _nearest_profile(paper: str, profiles: list[str], grid_table: pd.DataFrame | None) -> str:
+    """Of the profiles a paper's rows are stored at, the one nearest the paper's regime (latest in `PROFILES`) whose
+    grids of that paper are all complete in `grid_table` (`grids`); without one, full where stored, else the first."""
+    if grid_table is not None and not grid_table.empty:
+        names = {e.name for p in PAPERS.values() if p.title == paper for e in p.experiments}
+        for profile in sorted(profiles, key=PROFILES.index, reverse=True):
+            rows = grid_table[grid_table.experiment.isin(names) & (grid_table.profile == profile)]
+            if len(rows) and (rows.complete == "yes").all():
+                return profile
+    return "full" if "full" in profiles else profiles[0]
+
+
+def findings(card: pd.DataFrame, grid_table: pd.DataFrame | None = None) -> str:
     """What the book found, one Markdown list item per paper: the verdict classes of its stored rows at the profile
-    nearest the paper's regime (full where stored, else cpu), and each of its tables or figures in one phrase (a
-    source's name is its text up to the first colon). Empty when nothing is stored."""
+    nearest the paper's regime whose grids are complete (`_nearest_profile`; without `grid_table`, full where stored,
+    else the first), and each of its tables or figures in one phrase (a source's name is its text up to the first
+    colon). Empty when nothing is stored."""
     stored = card[_kind(card) == "stored"]
     lines = []
     for paper, rows in stored.groupby("paper", sort=False):
-        runs = "stored full" if (rows.runs == "stored full").any() else rows.runs.iloc[0]
+        profiles = [runs.removeprefix("stored ") for runs in dict.fromkeys(rows.runs)]
+        runs = f"stored {_nearest_profile(paper, profiles, grid_table)}"
         rows = rows[rows.runs == runs]
         sources = rows.assign(source=rows.source.str.split(":").str[0]).groupby("source", sort=False)
         parts = "; ".join(_source_summary(source, group) for source, group in sources)

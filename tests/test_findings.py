@@ -29,3 +29,19 @@ def test_each_paper_gets_its_counts_and_one_phrase_per_table():
 
 def test_nothing_stored_finds_nothing():
     assert findings(card([("A", "live quick", "Table 2", "x", "1.0", "reproduced")])) == ""
+
+
+def test_a_paper_is_read_at_the_nearest_profile_whose_grids_are_complete():
+    abc = "Attention bias calibration"
+    rows = card([(abc, "stored cpu", "Table 1", "successor / vanilla / 10", "0.0", "reproduced"),
+                 (abc, "stored regime", "Table 1", "successor / vanilla / 10", "40.0", "not reproduced")])
+
+    def grid(complete: str) -> pd.DataFrame:  # the regime grids of the chapter, all `complete`, beside a cpu one
+        return pd.DataFrame([{"experiment": e, "profile": "regime", "complete": complete}
+                             for e in ("abc-table1", "abc-scaffolding")]
+                            + [{"experiment": "abc-table1", "profile": "cpu", "complete": "yes"},
+                               {"experiment": "mla-main", "profile": "regime", "complete": "no"}])
+
+    assert findings(rows).startswith(f"- **{abc}** (cpu runs; 1 row: 1 reproduced)")  # no grid table: the first
+    assert findings(rows, grid("no")).startswith(f"- **{abc}** (cpu runs")  # the regime grids are not complete
+    assert findings(rows, grid("yes")).startswith(f"- **{abc}** (regime runs; 1 row: 1 not reproduced)")
