@@ -266,7 +266,7 @@ def per_layer_reading(runs: pd.DataFrame) -> str:
     `PER_LAYER_RULES`: exact match at IID digits and the mean over FAR. "fits where the last layer's does not" when
     only code-layers reaches TRAINED at IID; when both fit, it holds further (or less far) when the mean beyond
     differs by EFFECT points or more, else "no clear difference"; "" without such runs."""
-    new_rule = PER_LAYER_RULES[-1]
+    base, new_rule = PER_LAYER_RULES
     last = _last(runs, ACCURACY)
     last = last[last.rule.isin(PER_LAYER_RULES) & last.factor.str.endswith("per-layer")]
     if last.empty:
@@ -276,20 +276,20 @@ def per_layer_reading(runs: pd.DataFrame) -> str:
         at = rows.pivot_table(index="rule", columns="length", values="value")
         iid, far = at[IID], at[[n for n in FAR if n in at.columns]].mean(axis=1)
         fits = iid >= TRAINED
-        if not fits["code"] and fits[new_rule]:
+        if not fits[base] and fits[new_rule]:
             reading = "it fits where the last layer's table does not"
         elif not fits[new_rule]:
-            reading = "it does not fit" + (" where the last layer's table does" if fits["code"] else
+            reading = "it does not fit" + (" where the last layer's table does" if fits[base] else
                                            ", nor does the other")
-        elif far[new_rule] - far["code"] >= EFFECT:
+        elif far[new_rule] - far[base] >= EFFECT:
             reading = "both fit, and it holds further"
-        elif far[new_rule] - far["code"] <= -EFFECT:
+        elif far[new_rule] - far[base] <= -EFFECT:
             reading = "both fit, and it holds less far"
         else:
             reading = "both fit, no clear difference beyond"
         task = title(runs[runs.variant == factor].task.iloc[0])
-        parts.append(f"{task} (`{factor}`, seed {seed}): {iid['code']:.1f} / {iid[new_rule]:.1f} at {IID} digits, "
-                     f"{far['code']:.1f} / {far[new_rule]:.1f} beyond: {reading}")
+        parts.append(f"{task} (`{factor}`, seed {seed}): {iid[base]:.1f} / {iid[new_rule]:.1f} at {IID} digits, "
+                     f"{far[base]:.1f} / {far[new_rule]:.1f} beyond: {reading}")
     return (f"**Calibrated per layer** (beyond the paper): the code's rule from the last layer / from each layer's "
             f"own attention (`{new_rule}`), the same trained model, exact match (%) at {IID} digits and its mean "
             f"over {', '.join(map(str, FAR))} digits; each layer's own bias counts as different beyond when the "

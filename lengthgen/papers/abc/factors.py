@@ -59,10 +59,10 @@ warm-up, the paper's rule 0% against 0%, the public code's 100% against 99.8%, e
 regime keeps the inherited schedule on Addition.
 
 ABC calibrates every decoder layer's bias from the last layer's attention. Where a trained model reads the digits it
-needs in different layers (Addition's operands, N x 1's carry), that table can close in the first layer what only
-the first layer read. "xavier+per-layer" (Addition) and "xavier+budget+per-layer" (N x 1) retrain, beside the code's
-rule as it is, the same rule with each layer's bias calibrated from that layer's own attention ("code-layers",
-beyond the paper): the regime's recipe of each task, its trained model unchanged.
+needs in different layers (Addition's operands and carry, N x 1's multiplier), that table can close in the first
+layer what only the first layer read. "xavier+per-layer" (Addition) and "xavier+budget+per-layer" (N x 1) retrain,
+beside the code's rule as it is, the same rule with each layer's bias calibrated from that layer's own attention
+("code-layers", beyond the paper): the regime's recipe of each task, its trained model unchanged.
 
 The seeds are sizing seeds, 100, 101 and 102, outside every seed the chapter's grids declare (0, 1, 2): no run of
 this study enters a declared cell's median.
