@@ -232,12 +232,13 @@ def test_sweep_killed_with_sigkill_resumes_only_unfinished(tmp_path):
     done = {p.name: (p / "meta.json").read_text() for p in folder.iterdir() if not p.name.startswith(".")}
     total = len(EXPERIMENTS["vv-retrieval"].configs_for("smoke", tuple(range(5))))
     assert 3 <= len(done) < total, "the kill should land mid-sweep"
-    for leftover in folder.glob(".*"):  # a temporary folder from the killed write is never read as an entry
-        assert ".tmp-" in leftover.name or leftover.name.endswith(".running")
+    for leftover in folder.glob(".*"):  # a killed write's temporary folder, the cut run's marker and snapshots
+        assert ".tmp-" in leftover.name or leftover.name.endswith((".running", ".snapshots"))
     # the run the kill cut short (if it had begun) is marked, and its process is gone
     assert not any(m["alive"] for m in ResultStore(root).in_flight("vv-retrieval").values())
     subprocess.run(cmd, check=True, capture_output=True)
     assert ResultStore(root).in_flight("vv-retrieval") == {}
+    assert not list(folder.glob(".*.snapshots"))  # the resumed run finished and dropped its snapshots
     after = {p.name: (p / "meta.json").read_text() for p in folder.iterdir() if not p.name.startswith(".")}
     assert len(after) == total
     assert all(after[k] == v for k, v in done.items())  # finished runs were not recomputed
