@@ -69,6 +69,28 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     return table[["task", "model", "rule", "length", "paper", "ours", "range", "seeds", "verdict"]]
 
 
+def cell_reasons(table: pd.DataFrame) -> list[str]:
+    """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
+    for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side ours lies
+    on and over how many seeds; an ABC model without positions is said to be ours (the paper's ABC keeps the
+    sinusoids), set beside the paper's ABC."""
+    six = table[table.length == TRAINED_DIGITS].set_index(["task", "model", "rule"]).ours.to_dict()
+    out = []
+    for row in table.itertuples():
+        seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
+        iid = six.get((row.task, row.model, row.rule), float("nan"))
+        if row.verdict == NOT_TRAINED:
+            of = f"median of {seeds}" if row.seeds > 1 else seeds
+            text = f"{iid:.1f}% at {TRAINED_DIGITS} digits (< {TRAINED:.0f}%; {of})"
+        elif row.verdict.startswith("reproduced"):
+            text = f"seeds split: {row.range}" if "split" in row.verdict else ""
+        else:
+            text = f"ours {'higher' if row.ours > row.paper else 'lower'}; {seeds}"
+        ours_only = "NoPE" in row.rule
+        out.append("; ".join(t for t in (text, "ABC without positions is ours" if ours_only else "") if t))
+    return out
+
+
 def curve_class(curve: pd.DataFrame, value: str) -> str:
     """The class of one model's curve (rows: length and the `value` column) under the rules of this module."""
     at = dict(zip(curve.length, curve[value], strict=True))

@@ -6,6 +6,7 @@ import pandas as pd
 from lengthgen.analysis.verdicts import former_cell_verdict
 from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, arithmetic_reading
 from lengthgen.papers.abc.paper import CLAIMS
+from lengthgen.papers.abc.readings import cell_reasons
 from lengthgen.papers.base import ROW, claim_rows, grid_runs, row_frame
 from lengthgen.results.store import ResultStore
 
@@ -14,7 +15,8 @@ GRIDS = {e.name: e for e in ABC_EXPERIMENTS}
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1 and 3 cell by cell (the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds,
-    with its range; a model that does not fit its training numbers is "not trained"), then the paper's claims
+    with its range; a model that does not fit its training numbers is "not trained"; each with its reason,
+    `readings.cell_reasons`), then the paper's claims
     (`paper.CLAIMS`) that the stored runs judge: every claim on the models' curves (the attention claim needs the
     live models)."""
     runs = pd.concat([grid_runs(GRIDS[name], profile, store) for name in ("abc-table1", "abc-scaffolding")])
@@ -27,6 +29,6 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                       for r in cells.itertuples()],
                      [f"{p:.1f}" for p in cells.paper],
                      [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
-                     cells.seeds.tolist(), cells.verdict.tolist(), "",
+                     cells.seeds.tolist(), cells.verdict.tolist(), cell_reasons(cells),
                      [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
     return pd.concat([table, claim_rows(CLAIMS, {"claims": reading["claims"]})], ignore_index=True)

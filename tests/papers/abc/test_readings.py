@@ -19,6 +19,7 @@ from lengthgen.papers.abc.readings import (
     bias_maps,
     bias_reading,
     bias_readings,
+    cell_reasons,
     cells,
     curve_class,
     exact_match_by,
@@ -68,6 +69,23 @@ def test_cells_average_seeds_and_flag_untrained_models():
     assert table.loc[("ABC", "paper", 6), "verdict"] == "not reproduced (ours lower)"  # 50 vs 100
     assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # 0 vs 100, but 50% in distribution
     assert len(table) == 4
+
+
+def test_cell_reasons_name_the_in_distribution_score_the_side_and_our_own_variants():
+    ours = accuracy_table(runs([
+        ("successor", "vanilla", "trained", 0, 6, 100.0), ("successor", "vanilla", "trained", 1, 6, 98.0),
+        ("successor", "vanilla", "trained", 2, 6, 99.0), ("successor", "vanilla", "trained", 0, 10, 0.0),
+        ("successor", "vanilla", "trained", 1, 10, 100.0), ("successor", "vanilla", "trained", 2, 10, 0.0),
+        ("successor", "vanilla", "ABC (paper, NoPE)", 0, 6, 1.5),
+        ("successor", "vanilla", "ABC (paper, NoPE)", 0, 10, 0.0),
+        ("successor", "vanilla", "ABC (code)", 0, 6, 100.0), ("successor", "vanilla", "ABC (code)", 0, 10, 40.0)]))
+    table = cells(ours, table_rows(TABLE_1))
+    why = dict(zip(zip(table.rule, table.length, strict=True), cell_reasons(table), strict=True))
+    assert why[("", 6)] == ""  # reproduced, every seed inside the band
+    assert why[("", 10)] == "seeds split: 0-100"  # the median (0) is the paper's, one seed solves it
+    assert why[("paper, NoPE", 6)] == "ours lower; 1 seed; ABC without positions is ours"
+    assert why[("paper, NoPE", 10)] == "1.5% at 6 digits (< 90%; 1 seed); ABC without positions is ours"
+    assert why[("code", 10)] == "ours lower; 1 seed"  # 40 against the paper's 100, trained at 6 digits
 
 
 def test_model_claims_compare_classes():
