@@ -34,6 +34,7 @@ from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
+    abc_fit,
     accuracy_table,
     anti_diagonal_mass,
     attention_claim,
@@ -467,9 +468,9 @@ def trained_models(store, experiment, configs: list[ArithmeticRun]) -> dict[str,
 def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
     match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
-    (`analysis.arithmetic`), "mass" (`readings.stored_mass`) and "attention" (Figs. 2, 8, 9's claim on the vanilla
-    models' mass; empty for runs that predate it); each task's runs on the seeds that all its models have
-    (`compare.on_common_seeds`)."""
+    (`analysis.arithmetic`), "mass" (`readings.stored_mass`), "attention" (Figs. 2, 8, 9's claim on the vanilla
+    models' mass; empty for runs that predate it) and "fit" (`readings.abc_fit`); each task's runs on the seeds that
+    all its models have (`compare.on_common_seeds`)."""
     runs = pd.concat([on_common_seeds(task_runs, ("variant",))[0] for _, task_runs in runs.groupby("task")])
     ours = accuracy_table(runs)
     paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
@@ -479,4 +480,4 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     mass = stored_mass(runs)
     return {"curves": curves[["task", "model", "seed", "length", "value"]], "cells": cells(ours, paper),
             "claims": model_claims(ours, paper, APPENDIX_C),
-            "attention": attention_claim(mass[mass.model == "vanilla"]), "mass": mass}
+            "attention": attention_claim(mass[mass.model == "vanilla"]), "mass": mass, "fit": abc_fit(runs)}

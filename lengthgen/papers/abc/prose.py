@@ -400,11 +400,12 @@ def _regime_head(task: str, have, seeds) -> str:
             f"{'' if set(seeds) <= set(have) else '; a preview'}):")
 
 
-def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
+def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, fit: pd.DataFrame, seeds) -> str:
     """Section 7's reading of the regime's Table 1 as far as it is stored, a paragraph per task with a stored vanilla
     model: which seeds it stands on, then each model's curve (median over those seeds) with its verdict against the
-    paper, the headline (ABC with the sinusoids) by both rules first and our variant without positions apart.
-    Generated, not bound: the regime's grids land run by run."""
+    paper, the headline (ABC with the sinusoids) by both rules first and our variant without positions apart, and
+    what `fit` (`readings.abc_fit`) says of the ABC models that do not fit (`unfit_abc`). Generated, not bound: the
+    regime's grids land run by run."""
     paragraphs = []
     for task in [t for t in TABLE1_TASKS if not curves[(curves.task == t) & (curves.model == "vanilla")].empty]:
         have, present = sorted(by_seed(curves, task, "vanilla")), set(curves[curves.task == task].model)
@@ -421,8 +422,33 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
                         f"{describe(median_curve(curves, task, 'ABC (code, NoPE)'))}; by the paper's rule it "
                         f"{describe(median_curve(curves, task, 'ABC (paper, NoPE)'))}.")
         text += [f"{model} {said(model)}." for model in ("ALiBi", "RoPE") if model in present]
-        paragraphs.append(" ".join(text))
+        paragraphs.append(" ".join(text + [unfit_abc(fit, task)]).strip())
     return "\n\n".join(paragraphs)
+
+
+TWIN = {"ABC (paper)": "ABC (paper, NoPE)", "ABC (code)": "ABC (code, NoPE)"}  # the same biases, without positions
+TWIN |= {nope: sin for sin, nope in TWIN.items()}
+
+
+def unfit_abc(fit: pd.DataFrame, task: str) -> str:
+    """What the stored readings say of each of a task's ABC models that does not fit its training numbers
+    (`readings.abc_fit`, medians over seeds): its score and training loss, the weight its bias alone puts on the
+    anti-diagonal, the keys it leaves open, the weight the retrained model puts there, and the same biases on the
+    model with (or without) positions beside it. "" when every ABC model fits."""
+    rows = fit[fit.task == task].set_index("model")
+    said = []
+    for model, row in rows[rows["at 6 digits"] < TRAINED].iterrows():
+        twin = rows.loc[TWIN[model]] if TWIN[model] in rows.index else None
+        where = "without positions" if "NoPE" in model else "with the sinusoids"
+        other = "with the sinusoids" if "NoPE" in model else "without positions"
+        beside = "" if twin is None else (
+            f" ({other}: {twin['attention on line']:.2f}, and {num(twin['at 6 digits'])}% at {TRAINED_DIGITS} digits)")
+        said.append(f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "
+                    f"{TRAINED_DIGITS} digits, training loss {loss_text(row['training loss'])}, medians over seeds): "
+                    f"its bias alone puts {row['bias on line']:.2f} of the cross-attention on the anti-diagonal and "
+                    f"leaves {row['open keys']:.1f} source keys open per step, and the retrained model's last layer "
+                    f"puts {row['attention on line']:.2f} there{beside}.")
+    return " ".join(said)
 
 
 TABLE3_TASKS = (*dict.fromkeys(task for task, _, _ in TABLE_3), *LISTOPS_TASKS)  # the paper's order, then Appendix C

@@ -20,7 +20,14 @@ import torch
 from lengthgen.analysis.calibration import ATTENTION_KINDS, PUBLIC_CODE, decoder_attention
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
-from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL, OPEN_KEYS, by_construction
+from lengthgen.metrics import (
+    ACCURACY,
+    ANTI_DIAGONAL,
+    BIAS_ANTI_DIAGONAL,
+    FINAL_TRAIN_LOSS,
+    OPEN_KEYS,
+    by_construction,
+)
 from lengthgen.models.positional import CLOSED, bias_table
 from lengthgen.seeding import generator
 from lengthgen.tasks.arithmetic import LISTOPS
@@ -267,6 +274,26 @@ def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:
     mass = rows.pivot_table(index=["task", "model", "length"], columns="where", values="value", aggfunc="median",
                             sort=False).reset_index().rename_axis(columns=None)
     return mass.reindex(columns=["task", "model", "length", "inside", "beyond"])
+
+
+FIT_READINGS = {ACCURACY: "at 6 digits", BIAS_ANTI_DIAGONAL: "bias on line", f"{OPEN_KEYS}:cross": "open keys",
+                f"{ANTI_DIAGONAL}:inside": "attention on line", FINAL_TRAIN_LOSS: "training loss"}
+
+
+def abc_fit(runs: pd.DataFrame) -> pd.DataFrame:
+    """Why an ABC model fits its training numbers or not, from the tidy rows of stored runs: per (task, model "ABC
+    (rule)"), the median over seeds of its exact match at TRAINED_DIGITS, the weight its cross-attention bias alone
+    puts on the anti-diagonal and the source keys it leaves open per step (`bias_reading`), the weight its retrained
+    last layer puts on the anti-diagonal at TRAINED_DIGITS (`anti_diagonal_mass`) and its final training loss; the
+    number of seeds. Empty for runs that predate these readings."""
+    abc = runs[runs.stage.str.startswith("ABC") & runs.metric.isin(list(FIT_READINGS))
+               & ((runs.length == TRAINED_DIGITS) | (runs.metric == FINAL_TRAIN_LOSS))]
+    if abc.empty or not set(FIT_READINGS) <= set(abc.metric):
+        return pd.DataFrame(columns=["task", "model", *FIT_READINGS.values(), "seeds"])
+    table = abc.pivot_table(index=["task", "stage"], columns="metric", values="value", aggfunc="median", sort=False)
+    seeds = abc.groupby(["task", "stage"], sort=False).seed.nunique()
+    table = table[list(FIT_READINGS)].rename(columns=FIT_READINGS).assign(seeds=seeds)
+    return table.reset_index().rename(columns={"stage": "model"}).rename_axis(columns=None)
 
 
 def attention_claim(mass: pd.DataFrame) -> pd.DataFrame:

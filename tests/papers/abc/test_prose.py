@@ -234,7 +234,7 @@ def test_stored_successor_fails_when_a_bound_sentence_no_longer_holds():
 
 def test_the_regime_reading_words_each_table1_model_on_the_seeds_stored_and_says_when_it_is_a_preview():
     reading = arithmetic_reading(successor_runs())
-    text = prose.regime_table1(reading["curves"], reading["claims"], SEEDS)
+    text = prose.regime_table1(reading["curves"], reading["claims"], reading["fit"], SEEDS)
     assert text.startswith("**Successor** (seeds 0, 1 and 2 of the declared three): the vanilla model fits its "
                            "training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits), as in the "
                            "paper.")
@@ -245,13 +245,28 @@ def test_the_regime_reading_words_each_table1_model_on_the_seeds_stored_and_says
             "95-99% to 24 digits; by the paper's rule it holds 93-97% to 24 digits.") in text
     assert "\n\n" not in text and "Addition" not in text  # one task stored, one paragraph
     reading = arithmetic_reading(successor_runs()[lambda r: r.seed < 2])  # seed 0 alone kept (an odd set)
-    assert prose.regime_table1(reading["curves"], reading["claims"], SEEDS).startswith(
+    assert prose.regime_table1(reading["curves"], reading["claims"], reading["fit"], SEEDS).startswith(
         "**Successor** (seed 0 of the declared three; a preview)")
     times = tidy([("times_digit", variant, "trained", 0, COLLAPSE, 1e-4) for variant in ("vanilla", "ALiBi")])
     reading = arithmetic_reading(times)  # N x 1's ALiBi: in our grid, not in the paper's Table 1
-    assert prose.regime_table1(reading["curves"], reading["claims"], SEEDS).endswith(
+    assert prose.regime_table1(reading["curves"], reading["claims"], reading["fit"], SEEDS).endswith(
         "ALiBi fits its training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits), a model the "
         "paper does not report on this task.")
+
+
+def test_an_abc_model_that_does_not_fit_is_worded_with_its_readings_and_its_twin_beside_it():
+    columns = ["task", "model", "at 6 digits", "bias on line", "open keys", "attention on line", "training loss"]
+    fit = pd.DataFrame([("successor", "ABC (paper)", 94.6, 0.18, 5.66, 0.87, 0.059),
+                        ("successor", "ABC (paper, NoPE)", 1.4, 0.18, 5.66, 0.41, 0.216),
+                        ("successor", "ABC (code, NoPE)", 80.0, 0.75, 13.5, 1.0, 0.1)], columns=columns)
+    assert prose.unfit_abc(fit, "successor") == (
+        "The ABC model by the paper's rule without positions does not fit (1.4% at 6 digits, training loss 0.22, "
+        "medians over seeds): its bias alone puts 0.18 of the cross-attention on the anti-diagonal and leaves 5.7 "
+        "source keys open per step, and the retrained model's last layer puts 0.41 there (with the sinusoids: 0.87, "
+        "and 94.6% at 6 digits). The ABC model by the code's rule without positions does not fit (80% at 6 digits, "
+        "training loss 0.1, medians over seeds): its bias alone puts 0.75 of the cross-attention on the anti-diagonal "
+        "and leaves 13.5 source keys open per step, and the retrained model's last layer puts 1.00 there.")
+    assert prose.unfit_abc(fit, "addition") == "" and prose.unfit_abc(fit[fit["at 6 digits"] > 90], "successor") == ""
 
 
 def test_the_regime_reading_of_table3_words_each_scaffold_and_listops_by_the_lengths_it_holds():
@@ -478,7 +493,7 @@ def test_the_regime_paragraphs_read_every_stored_regime_run():
     if runs.empty:
         pytest.skip("no stored regime runs")
     reading, seeds = arithmetic_reading(runs), ARITHMETIC_PROFILES["regime"].seeds
-    table1 = prose.regime_table1(reading["curves"], reading["claims"], seeds)
+    table1 = prose.regime_table1(reading["curves"], reading["claims"], reading["fit"], seeds)
     table3 = prose.regime_table3(reading["curves"], reading["claims"], seeds)
     with_vanilla = set(runs[runs.variant == "vanilla"].task)
     assert table1.count("\n\n") == len(with_vanilla) - 1 and table3.count("**") >= 2

@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL, FINAL_TRAIN_LOSS, OPEN_KEYS
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
+    abc_fit,
     accuracy_table,
     attention_claim,
     attention_on,
@@ -86,6 +87,23 @@ def test_cell_reasons_name_the_in_distribution_score_the_side_and_our_own_varian
     assert why[("paper, NoPE", 6)] == "ours lower; 1 seed; ABC without positions is ours"
     assert why[("paper, NoPE", 10)] == "1.5% at 6 digits (< 90%; 1 seed); ABC without positions is ours"
     assert why[("code", 10)] == "ours lower; 1 seed"  # 40 against the paper's 100, trained at 6 digits
+
+
+def test_abc_fit_takes_each_reading_at_six_digits_as_a_median_over_seeds():
+    rows = []
+    for seed, (acc, line, keys, mass, loss) in enumerate([(1.0, 0.18, 5.5, 0.40, 0.21), (2.0, 0.16, 6.5, 0.42, 0.23),
+                                                          (50.0, 0.20, 5.0, 0.45, 0.20)]):
+        base = {"task": "successor", "variant": "vanilla", "stage": "ABC (paper, NoPE)", "seed": seed}
+        rows += [{**base, "metric": m, "length": n, "value": v} for m, n, v in [
+            (ACCURACY, 6, acc), (ACCURACY, 10, 99.0), (BIAS_ANTI_DIAGONAL, 6, line), (f"{OPEN_KEYS}:cross", 6, keys),
+            (f"{OPEN_KEYS}:self", 6, 9.0), (f"{ANTI_DIAGONAL}:inside", 6, mass), (f"{ANTI_DIAGONAL}:inside", 10, 0.9),
+            (FINAL_TRAIN_LOSS, 0, loss)]]
+        rows.append({**base, "stage": "trained", "metric": ACCURACY, "length": 6, "value": 100.0})  # not ABC: left out
+    fit = abc_fit(pd.DataFrame(rows))
+    assert fit.to_dict("records") == [{"task": "successor", "model": "ABC (paper, NoPE)", "at 6 digits": 2.0,
+                                       "bias on line": 0.18, "open keys": 5.5, "attention on line": 0.42,
+                                       "training loss": 0.21, "seeds": 3}]
+    assert abc_fit(pd.DataFrame(rows)[lambda r: r.metric == ACCURACY]).empty  # runs without the readings
 
 
 def test_model_claims_compare_classes():
