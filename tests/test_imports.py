@@ -1,7 +1,7 @@
-"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> papers ->
-analysis -> train/results -> models/tasks -> data/seeding/config/display/snapshots/errors; function-level imports
-count too, so no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding` only,
-in the package and in the chapters' code cells."""
+"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> leaderboard ->
+papers -> analysis -> train/results -> models/tasks -> data/seeding/config/display/snapshots/errors; function-level
+imports count too, so no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding`
+only, in the package and in the chapters' code cells."""
 
 import ast
 from pathlib import Path
@@ -17,6 +17,7 @@ LAYERS = [
     ("train", "results", "export"),
     ("analysis",),
     ("papers",),
+    ("leaderboard",),
     ("scorecard",),
     ("book", "bench"),
     ("lab",),

@@ -1,0 +1,80 @@
+"""The leaderboard's protocol: how a run of one mechanism on one task is scored, how seeds make a cell, and how the
+cells of a task are ranked. One rule for every task and mechanism, stated here once.
+
+- A **run** (mechanism, task, seed) is exact match (%) at each tested length. Its *in-distribution* score is its mean
+  at the tested lengths within its task's training lengths; *beyond* is its mean at every tested length past them (the
+  score of the Chomsky-hierarchy suite, Deletang et al. 2023); *reach* is the longest length up to which every tested
+  length, from the shortest, scores at least 90% (`compare.reach`; 0 when the shortest does not).
+- A **cell** (mechanism, task) is the median of each score over its seeds (an odd number, so a median is one run's
+  value), with the seeds' lowest and highest beside it. A cell whose median in-distribution score is below 90%
+  (`verdicts.TRAINED`) is *not trained*: its runs did not learn their training lengths, so their longer ones say
+  nothing, and it is shown so, never ranked.
+- A **task's ranking** orders its trained cells by beyond (higher first), then by reach; cells that tie on both share a
+  rank (the lowest of the places they fill).
+"""
+
+import pandas as pd
+
+from lengthgen.analysis.compare import reach
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.errors import LengthgenError
+from lengthgen.metrics import ACCURACY
+
+RANKED = "ranked"  # a cell's status when its runs fit their training lengths
+CELL = ["task", "variant"]  # the columns that name a cell (variant: the mechanism)
+SCORES = ("in distribution", "beyond", "reach")
+
+
+def run_scores(runs: pd.DataFrame, trained: dict[str, int]) -> pd.DataFrame:
+    """One row per run (task, variant, seed) of tidy rows (task, variant, seed, length, metric, value; exact match
+    rows, metric ACCURACY, are read): its in-distribution, beyond and reach scores.
+
+    Args:
+        runs: tidy rows of stored (or live) runs.
+        trained: task -> its longest training length (in the task's length unit). A task of `runs` without one, or
+            whose runs test no length within it or none beyond it, is an error naming what is missing.
+    """
+    acc = runs[runs.metric == ACCURACY]
+    rows = []
+    for (task, variant, seed), run in acc.groupby(["task", "variant", "seed"], sort=False):
+        if task not in trained:
+            raise LengthgenError(f"no training length for task {task!r}; known: {', '.join(sorted(trained))}")
+        inside, past = run[run.length <= trained[task]], run[run.length > trained[task]]
+        if inside.empty or past.empty:
+            side = "within" if inside.empty else "beyond"
+            raise LengthgenError(f"{task} / {variant} / seed {seed} tests no length {side} its training lengths "
+                                 f"(up to {trained[task]}); tested: {sorted(run.length.unique().tolist())}")
+        rows.append({"task": task, "variant": variant, "seed": seed, "in distribution": inside.value.mean(),
+                     "beyond": past.value.mean(), "reach": reach(run[["length", "value"]])})
+    return pd.DataFrame(rows, columns=[*CELL, "seed", *SCORES])
+
+
+def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell (task, variant) of `run_scores` rows: each score's median over the cell's seeds, the lowest
+    and highest beyond score and reach ("beyond lo", "beyond hi", "reach lo", "reach hi"), the number of seeds and the
+    status (RANKED, or NOT_TRAINED when the median in-distribution score is below TRAINED). A cell with an even number
+    of seeds is an error: its median would be the mean of two runs."""
+    grouped = scores.groupby(CELL, sort=False)
+    counts = grouped.seed.nunique()
+    even = counts[counts % 2 == 0]
+    if not even.empty:
+        (task, variant), n = next(iter(even.items()))
+        raise LengthgenError(f"{task} / {variant} has {n} seeds; a cell needs an odd number (its median is one run)")
+    table = grouped[list(SCORES)].median()
+    table[["beyond lo", "reach lo"]] = grouped[["beyond", "reach"]].min().to_numpy()
+    table[["beyond hi", "reach hi"]] = grouped[["beyond", "reach"]].max().to_numpy()
+    table["seeds"] = counts
+    table["status"] = [RANKED if v >= TRAINED else NOT_TRAINED for v in table["in distribution"]]
+    return table.reset_index()
+
+
+def ranking(cells: pd.DataFrame) -> pd.DataFrame:
+    """`cells` with a "rank" per task: 1 for the best trained cell by beyond score, then reach; tied cells share the
+    lowest place they fill; not-trained cells have no rank (NaN). Rows sorted by task, then rank (unranked last)."""
+    ranks = {}
+    for _, task in cells[cells.status == RANKED].groupby("task", sort=False):
+        for i, cell in task.iterrows():  # its place: one more than the cells strictly better
+            better = (task.beyond > cell.beyond) | ((task.beyond == cell.beyond) & (task.reach > cell.reach))
+            ranks[i] = 1 + int(better.sum())
+    out = cells.assign(rank=pd.Series(ranks, dtype=float).reindex(cells.index))
+    return out.sort_values(["task", "rank"], na_position="last", kind="stable").reset_index(drop=True)

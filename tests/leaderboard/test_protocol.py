@@ -1,0 +1,75 @@
+"""The leaderboard's scoring, seeds and ranking against hand-computed values."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from lengthgen.errors import LengthgenError
+from lengthgen.leaderboard.protocol import RANKED, cell_scores, ranking, run_scores
+from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+
+
+def tidy(curves: dict) -> pd.DataFrame:
+    """Tidy rows from {(task, variant, seed): {length: exact match}}, with a training-loss row each (not read)."""
+    rows = [{"task": t, "variant": v, "seed": s, "length": n, "metric": ACCURACY, "value": x}
+            for (t, v, s), curve in curves.items() for n, x in curve.items()]
+    rows += [{"task": t, "variant": v, "seed": s, "length": 0, "metric": FINAL_TRAIN_LOSS, "value": 0.1}
+             for t, v, s in curves]
+    return pd.DataFrame(rows)
+
+
+TRAINED = {"copy": 10}
+
+
+def test_a_run_is_scored_within_and_beyond_its_training_lengths():
+    runs = tidy({("copy", "rope", 0): {10: 100.0, 15: 95.0, 30: 60.0, 100: 0.0},
+                 ("copy", "nope", 0): {10: 80.0, 15: 100.0, 30: 100.0, 100: 100.0}})
+    scores = run_scores(runs, TRAINED).set_index("variant")
+    assert scores.loc["rope", ["in distribution", "beyond", "reach"]].tolist() == [100.0, 155 / 3, 15]
+    assert scores.loc["nope", ["in distribution", "beyond", "reach"]].tolist() == [80.0, 100.0, 0]  # 80 at 10: no reach
+
+
+def test_a_run_must_test_lengths_on_both_sides_of_its_training_lengths_and_its_task_must_be_known():
+    with pytest.raises(LengthgenError, match="tests no length beyond its training lengths"):
+        run_scores(tidy({("copy", "rope", 0): {5: 100.0, 10: 100.0}}), TRAINED)
+    with pytest.raises(LengthgenError, match="tests no length within"):
+        run_scores(tidy({("copy", "rope", 0): {15: 100.0}}), TRAINED)
+    with pytest.raises(LengthgenError, match="no training length for task 'scan'; known: copy"):
+        run_scores(tidy({("scan", "rope", 0): {15: 100.0}}), TRAINED)
+
+
+def cells_of(curves: dict) -> pd.DataFrame:
+    return cell_scores(run_scores(tidy(curves), TRAINED)).set_index("variant")
+
+
+def test_a_cell_is_the_median_of_its_seeds_with_their_spread_and_is_not_trained_below_the_bar():
+    cells = cells_of({("copy", "rope", 0): {10: 100.0, 30: 10.0}, ("copy", "rope", 1): {10: 95.0, 30: 90.0},
+                      ("copy", "rope", 2): {10: 40.0, 30: 50.0},
+                      ("copy", "nope", 0): {10: 85.0, 30: 100.0}})
+    rope = cells.loc["rope"]
+    assert [rope["in distribution"], rope.beyond, rope.reach] == [95.0, 50.0, 10]  # medians of (100, 95, 40) ...
+    assert [rope["beyond lo"], rope["beyond hi"], rope["reach lo"], rope["reach hi"]] == [10.0, 90.0, 0, 30]
+    assert rope.seeds == 3 and rope.status == RANKED
+    assert cells.loc["nope", "status"] == "not trained"  # 85 < 90 in distribution, however high beyond
+
+
+def test_a_cell_with_an_even_number_of_seeds_is_refused():
+    with pytest.raises(LengthgenError, match="copy / rope has 2 seeds; a cell needs an odd number"):
+        cells_of({("copy", "rope", 0): {10: 100.0, 30: 10.0}, ("copy", "rope", 1): {10: 95.0, 30: 90.0}})
+
+
+def test_the_ranking_orders_trained_cells_by_beyond_then_reach_shares_ties_and_never_ranks_untrained_ones():
+    cells = cell_scores(run_scores(tidy({
+        ("copy", "a", 0): {10: 100.0, 15: 100.0, 30: 0.0},  # beyond 50, reach 15
+        ("copy", "b", 0): {10: 100.0, 15: 0.0, 30: 100.0},  # beyond 50, reach 10: behind a on reach
+        ("copy", "c", 0): {10: 100.0, 15: 100.0, 30: 100.0},  # beyond 100: first
+        ("copy", "d", 0): {10: 100.0, 15: 100.0, 30: 0.0},  # a's twin: shares its place
+        ("copy", "e", 0): {10: 50.0, 15: 100.0, 30: 100.0},  # not trained: no place
+        ("lookup", "a", 0): {6: 100.0, 7: 0.0, 9: 0.0}}), {**TRAINED, "lookup": 6}))
+    ranked = ranking(cells)
+    assert ranked[["task", "variant"]].apply(tuple, axis=1).tolist() == [
+        ("copy", "c"), ("copy", "a"), ("copy", "d"), ("copy", "b"), ("copy", "e"), ("lookup", "a")]
+    places = dict(zip(ranked.task + "/" + ranked.variant, ranked["rank"], strict=True))
+    assert [places[k] for k in ("copy/c", "copy/a", "copy/d", "copy/b", "lookup/a")] == [1, 2, 2, 4, 1]
+    assert math.isnan(places["copy/e"])
