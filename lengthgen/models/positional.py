@@ -9,8 +9,8 @@ no-op by default, so attention code calls all three and never branches on a sche
     else of the scheme (only a bias table acts there: the windowed bias or ABC's).
 A new scheme is one subclass overriding what it changes, plus one registry line; "a+b" composes schemes.
 
-Training-time transforms of the ids (PoSE's chunked shift, position coupling's random offset) are functions below:
-they change the ids a batch carries, never the scheme.
+Transforms of the ids (PoSE's chunked shift, position coupling's random offset, randomized positions) are functions
+below: they change the ids a batch carries, never the scheme.
 """
 
 import math
@@ -334,3 +334,19 @@ def offset(ids: torch.Tensor, max_positions: int, gen: torch.Generator) -> torch
         raise ValueError(f"position ids up to {int(top.max())} exceed max_positions {max_positions}")
     s = (torch.rand(room.shape, generator=gen) * (room + 1).float()).long()  # uniform 0 .. room per row
     return torch.where(ids > 0, ids + s.to(ids.device), ids)
+
+
+def randomized(ids: torch.Tensor, max_positions: int, gen: torch.Generator) -> torch.Tensor:
+    """Randomized positions (Ruoss et al. 2023) on ids (B, P): each row's ids 0 .. m (m its largest) go to m + 1
+    distinct values drawn uniformly from 0 .. max_positions - 1 and sorted, id k to the (k+1)-th smallest, so order and
+    ties (coupled ids) are kept while the gaps vary: a model trained on short sequences sees the ids of long ones. The
+    paper draws them in training and at test alike (then every test id is one training could draw)."""
+    top = int(ids.max()) if ids.numel() else 0
+    if top >= max_positions:
+        raise ValueError(f"position ids up to {top} exceed max_positions {max_positions}")
+    rows = ids.cpu()
+    out = torch.empty_like(rows)
+    for b, row in enumerate(rows):
+        drawn = torch.randperm(max_positions, generator=gen)[:int(row.max()) + 1].sort().values
+        out[b] = drawn[row]
+    return out.to(ids.device)

@@ -2,6 +2,7 @@
 edit distance of greedy decoding (with whatever hook points an analysis asks for captured on the way), and the
 teacher-forced exact match used as the dev metric; decoder-only exact match of generated answers by length."""
 
+from dataclasses import replace
 from statistics import median
 
 import pandas as pd
@@ -13,6 +14,7 @@ from lengthgen.data import EOS, PAD, Seq2SeqBatch
 from lengthgen.device import device_of
 from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, EDIT_DISTANCE, FIRST_ERROR, PPC_PARTS
 from lengthgen.models.hooks import capture
+from lengthgen.models.positional import randomized
 from lengthgen.seeding import generator
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
@@ -58,9 +60,11 @@ def accuracy_by_length(
 
 @torch.no_grad()
 def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, metric: str = ACCURACY,
-                              progress: bool = True) -> pd.DataFrame:
+                              progress: bool = True, randomize: int = 0) -> pd.DataFrame:
     """% of `n_samples` prompts per length whose whole generated answer is right: every token, and every position id
-    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`. A PPC model's answers are also
+    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`. With `randomize` (> 0), each test
+    sequence's ids are randomized positions below it (`positional.randomized`, drawn from the test set's seed), as a
+    model trained with them is tested. A PPC model's answers are also
     scored in parts (`metrics.PPC_PARTS`): "<metric> tokens" (every token right, whatever its ids), "<metric> ids"
     (every predicted id right) and "<metric> oracle" (every token right when the true ids are fed in instead of the
     predicted ones).
@@ -72,6 +76,8 @@ def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, m
     model.eval()
     for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
         batch = test_set(task, length, n_samples, seed)
+        if randomize:
+            batch = replace(batch, ids=randomized(batch.positions, randomize, generator(seed, f"randomized/{length}")))
         correct = dict.fromkeys(("", *PPC_PARTS), 0) if model.predicts_ids else {"": 0}
         for part in sub_batches(batch, model.width):
             part = part.to(device_of(model))

@@ -16,7 +16,7 @@ from lengthgen import snapshots
 from lengthgen.config import added, ignored
 from lengthgen.data import LMBatch
 from lengthgen.device import device_of
-from lengthgen.models.positional import offset, pose
+from lengthgen.models.positional import offset, pose, randomized
 from lengthgen.seeding import global_from, global_rng_state, restore_global_rng
 
 
@@ -58,7 +58,7 @@ class TrainConfig:
         return task.sample(self.batch_size, length, gen)
 
 
-POSITION_TRANSFORMS = ("given", "offset", "pose")
+POSITION_TRANSFORMS = ("given", "offset", "pose", "randomized")
 OPTIMIZERS = ("adamw", "adam")  # LMTrainConfig.optim
 LR_SCHEDULES = ("linear", "constant")  # LMTrainConfig.lr_schedule
 
@@ -67,16 +67,17 @@ LR_SCHEDULES = ("linear", "constant")  # LMTrainConfig.lr_schedule
 class LMTrainConfig(TrainConfig):
     """How a transformer is trained on an `LMBatch` task: AdamW (or Adam), linear warm-up then linear decay to 0 (or
     a constant rate), gradient clipping, and a training-time transform of the position ids: `given` (as the task gives
-    them), `offset` (position coupling's random shift, ids < max_positions) or `pose` (PoSE, relative distances up to
-    pose_length). The ABC public code's recipe: optim "adam", lr 1e-4, betas (0.9, 0.98), eps 1e-9, lr_schedule
-    "constant", clip None."""
+    them), `offset` (position coupling's random shift, ids < max_positions), `pose` (PoSE, relative distances up to
+    pose_length) or `randomized` (randomized positions, ids drawn below max_positions; tested with the same draw:
+    `evaluate.answer_accuracy_by_length(randomize=max_positions)`). The ABC public code's recipe: optim "adam",
+    lr 1e-4, betas (0.9, 0.98), eps 1e-9, lr_schedule "constant", clip None."""
 
     lr: float = 1e-4  # peak AdamW learning rate
     weight_decay: float = 0.0  # AdamW weight decay (Adam: its L2 penalty)
     warmup: int = 300  # steps of linear warm-up from 0 to lr
     clip: float | None = 1.0  # gradient-norm clip; None: none
     positions: str = "given"  # given, offset or pose
-    max_positions: int = 256  # offset: ids stay below this (the model's id table)
+    max_positions: int = 256  # offset, randomized: ids stay below this (the model's id table)
     pose_length: int = 0  # pose: the length whose relative distances the shifted ids cover
     optim: str = added("adamw")  # "adamw" (torch.optim.AdamW) or "adam" (torch.optim.Adam)
     betas: tuple[float, float] = added((0.9, 0.999))  # the optimiser's betas (torch's default; ABC public code: 0.9,
@@ -114,6 +115,8 @@ class LMTrainConfig(TrainConfig):
             return replace(batch, ids=offset(batch.positions, self.max_positions, gen))
         if self.positions == "pose":
             return replace(batch, ids=pose(batch.positions, self.pose_length, gen))
+        if self.positions == "randomized":
+            return replace(batch, ids=randomized(batch.positions, self.max_positions, gen))
         return batch
 
 

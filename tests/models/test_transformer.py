@@ -7,7 +7,7 @@ from lengthgen.data import EOS, LMBatch, Seq2SeqBatch
 from lengthgen.models import MODELS
 from lengthgen.models.attention import KVCache, MultiHeadAttention, causal_bias
 from lengthgen.models.hooks import capture, hook_names
-from lengthgen.models.positional import POSITIONAL, offset, pose, sinusoid
+from lengthgen.models.positional import POSITIONAL, offset, pose, randomized, sinusoid
 from lengthgen.models.transformer import DecoderOnly, EncoderDecoder, TransformerConfig
 
 G = torch.Generator().manual_seed(0)
@@ -103,6 +103,21 @@ def test_coupling_offset_moves_every_nonzero_id_by_one_amount():
     assert set(s.tolist()) == set(range(17))  # largest id 3 + s reaches 19 = max_positions - 1, never beyond
     with pytest.raises(ValueError, match="exceed max_positions"):
         offset(ids, 3, G)
+
+
+def test_randomized_positions_keep_order_and_ties_and_draw_from_the_whole_range():
+    ids = torch.tensor([[0, 1, 2, 3, 1, 2, 3]]).expand(3000, -1)  # coupled ids: 1, 2, 3 twice
+    drawn = randomized(ids, 20, torch.Generator().manual_seed(3))
+    assert bool((drawn[:, 1:4].diff(dim=1) >= 1).all()) and bool((drawn[:, 0] < drawn[:, 1]).all())  # order kept
+    assert torch.equal(drawn[:, 1:4], drawn[:, 4:])  # equal ids stay equal
+    assert int(drawn.min()) == 0 and int(drawn.max()) == 19  # every id below max_positions is drawn, none beyond
+    assert int(drawn[:, 0].max()) <= 16 and int(drawn[:, 3].min()) >= 3  # 4 sorted distinct draws from 0..19
+    assert abs(drawn[:, 0].float().mean() - 3.2) < 0.2  # uniform: the smallest of 4 averages 21 / 5 - 1 (se 0.055)
+    assert torch.equal(randomized(ids[:2], 4, G), ids[:2])  # 4 ids into 4 places: the only order-keeping map
+    again = randomized(ids[:5], 20, torch.Generator().manual_seed(3))
+    assert torch.equal(again, drawn[:5])  # the draw is the generator's
+    with pytest.raises(ValueError, match="exceed max_positions 3"):
+        randomized(ids, 3, G)
 
 
 @pytest.mark.parametrize("positional", ["rope", "alibi", "t5", "fire", "bias"])

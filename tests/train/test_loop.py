@@ -84,7 +84,9 @@ def test_lm_training_schedule_and_position_transforms():
     assert bool((shifted[:, 1:].diff(dim=1) == 1).all())  # one shift per row
     posed = LMTrainConfig(positions="pose", pose_length=40).transform(batch, gen).ids
     assert int(posed.max()) <= 39 and bool((posed.diff(dim=1) >= 1).all())
-    with pytest.raises(ValueError, match="valid: given, offset, pose"):
+    drawn = LMTrainConfig(positions="randomized", max_positions=64).transform(batch, gen).ids
+    assert int(drawn.max()) <= 63 and bool((drawn.diff(dim=1) >= 1).all()) and int((drawn.diff(dim=1) > 1).sum()) > 0
+    with pytest.raises(ValueError, match="valid: given, offset, pose, randomized"):
         LMTrainConfig(positions="shift")
 
 

@@ -105,6 +105,32 @@ class Halves(torch.nn.Module):
         return Generation(tokens, batch.positions[:, batch.prompt:] + (~ones).long())
 
 
+class Recorder(torch.nn.Module):
+    """Answers right and keeps the ids of every batch it is asked."""
+
+    width, predicts_ids = 8, False
+
+    def __init__(self):
+        super().__init__()
+        self.anchor, self.seen = torch.nn.Parameter(torch.zeros(1)), []
+
+    def predict(self, batch, oracle: bool = False):
+        self.seen.append(batch.positions)
+        return Generation(batch.answer.clone(), batch.positions[:, batch.prompt:])
+
+
+def test_a_randomized_evaluation_feeds_sorted_ids_below_its_bound_drawn_from_the_test_seed():
+    task, first, second, plain = ScratchpadParity(jump=2), Recorder(), Recorder(), Recorder()
+    for model, kwargs in ((first, {"randomize": 64}), (second, {"randomize": 64}), (plain, {})):
+        answer_accuracy_by_length(model, task, [5], 16, seed=0, progress=False, **kwargs)
+    ids, given = torch.cat(first.seen), torch.cat(plain.seen)
+    assert torch.equal(ids, torch.cat(second.seen))  # the same draw for every model tested on the seed
+    assert int(ids.max()) < 64 and not torch.equal(ids, given)
+    for row, original in zip(ids, given, strict=True):  # each row: the given ids' order and ties
+        assert torch.equal(row.argsort(stable=True), original.argsort(stable=True))
+        assert torch.equal(row[:, None] == row[None, :], original[:, None] == original[None, :])
+
+
 def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them_and_splits_their_errors():
     task = ScratchpadParity(jump=2)
     with_ids = answer_accuracy_by_length(Halves(True), task, [3, 5], 20, seed=0, progress=False)
