@@ -12,6 +12,7 @@ from lengthgen.tasks.arithmetic import (
     TimesDigit,
 )
 from lengthgen.tasks.cfq import Cfq
+from lengthgen.tasks.chomsky import BucketSort, DuplicateString, ModularArithmetic
 from lengthgen.tasks.copying import (
     Copy,
     DeDupe,
@@ -57,6 +58,9 @@ TASKS = Registry(
         "listops_sum_balanced": ListOpsSumBalanced,
         "listops_max": ListOpsMax,
         "listops_min": ListOpsMin,
+        "duplicate_string": DuplicateString,
+        "bucket_sort": BucketSort,
+        "modular_arithmetic": ModularArithmetic,
     },
 )
 
