@@ -1,5 +1,5 @@
-"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> leaderboard ->
-papers -> analysis -> train/results -> models/tasks -> data/seeding/config/display/snapshots/errors; function-level
+"""Rules on the package's source. Imports point down only: cli -> lab -> book/bench -> scorecard -> papers ->
+leaderboard -> analysis -> train/results -> models/tasks -> data/seeding/config/display/snapshots/errors; function-level
 imports count too, so no cycle hides inside a function. Random generators are made and seeded in `lengthgen.seeding`
 only, in the package and in the chapters' code cells."""
 
@@ -16,8 +16,8 @@ LAYERS = [
     ("tasks", "models", "pretrained"),
     ("train", "results", "export"),
     ("analysis",),
-    ("papers",),
     ("leaderboard",),
+    ("papers",),
     ("scorecard",),
     ("book", "bench"),
     ("lab",),
