@@ -38,7 +38,10 @@ class LMTask:
     def sample(self, batch_size: int, length: int, gen: torch.Generator) -> LMBatch:
         """`batch_size` examples of `length`, one tensor each for tokens and (if the task has them) ids."""
         self.check(length)
-        rows = [self.sequence(length, gen) for _ in range(batch_size)]
+        return self.batch([self.sequence(length, gen) for _ in range(batch_size)])
+
+    def batch(self, rows: list[Sequence]) -> LMBatch:
+        """Examples of one layout (tokens, prompt and ids alike in length) as one batch."""
         vocab = self.vocab
         tokens = torch.tensor([vocab.encode(r.tokens) for r in rows], dtype=torch.long)
         ids = None if rows[0].ids is None else torch.tensor([r.ids for r in rows], dtype=torch.long)

@@ -1,5 +1,6 @@
-"""The leaderboard's grid: a run's rows, read by the protocol; its mechanisms and test lengths."""
+"""The leaderboard's grid: a run's rows, read by the protocol; its mechanisms, id transforms and test examples."""
 
+import pandas as pd
 import pytest
 
 from lengthgen.errors import LengthgenError
@@ -10,39 +11,51 @@ from lengthgen.leaderboard.grid import (
     in_distribution,
     leaderboard_labels,
     run_leaderboard,
-    split_length,
 )
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models.transformer import TransformerConfig
-from lengthgen.tasks import TASKS
-from lengthgen.train.loop import SplitTrainConfig
+from lengthgen.train.loop import LMTrainConfig
 
-TINY = TransformerConfig(width=16, heads=2, layers=1, encoder_layers=1, ff=32, max_positions=128)
-
-
-def test_test_splits_are_scored_at_their_length_and_iid_at_the_longest_training_length():
-    task = TASKS["modular_arithmetic"]()
-    assert in_distribution(task) == 40 and split_length(task, "iid") == 40 and split_length(task, "101") == 101
-    with pytest.raises(LengthgenError, match="mixes lengths 41-49"):
-        split_length(task, "dev")
+TINY = TransformerConfig(width=16, heads=2, layers=1, ff=32, max_positions=256)
+SHORT = LMTrainConfig(steps=3, batch_size=8, warmup=1, min_length=1, max_length=40)
 
 
-def test_every_mechanism_builds_its_scheme_into_the_model():
+def test_the_training_lengths_are_the_tasks():
+    assert in_distribution("modular_arithmetic") == 40 and in_distribution("copy") == 10
+
+
+def test_every_mechanism_builds_its_scheme_and_trains_with_its_id_transform():
     for name, mechanism in MECHANISMS.items():
-        _, model = build_run(LeaderboardRun(task="bucket_sort", mechanism=name, seed=0, model=TINY))
-        assert model.cfg.positional == mechanism.positional
+        cfg = LeaderboardRun(task="bucket_sort", mechanism=name, seed=0, model=TINY, train=SHORT)
+        _, model = build_run(cfg)
+        assert model.cfg.positional == mechanism.positional and cfg.training().positions == mechanism.positions
+    pose = LeaderboardRun(task="bucket_sort", mechanism="pose", seed=0, model=TINY, train=SHORT).training()
+    assert pose.pose_length == pose.max_positions == 256
     with pytest.raises(LengthgenError, match="unknown mechanism 'xpos'; valid: nope, sinusoidal"):
         build_run(LeaderboardRun(task="bucket_sort", mechanism="xpos", seed=0, model=TINY))
 
 
-def test_a_run_gives_exact_match_per_length_that_the_protocol_scores():
-    cfg = LeaderboardRun(task="bucket_sort", mechanism="rope", seed=0, model=TINY, tests=("iid", "50", "100"),
-                         eval_samples=8, train=SplitTrainConfig(steps=3, batch_size=8, warmup=1))
+@pytest.mark.parametrize("mechanism", ["rope", "randomized"])
+def test_a_run_gives_exact_match_per_length_that_the_protocol_scores(mechanism):
+    cfg = LeaderboardRun(task="bucket_sort", mechanism=mechanism, seed=0, model=TINY, train=SHORT, tests=(40, 50, 100),
+                         eval_samples=8)
     rows = run_leaderboard(cfg).metrics
     acc = rows[rows.metric == ACCURACY]
-    assert acc[["split", "length"]].values.tolist() == [["iid", 40], ["50", 50], ["100", 100]]
-    assert acc.value.between(0, 100).all() and (rows.metric == FINAL_TRAIN_LOSS).sum() == 1
-    tidy = rows.assign(**leaderboard_labels(cfg))
-    scores = run_scores(tidy, {"bucket_sort": 40})
-    assert scores.variant.tolist() == ["rope"] and scores.seed.tolist() == [0]
+    assert acc.length.tolist() == [40, 50, 100] and acc.value.between(0, 100).all()
+    assert (rows.metric == FINAL_TRAIN_LOSS).sum() == 1
+    scores = run_scores(rows.assign(**leaderboard_labels(cfg)), {"bucket_sort": 40})
+    assert scores.variant.tolist() == [mechanism] and scores.seed.tolist() == [0]
+
+
+def test_every_run_meets_the_test_examples_of_the_test_seed_whatever_its_own(monkeypatch):
+    import lengthgen.leaderboard.grid as grid
+
+    asked = []
+    monkeypatch.setattr(grid, "answer_accuracy_by_length", lambda model, task, lengths, n, seed, **kw: asked.append(
+        (task.name, tuple(lengths), n, seed)) or pd.DataFrame({"length": list(lengths), "metric": ACCURACY,
+                                                               "value": 0.0}))
+    for seed, mechanism in ((3, "nope"), (4, "alibi")):
+        run_leaderboard(LeaderboardRun(task="duplicate_string", mechanism=mechanism, seed=seed, model=TINY,
+                                       train=SHORT, tests=(40, 50), eval_samples=8))
+    assert asked == [("duplicate_string", (40, 50), 8, 0)] * 2  # the test seed (0), not the run's
