@@ -469,9 +469,11 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
     match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
     (`analysis.arithmetic`), "mass" (`readings.stored_mass`), "attention" (Figs. 2, 8, 9's claim on the vanilla
-    models' mass; empty for runs that predate it) and "fit" (`readings.abc_fit`); each task's runs on the seeds that
-    all its models have (`compare.on_common_seeds`)."""
-    runs = pd.concat([on_common_seeds(task_runs, ("variant",))[0] for _, task_runs in runs.groupby("task")])
+    models' mass; empty for runs that predate it) and "fit" (`readings.abc_fit`); each grid's runs of a task on the
+    seeds that all its models there have (`compare.on_common_seeds`; a grid: the runs' experiment, Table 1 or Table
+    3, where they name it), so that one table's cells do not wait for the other's."""
+    grid = ["task", "experiment"] if "experiment" in runs else ["task"]
+    runs = pd.concat([on_common_seeds(part, ("variant",))[0] for _, part in runs.groupby(grid)])
     ours = accuracy_table(runs)
     paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3)])
     acc = runs[runs.metric == ACCURACY]
