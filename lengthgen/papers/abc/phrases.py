@@ -8,7 +8,7 @@ from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import and_list, span, word
 from lengthgen.metrics import FINAL_TRAIN_LOSS
-from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, table_rows
+from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, TABLE_3_ONLY, table_rows
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
 
 ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "ABC (code, NoPE)")
@@ -128,7 +128,7 @@ def paper_values(task: str, model: str) -> list[float]:
 
 def paper_class(task: str, model: str) -> str:
     """The class of the paper's curve of a model (`readings.curve_class` on its columns)."""
-    table = table_rows(TABLE_1 + TABLE_3)
+    table = table_rows(TABLE_1 + TABLE_3 + TABLE_3_ONLY)
     model = "ABC" if model.startswith("ABC") else model
     return curve_class(table[(table.task == task) & (table.model == model)], "paper")
 

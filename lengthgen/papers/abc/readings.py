@@ -59,14 +59,20 @@ def _iid(table: pd.DataFrame) -> pd.Series:
     return table.set_index(["task", "model", "rule"]).index.map(at.to_dict()).to_series(index=table.index)
 
 
+def ours_only(rule: str) -> bool:
+    """Whether an ABC rule's models are ours alone: ABC without positions (the paper's ABC keeps the sinusoids)."""
+    return "NoPE" in rule
+
+
 def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """The paper's cells that we tested, with ours (median over seeds), its range ("min-max" over seeds, "" for one
-    seed) and the cell verdict.
+    seed) and the cell verdict; our ABC models without positions (`ours_only`) have no cell of the paper's.
 
     Args:
         ours: `accuracy_table` of our runs.
         paper: (task, model, length, paper) rows, `experiments.abc_paper.table_rows`.
     """
+    ours = ours[~ours.rule.map(ours_only)]  # the paper has no cell for them
     table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
     table["verdict"] = [cell_verdict(p, lo, hi, None if length == TRAINED_DIGITS else iid)
                         for p, lo, hi, iid, length in zip(table.paper, table["min"], table["max"], table.iid,
@@ -79,8 +85,7 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 def cell_reasons(table: pd.DataFrame) -> list[str]:
     """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
     for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side ours lies
-    on and over how many seeds; an ABC model without positions is said to be ours (the paper's ABC keeps the
-    sinusoids), set beside the paper's ABC."""
+    on and over how many seeds."""
     six = table[table.length == TRAINED_DIGITS].set_index(["task", "model", "rule"]).ours.to_dict()
     out = []
     for row in table.itertuples():
@@ -93,8 +98,7 @@ def cell_reasons(table: pd.DataFrame) -> list[str]:
             text = f"seeds split: {row.range}" if "split" in row.verdict else ""
         else:
             text = f"ours {'higher' if row.ours > row.paper else 'lower'}; {seeds}"
-        ours_only = "NoPE" in row.rule
-        out.append("; ".join(t for t in (text, "ABC without positions is ours" if ours_only else "") if t))
+        out.append(text)
     return out
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import former_cell_verdict
 from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, arithmetic_reading
-from lengthgen.papers.abc.paper import CLAIMS
+from lengthgen.papers.abc.paper import CLAIMS, TABLE_3_ONLY
 from lengthgen.papers.abc.readings import cell_reasons
 from lengthgen.papers.base import ROW, claim_rows, grid_runs, row_frame
 from lengthgen.results.store import ResultStore
@@ -24,7 +24,9 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
         return pd.DataFrame(columns=ROW)
     reading = arithmetic_reading(runs)
     cells = reading["cells"]
-    table = row_frame(["Table 3" if m.startswith("w=") else "Table 1" for m in cells.model],
+    in_table3 = {(task, model) for task, model, _ in TABLE_3_ONLY}
+    table = row_frame(["Table 3" if m.startswith("w=") or (t, m) in in_table3 else "Table 1"
+                       for t, m in zip(cells.task, cells.model, strict=True)],
                      [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
                       for r in cells.itertuples()],
                      [f"{p:.1f}" for p in cells.paper],
