@@ -195,7 +195,7 @@ def stored_addition(curves: pd.DataFrame, claims: pd.DataFrame, runs: pd.DataFra
     others = [per_seed[m][best_seed] for m in abc if m != best_model]
     holds(best_model == "ABC (code, NoPE)" and bool(held) and curve_class(pd.DataFrame(
         {"length": list(best), "v": list(best.values())}), "v") == "partly",
-          "one extrapolates, and only partly: the public code's rule without positions")
+          "one extrapolates, and only partly: the code's rule without positions")
     holds(all(collapse_from(c) == min(n for n in c if n > TRAINED_DIGITS) for c in others),
           "the paper's rule without positions, and both rules with the sinusoids, collapse from 8 digits")
     abc_fit = {s for m in abc for s, c in per_seed[m].items() if fits(c)}
@@ -360,7 +360,7 @@ def calibration_rules() -> dict[str, str]:
     holds(PAPER.reduce == "mean" and PAPER.subtract_max and not PAPER.nonzero_only and PAPER.rows is None,
           "The paper's: the mean of each line, kept above the mean + 2 sd, then shifted so the strongest is 0")
     holds(all(r.reduce == "sum" and r.nonzero_only and not r.subtract_max and r.rows == CODE_CROSS.rows for r in code),
-          "The public code's: line sums, kept above ... of the distinct non-zero sums, from the first six rows only")
+          "The code's: line sums, kept above ... of the distinct non-zero sums, from the first six rows only")
     return {"calib_paper_sd": f"{PAPER.sigmas:g}", "calib_cross_sd": f"{CODE_CROSS.sigmas:g}",
             "calib_self_sd": f"{CODE_SELF.sigmas:g}", "calib_rows": word(CODE_CROSS.rows)}
 
@@ -415,7 +415,7 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, fit: pd.DataFrame,
 
         text = [f"{_regime_head(task, have, seeds)} the vanilla model {said('vanilla')}."]
         if set(ABC_POSITIONS) <= present:
-            text.append(f"ABC with the sinusoids, the paper's headline: by the public code's rule it "
+            text.append(f"ABC with the sinusoids, the paper's headline: by the code's rule it "
                         f"{said('ABC (code)')}; by the paper's rule it {said('ABC (paper)')}.")
         if set(ABC_NOPE) <= present:
             text.append(f"The same biases on a model without positions (ours, beyond the paper): by the code's rule it "

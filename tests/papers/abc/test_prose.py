@@ -238,7 +238,7 @@ def test_the_regime_reading_words_each_table1_model_on_the_seeds_stored_and_says
     assert text.startswith("**Successor** (seeds 0, 1 and 2 of the declared three): the vanilla model fits its "
                            "training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits), as in the "
                            "paper.")
-    assert ("the paper's headline: by the public code's rule it fits its training numbers (100% at 6 digits) and "
+    assert ("the paper's headline: by the code's rule it fits its training numbers (100% at 6 digits) and "
             "collapses beyond (0-3% from 10 digits), where the paper's model extrapolates; by the paper's rule it"
             ) in text  # at 10 digits: the mean of 0, 3 and 6
     assert ("The same biases on a model without positions (ours, beyond the paper): by the code's rule it holds "
