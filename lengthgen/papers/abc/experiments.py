@@ -32,7 +32,7 @@ from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, ANTI_DIAGONAL, FINAL_TR
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
-from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, TABLE_3, TABLE_3_ONLY, table_rows
+from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, paper_table
 from lengthgen.papers.abc.readings import (
     abc_fit,
     accuracy_table,
@@ -475,7 +475,7 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     grid = ["task", "experiment"] if "experiment" in runs else ["task"]
     runs = pd.concat([on_common_seeds(part, ("variant",))[0] for _, part in runs.groupby(grid)])
     ours = accuracy_table(runs)
-    paper = pd.concat([table_rows(TABLE_1), table_rows(TABLE_3 + TABLE_3_ONLY)])
+    paper = paper_table()
     acc = runs[runs.metric == ACCURACY]
     curves = acc.assign(model=[v.removesuffix(", aligned") if s == "trained" else s
                                for v, s in zip(acc.variant, acc.stage, strict=True)])

@@ -43,6 +43,7 @@ TABLE_3 = [
     ("times_digit", "w=1, NoPE", (99.89, 99.63, 99.49, 99.39, 98.31)),
 ]
 TABLE_3_ONLY = [("times_digit", "RoPE", (100.0, 0.0, 0.0, 0.0, 0.0))]  # a Table 1 model that only Table 3 reports
+PAPER_ROWS = TABLE_1 + TABLE_3 + TABLE_3_ONLY  # every row of the paper's that we set beside ours
 
 LISTOPS_TASKS = ("listops_sum", "listops_max", "listops_min")
 # Appendix C states without numbers that w = 1 with T = 3 solves single-operator, depth-1 ListOps (its main text: 100%
@@ -54,6 +55,11 @@ def table_rows(rows: list[tuple]) -> pd.DataFrame:
     return pd.DataFrame([(task, model, length, value) for task, model, values in rows
                          for length, value in zip(LENGTHS, values, strict=True)],
                         columns=["task", "model", "length", "paper"])
+
+
+def paper_table() -> pd.DataFrame:
+    """Every number of the paper that we set beside ours (PAPER_ROWS), as `table_rows`."""
+    return table_rows(PAPER_ROWS)
 
 
 UNITS = {"parity": "bits", **{task: "items" for task in LISTOPS_TASKS}}  # what a length counts (default: digits)

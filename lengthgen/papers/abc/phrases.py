@@ -8,7 +8,7 @@ from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, TRAINED
 from lengthgen.display import and_list, span, word
 from lengthgen.metrics import FINAL_TRAIN_LOSS
-from lengthgen.papers.abc.paper import TABLE_1, TABLE_3, TABLE_3_ONLY, table_rows
+from lengthgen.papers.abc.paper import PAPER_ROWS, paper_table
 from lengthgen.papers.abc.readings import TRAINED_DIGITS, curve_class
 
 ABC_POSITIONS, ABC_NOPE = ("ABC (paper)", "ABC (code)"), ("ABC (paper, NoPE)", "ABC (code, NoPE)")
@@ -121,14 +121,14 @@ def claim(claims: pd.DataFrame, task: str, model: str) -> pd.Series:
 
 
 def paper_values(task: str, model: str) -> list[float]:
-    """The paper's exact match of a model at its columns (Table 1, else Table 3); ABC by either rule: "ABC"."""
+    """The paper's exact match of a model at its columns (`paper.PAPER_ROWS`); ABC by either rule: "ABC"."""
     model = "ABC" if model.startswith("ABC") else model
-    return next(v for t, m, v in TABLE_1 + TABLE_3 if (t, m) == (task, model))
+    return next(v for t, m, v in PAPER_ROWS if (t, m) == (task, model))
 
 
 def paper_class(task: str, model: str) -> str:
     """The class of the paper's curve of a model (`readings.curve_class` on its columns)."""
-    table = table_rows(TABLE_1 + TABLE_3 + TABLE_3_ONLY)
+    table = paper_table()
     model = "ABC" if model.startswith("ABC") else model
     return curve_class(table[(table.task == task) & (table.model == model)], "paper")
 

@@ -42,7 +42,7 @@ from lengthgen.papers.abc.phrases import (
     values,
     versus_paper,
 )
-from lengthgen.papers.abc.readings import COLLAPSE_FROM, TRAINED_DIGITS, curve_class
+from lengthgen.papers.abc.readings import COLLAPSE_FROM, TRAINED_DIGITS, curve_class, ours_only
 from lengthgen.tasks import TASKS
 
 RULE_WORDS = {"ABC (paper)": "by the paper's rule", "ABC (code)": "by the code's rule",
@@ -426,7 +426,7 @@ def regime_table1(curves: pd.DataFrame, claims: pd.DataFrame, fit: pd.DataFrame,
     return "\n\n".join(paragraphs)
 
 
-TWIN = {"ABC (paper)": "ABC (paper, NoPE)", "ABC (code)": "ABC (code, NoPE)"}  # the same biases, without positions
+TWIN = dict(zip(ABC_POSITIONS, ABC_NOPE, strict=True))  # the same biases, without positions
 TWIN |= {nope: sin for sin, nope in TWIN.items()}
 
 
@@ -439,8 +439,8 @@ def unfit_abc(fit: pd.DataFrame, task: str) -> str:
     said = []
     for model, row in rows[rows["at 6 digits"] < TRAINED].iterrows():
         twin = rows.loc[TWIN[model]] if TWIN[model] in rows.index else None
-        where = "without positions" if "NoPE" in model else "with the sinusoids"
-        other = "with the sinusoids" if "NoPE" in model else "without positions"
+        where, other = (("without positions", "with the sinusoids") if ours_only(model)
+                        else ("with the sinusoids", "without positions"))
         beside = "" if twin is None else (
             f" ({other}: {twin['attention on line']:.2f}, and {num(twin['at 6 digits'])}% at {TRAINED_DIGITS} digits)")
         said.append(f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "

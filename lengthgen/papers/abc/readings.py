@@ -86,11 +86,9 @@ def cell_reasons(table: pd.DataFrame) -> list[str]:
     """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
     for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side ours lies
     on and over how many seeds."""
-    six = table[table.length == TRAINED_DIGITS].set_index(["task", "model", "rule"]).ours.to_dict()
     out = []
-    for row in table.itertuples():
+    for row, iid in zip(table.itertuples(), _iid(table), strict=True):
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
-        iid = six.get((row.task, row.model, row.rule), float("nan"))
         if row.verdict == NOT_TRAINED:
             of = f"median of {seeds}" if row.seeds > 1 else seeds
             text = f"{iid:.1f}% at {TRAINED_DIGITS} digits (< {TRAINED:.0f}%; {of})"

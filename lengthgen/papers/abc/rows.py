@@ -16,9 +16,8 @@ GRIDS = {e.name: e for e in ABC_EXPERIMENTS}
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1 and 3 cell by cell (the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds,
     with its range; a model that does not fit its training numbers is "not trained"; each with its reason,
-    `readings.cell_reasons`), then the paper's claims
-    (`paper.CLAIMS`) that the stored runs judge: every claim on the models' curves (the attention claim needs the
-    live models)."""
+    `readings.cell_reasons`), then the paper's claims (`paper.CLAIMS`) that the stored runs judge: every claim on the
+    models' curves (the attention claim needs the live models)."""
     runs = pd.concat([grid_runs(GRIDS[name], profile, store) for name in ("abc-table1", "abc-scaffolding")])
     if runs.empty:
         return pd.DataFrame(columns=ROW)
