@@ -118,9 +118,9 @@ class ArithmeticTask(Seq2SeqTask):
         picks = torch.randint(len(pool), (rows, self.arity), generator=gen)
         return [tuple(int(n) for n in row) for row in pool[picks]]
 
-    def train_batch(self, batch_size: int, gen: torch.Generator) -> Seq2SeqBatch:
-        """A training batch: `batch_size` interpolation examples of the training part, drawn with replacement."""
-        return collate([self.example(n) for n in self.interpolation_numbers("train", batch_size, gen)], self.vocab)
+    def interpolation_batch(self, batch_size: int, gen: torch.Generator, split: str = "train") -> Seq2SeqBatch:
+        """A training batch: `batch_size` interpolation examples of `split`, drawn with replacement."""
+        return collate([self.example(n) for n in self.interpolation_numbers(split, batch_size, gen)], self.vocab)
 
     def examples(self, split: str, n: int | None = None) -> list[Example]:
         """Interpolation splits: the first `n` examples of a seeded draw from their part (a fixed list); length

@@ -1,7 +1,6 @@
 """What every sequence-to-sequence task shares: a vocabulary (`lengthgen.data`), named splits, seeded unique examples,
 padded batches."""
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -69,16 +68,6 @@ class Seq2SeqTask:
 
     def batch(self, examples: Sequence[Example]) -> Seq2SeqBatch:
         return collate(examples, self.vocab)
-
-    @functools.cached_property
-    def train_pool(self) -> list[Example]:
-        """The training split's examples, drawn once per task object."""
-        return self.examples(self.train_split)
-
-    def train_batch(self, batch_size: int, gen: torch.Generator) -> Seq2SeqBatch:
-        """A training batch: `batch_size` examples of the training split, drawn uniformly with replacement."""
-        picks = torch.randint(len(self.train_pool), (batch_size,), generator=gen).tolist()
-        return self.batch([self.train_pool[i] for i in picks])
 
     def construction(self, source: Sequence[str]) -> str | None:
         """The construction a source belongs to, for metrics by construction (SCAN: its conjunction); None for

@@ -134,13 +134,13 @@ class LanguageTrainConfig(LMTrainConfig):
 
 
 @dataclass(frozen=True)
-class SplitTrainConfig(LMTrainConfig):
-    """`LMTrainConfig` on a sequence-to-sequence task's training split: every batch is drawn from it with replacement
-    (`Seq2SeqTask.train_batch`; an arithmetic task's: its training numbers, whatever their length, as the
-    attention-bias-calibration paper trains); min_length and max_length are not used."""
+class InterpolationTrainConfig(LMTrainConfig):
+    """`LMTrainConfig` on the interpolation data of an arithmetic task (`tasks.arithmetic`): every batch is drawn from
+    the task's training numbers, whatever their length, as the attention-bias-calibration paper trains; min_length and
+    max_length are not used."""
 
     def draw(self, task, step, gen):
-        return task.train_batch(self.batch_size, gen)
+        return task.interpolation_batch(self.batch_size, gen)
 
 
 def update(model: torch.nn.Module, opt: torch.optim.Optimizer, batch, clip: float | None = None) -> float:

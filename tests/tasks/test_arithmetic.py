@@ -107,8 +107,8 @@ def test_test_split_sizes_follow_the_papers_formula():
 
 def test_a_training_batch_is_drawn_from_the_training_part_and_is_seeded():
     task = Addition()
-    first = task.train_batch(16, torch.Generator().manual_seed(0))
-    again = task.train_batch(16, torch.Generator().manual_seed(0))
+    first = task.interpolation_batch(16, torch.Generator().manual_seed(0))
+    again = task.interpolation_batch(16, torch.Generator().manual_seed(0))
     assert torch.equal(first.src, again.src) and first.src.shape[0] == 16
     allowed = set(task.pool("train").tolist())
     for row in task.interpolation_numbers("train", 50, torch.Generator().manual_seed(1)):
@@ -132,15 +132,15 @@ def test_unknown_split_names_the_valid_ones():
         Addition().examples("51")
 
 
-def test_an_encoder_decoder_trains_on_train_batches():
+def test_an_encoder_decoder_trains_on_interpolation_batches():
     from lengthgen.models.transformer import EncoderDecoder, TransformerConfig
-    from lengthgen.train.loop import SplitTrainConfig, train
+    from lengthgen.train.loop import InterpolationTrainConfig, train
 
     task = Successor()
     torch.manual_seed(0)
     model = EncoderDecoder(TransformerConfig(width=32, heads=2, layers=1, encoder_layers=0, ff=64,
                                              positional="sinusoidal"), len(task.vocab))
-    cfg = SplitTrainConfig(steps=150, batch_size=32, lr=3e-3, warmup=10, progress=False)
+    cfg = InterpolationTrainConfig(steps=150, batch_size=32, lr=3e-3, warmup=10, progress=False)
     stats = train(model, task, cfg, torch.Generator().manual_seed(0))
     assert stats["losses"][-1] < 0.7 * stats["losses"][0]  # it learns from the interpolation numbers (2.91 -> 1.77)
     first = cfg.draw(task, 0, torch.Generator().manual_seed(3))

@@ -2,7 +2,6 @@
 collation."""
 
 import pytest
-import torch
 
 from lengthgen.data import EOS, PAD, Vocab, collate
 from lengthgen.errors import LengthgenError
@@ -30,14 +29,3 @@ def test_vocab_and_collate():
     assert batch.src.tolist() == [[4, PAD, PAD], [5, 5, 4]] and batch.src_len.tolist() == [1, 3]
     assert batch.tgt.tolist() == [[5, 4, EOS], [4, EOS, PAD]] and batch.tgt_len.tolist() == [3, 2]
     assert vocab.decode([5, 4, EOS, 5]) == ["b", "a"]
-
-
-def test_a_training_batch_is_drawn_with_replacement_from_the_training_split_by_the_generator():
-    task = TASKS["bucket_sort"]()
-    pool = {tuple(task.vocab.encode(s)) for s, _ in task.examples("train")}
-    first = task.train_batch(64, torch.Generator().manual_seed(0))
-    again = task.train_batch(64, torch.Generator().manual_seed(0))
-    assert torch.equal(first.src, again.src) and first.size == 64
-    rows = {tuple(row[:n].tolist()) for row, n in zip(first.src, first.src_len, strict=True)}
-    assert rows <= pool and len(rows) > 1  # training examples, not one repeated
-    assert not torch.equal(first.src_len, task.train_batch(64, torch.Generator().manual_seed(1)).src_len)

@@ -8,7 +8,7 @@ from lengthgen.config import config_key
 from lengthgen.models import build_model
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.tasks import TASKS
-from lengthgen.train.loop import LMTrainConfig, SplitTrainConfig, train
+from lengthgen.train.loop import InterpolationTrainConfig, LMTrainConfig, train
 
 PUBLIC = {"optim": "adam", "lr": 1e-4, "betas": (0.9, 0.98), "eps": 1e-9, "lr_schedule": "constant", "clip": None}
 
@@ -55,13 +55,13 @@ def _same(a, b) -> bool:
 def test_a_step_at_a_constant_rate_without_clipping_moves_the_model():
     task, model = _setup()
     before = _weights(model)
-    cfg = SplitTrainConfig(steps=2, batch_size=8, progress=False, **PUBLIC)
+    cfg = InterpolationTrainConfig(steps=2, batch_size=8, progress=False, **PUBLIC)
     stats = train(model, task, cfg, torch.Generator().manual_seed(0))
     assert stats["loss"] > 0 and not _same(before, _weights(model))
 
 
 def test_a_callback_sees_every_step_and_changes_nothing():
-    cfg = SplitTrainConfig(steps=5, batch_size=8, warmup=1, progress=False)
+    cfg = InterpolationTrainConfig(steps=5, batch_size=8, warmup=1, progress=False)
     task, plain = _setup()
     train(plain, task, cfg, torch.Generator().manual_seed(0))
     task, watched = _setup()
@@ -79,7 +79,7 @@ def test_a_callback_sees_every_step_and_changes_nothing():
 
 
 def test_dropout_draws_from_its_own_stream():
-    cfg = SplitTrainConfig(steps=3, batch_size=8, warmup=1, progress=False)
+    cfg = InterpolationTrainConfig(steps=3, batch_size=8, warmup=1, progress=False)
     runs = []
     for global_seed in (1, 2):
         task, model = _setup(dropout=0.3, attention_dropout=0.3, ff_dropout=0.3)

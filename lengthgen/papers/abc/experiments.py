@@ -48,7 +48,7 @@ from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.train.evaluate import sequence_metrics
-from lengthgen.train.loop import SplitTrainConfig, train
+from lengthgen.train.loop import InterpolationTrainConfig, train
 
 # (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
 # code's calibration as it is (searching its own directions, `analysis.calibration`); two controls: the paper's lines
@@ -78,7 +78,7 @@ class ArithmeticRun:
     operand_width: int | None = None  # operands padded to this fixed width (the public code's FIXED_LEN), else to
     # their longest + 1
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
-    train: SplitTrainConfig = field(default_factory=SplitTrainConfig)
+    train: InterpolationTrainConfig = field(default_factory=InterpolationTrainConfig)
     window: int | None = None  # scaffolding: a windowed bias of this w in every layer (the scheme needs "+bias")
     abc: tuple[str, ...] = ()  # ABC models to retrain after training: a rule ("paper", "code", "public"), with the
     # trained model's positions, or "<rule>/nope": the same bias on a model without positions (beyond the paper)
@@ -122,7 +122,7 @@ class ArithmeticRun:
             return self.model.positional
         return "none+bias" if key.endswith("_nope") else f"{self.model.positional}+bias"
 
-    def training(self, key: str) -> SplitTrainConfig:
+    def training(self, key: str) -> InterpolationTrainConfig:
         """How the model of a checkpoint key is trained: `train`, an ABC model's for `retrain_steps` (with its own
         warm-up when `retrain_warmup` is set)."""
         if key == "trained":
@@ -335,7 +335,7 @@ class ArithmeticSizes:
                                   embed_scale=s.width**0.5, dropout=s.dropout, attention_dropout=s.dropout,
                                   ff_dropout=s.dropout, embed_init=s.embed_init,
                                   dropout_mask=s.dropout_mask)
-        training = SplitTrainConfig(steps=s.steps, batch_size=s.batch, lr=s.lr, warmup=max(1, s.steps // 20))
+        training = InterpolationTrainConfig(steps=s.steps, batch_size=s.batch, lr=s.lr, warmup=max(1, s.steps // 20))
         return ArithmeticRun(seed=seed, task=task, model=model, train=training, retrain_steps=s.retrain_steps,
                              retrain_warmup=s.retrain_warmup, abc_samples=s.abc_samples, operand_width=s.operand_width,
                              eval_lengths=s.eval_lengths, eval_samples=s.samples, **options)
