@@ -138,8 +138,8 @@ def _split_lines(card: pd.DataFrame) -> list[str]:
     kinds = card.assign(kind=_kind(card)).groupby("kind", sort=False)
     counts = [f"{(rows.verdict == SEEDS_SPLIT).sum()} of the {(rows['class'] == 'reproduced').sum()} reproduced "
               f"{kind} rows" for kind, rows in kinds]
-    return [f"*{SEEDS_SPLIT}*: {', '.join(counts)}. The paper's value lies within our seeds' range, but some of those "
-            "seeds solve the cell (>= 90%) and others fail it (<= 10%), so our median may sit in the other band.", ""]
+    return [f"*{SEEDS_SPLIT}*: {', '.join(counts)}. Our median agrees with the paper's value, but some of our seeds "
+            "solve the cell (>= 90%) and others fail it (<= 10%).", ""]
 
 
 def _changes_section(card: pd.DataFrame) -> list[str]:

@@ -105,7 +105,7 @@ def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
     assert (card.verdict == verdicts.SEEDS_SPLIT).sum() == before + 1
     reproduced = (card["class"] == "reproduced").sum()
     assert split_sentence(page).startswith(f"*reproduced (seeds split)*: {before + 1} of the {reproduced} reproduced "
-                                           "stored rows. The paper's value")
+                                           "stored rows. Our median agrees")
     live = scorecard.scorecard(ResultStore(abc_root / "nothing"), ResultStore(abc_root / "results"), live_profile="cpu")
     live_reproduced = (live["class"] == "reproduced").sum()  # the cpu runs alone: stored rows also read regime's
     assert live_reproduced == (card[card.runs == "stored cpu"]["class"] == "reproduced").sum()

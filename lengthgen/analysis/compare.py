@@ -84,7 +84,7 @@ def cell_side_by_side(paper: pd.DataFrame, ours: pd.DataFrame, reason) -> pd.Dat
     distribution is what it measures, not a length result that fit would have to vouch for.
     """
     both = paper.merge(ours, on=["variant", "task", "split"], how="inner")
-    both["verdict"] = [cell_verdict(r.paper, r.lo, r.hi, None if r.split == "iid" else r.iid)
+    both["verdict"] = [cell_verdict(r.paper, r.ours, r.lo, r.hi, None if r.split == "iid" else r.iid)
                        for r in both.itertuples()]
     both["reason"] = [reason(r) if verdict_class(r.verdict) != "reproduced" else "" for r in both.itertuples()]
     return both

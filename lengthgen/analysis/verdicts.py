@@ -4,8 +4,8 @@ hand-made cases; the tables of `compare.py` apply them cell by cell.
 - `verdict`: a paired difference with its p-value (vanishing variance), judged by sign and significance;
 - `gain_verdict`: a mean difference printed without a test (vanishing variance's gains over the baseline), against
   the confidence interval of ours;
-- `cell_verdict`: an accuracy (%) against our seeds' range, with a stated tolerance, unless our runs have not learned
-  their training distribution (probing tables, arithmetic tables);
+- `cell_verdict`: an accuracy (%) against our median over seeds and their range, with a stated tolerance, unless our
+  runs have not learned their training distribution (probing tables, arithmetic tables);
 - `mean_verdict`: our mean over seeds against a paper's mean +- std over its runs, by Welch's t-test (SCAN);
 - `ranking_verdict`: a table's ranking, by Spearman's rank correlation of its cells;
 - `share_verdict`: a claim read on each seed pair (or task), by how many it holds in;
@@ -60,19 +60,21 @@ SEEDS_SPLIT = "reproduced (seeds split)"
 TOLERANCE = 5.0  # points: how far the paper's value may lie outside our seeds' range (from our value, with one seed)
 
 
-def cell_verdict(paper: float, lo: float, hi: float, iid: float | None = None) -> str:
-    """An accuracy cell (%): "reproduced" when the paper's value lies within our seeds' range [lo, hi] widened by
-    TOLERANCE on each side (with one seed, lo = hi: within TOLERANCE of it), else "not reproduced (ours lower)" or
-    "(ours higher)". SEEDS_SPLIT ("reproduced (seeds split)") when, besides, our seeds land both solved and failed
-    (`band` of lo failed, of hi solved): the paper's value is within their range, but our median may sit in the other
-    band. "not trained", whatever the numbers, when our runs have not learned their training distribution (median
-    iid accuracy `iid` below TRAINED): a model that does not fit its training lengths says nothing about longer
-    ones. iid None or NaN (a cell at the training length, or a task without an iid split): not judged on it."""
+def cell_verdict(paper: float, ours: float, lo: float, hi: float, iid: float | None = None) -> str:
+    """An accuracy cell (%), judged on our median over seeds `ours` and their range [lo, hi]: "reproduced" when the
+    paper's value lies within that range widened by TOLERANCE on each side and our median agrees with it: within
+    TOLERANCE of it, or in the same solved or failed `band` (a "partial" median must lie within TOLERANCE). With one
+    seed, lo = ours = hi. Else "not reproduced (ours lower)" or "(ours higher)", by the median. SEEDS_SPLIT
+    ("reproduced (seeds split)") when it is reproduced but our seeds land both solved and failed (`band` of lo failed,
+    of hi solved). "not trained", whatever the numbers, when our runs have not learned their training distribution
+    (median iid accuracy `iid` below TRAINED): a model that does not fit its training lengths says nothing about
+    longer ones. iid None or NaN (a cell at the training length, or a task without an iid split): not judged on it."""
     if iid is not None and iid == iid and iid < TRAINED:  # iid == iid: not NaN
         return NOT_TRAINED
-    if lo - TOLERANCE <= paper <= hi + TOLERANCE:
+    agrees = abs(ours - paper) <= TOLERANCE or band(ours) == band(paper) != "partial"
+    if agrees and lo - TOLERANCE <= paper <= hi + TOLERANCE:
         return SEEDS_SPLIT if band(lo) == "failed" and band(hi) == "solved" else "reproduced"
-    return f"not reproduced (ours {'lower' if hi < paper else 'higher'})"
+    return f"not reproduced (ours {'lower' if ours < paper else 'higher'})"
 
 
 def mean_verdict(paper_mean: float, paper_std: float, paper_n: int, ours: list[float],

@@ -104,7 +104,7 @@ def test_early_breaks_keeps_learned_runs_at_the_longest_split():
 
 def test_separation_judges_the_paper_solved_and_failed_cells_at_the_longest_split():
     side = pd.DataFrame([dict(task=t, variant=v, split=n, paper=p, ours=o, iid=i,
-                              verdict=verdicts.cell_verdict(p, o, o, i)) for t, v, n, p, o, i in [
+                              verdict=verdicts.cell_verdict(p, o, o, o, i)) for t, v, n, p, o, i in [
         ("copy", "mono", "100", 100.0, 98.0, 100.0), ("copy", "content", "100", 0.0, 5.0, 99.0),
         ("copy", "mono", "15", 100.0, 0.0, 100.0),  # not the longest split: not judged
         ("lookup", "mono", "11", 29.9, 0.0, None),  # partial in the paper: not judged

@@ -74,9 +74,9 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """
     ours = ours[~ours.rule.map(ours_only)]  # the paper has no cell for them
     table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
-    table["verdict"] = [cell_verdict(p, lo, hi, None if length == TRAINED_DIGITS else iid)
-                        for p, lo, hi, iid, length in zip(table.paper, table["min"], table["max"], table.iid,
-                                                          table.length, strict=True)]
+    table["verdict"] = [cell_verdict(p, ours, lo, hi, None if length == TRAINED_DIGITS else iid)
+                        for p, ours, lo, hi, iid, length in zip(table.paper, table.ours, table["min"], table["max"],
+                                                                table.iid, table.length, strict=True)]
     table["range"] = [f"{lo:.0f}-{hi:.0f}" if n > 1 else "" for lo, hi, n in
                       zip(table["min"], table["max"], table.seeds, strict=True)]
     return table[["task", "model", "rule", "length", "paper", "ours", "range", "seeds", "verdict"]]
@@ -84,8 +84,8 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 
 def cell_reasons(table: pd.DataFrame) -> list[str]:
     """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
-    for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side ours lies
-    on and over how many seeds."""
+    for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side our median
+    lies on, over how many seeds, and their range."""
     out = []
     for row, iid in zip(table.itertuples(), _iid(table), strict=True):
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
@@ -95,7 +95,8 @@ def cell_reasons(table: pd.DataFrame) -> list[str]:
         elif row.verdict.startswith("reproduced"):
             text = f"seeds split: {row.range}" if "split" in row.verdict else ""
         else:
-            text = f"ours {'higher' if row.ours > row.paper else 'lower'}; {seeds}"
+            spread = f" ({row.range})" if row.seeds > 1 else ""
+            text = f"median {'higher' if row.ours > row.paper else 'lower'}; {seeds}{spread}"
         out.append(text)
     return out
 
