@@ -20,6 +20,8 @@ BIAS_ANTI_DIAGONAL = "bias_anti_diagonal"  # arithmetic: the weight a bias alone
 # anti-diagonal (`papers.abc.readings.bias_reading`)
 ANTI_DIAGONAL = "anti_diagonal"  # arithmetic: the last layer's cross-attention weight on the reversed output's
 # anti-diagonal (`papers.abc.readings.anti_diagonal_mass`), by_construction "inside" / "beyond" the training digits
+LINE_TAIL = "line_tail"  # arithmetic: the source tokens after the line's first digit that a run's readings of the
+# line (ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL) skipped (`tasks.arithmetic.ArithmeticTask.tail`)
 
 PPC_PARTS = ("tokens", "ids", "oracle")  # a PPC model's exact match in parts ("accuracy tokens", ...): its tokens
 # alone, its predicted ids alone, its tokens when the true ids are fed in (`evaluate.answer_accuracy_by_length`)

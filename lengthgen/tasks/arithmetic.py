@@ -53,6 +53,17 @@ class ArithmeticTask(Seq2SeqTask):
         """Source positions per output digit along the anti-diagonal: 2 where two streams are interleaved."""
         return 1
 
+    @property
+    def tail(self) -> int:
+        """Source tokens after the digit that the first output step writes from: the <eos> with `markers`."""
+        return int(self.markers)
+
+    def line_from_end(self, step: int | torch.Tensor) -> int | torch.Tensor:
+        """The source index, counted from the source's end, of the digit that output step `step` (0-based) reads on
+        the reversed output's anti-diagonal: digit `step` of the operand that ends the source, or of the first
+        operand where the operands are interleaved."""
+        return self.tail + self.stride * step + self.stride - 1
+
     def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None, markers: bool = False):
         super().__init__(data_seed)
         self.aligned, self.width, self.markers = aligned, width, markers
@@ -168,6 +179,11 @@ class TimesDigit(ArithmeticTask):
     @property
     def stride(self):
         return 2 if self.aligned else 1
+
+    @property
+    def tail(self):
+        """`* d` follows the number's digits unless the digits are interleaved with the multiplier."""
+        return super().tail + (0 if self.aligned else 2)
 
     def draw(self, length, gen):
         return self.example((self.number(length, gen), int(torch.randint(10, (1,), generator=gen))))

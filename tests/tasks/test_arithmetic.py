@@ -163,3 +163,34 @@ def test_markers_put_the_source_between_sos_and_eos_and_leave_the_target():
     assert ListOpsSum(markers=True).example((123,))[0] == ("<sos>", "sum", "1", "2", "3", "<eos>")
     batch = Successor(width=8, markers=True).batch([marked])
     assert batch.src[0].tolist()[0] == 1 and batch.src[0].tolist()[-1] == 2  # <sos> and <eos>: ids 1 and 2
+
+
+@pytest.mark.parametrize("cls,aligned,markers,expected", [
+    (Successor, False, False, 2), (Successor, False, True, 3),  # 0 1 2 -> step 0 reads "2" (with <eos> after it)
+    (Addition, True, False, 5),  # + 0 0 1 2 2 3: step 0 reads the first operand's last digit
+    (TimesDigit, False, False, 2),  # 0 1 2 * 3: two keys before the end
+    (TimesDigit, True, False, 5), (TimesDigit, True, True, 6)])  # * 0 3 1 3 2 3, then between <sos> and <eos>
+def test_the_line_reads_each_steps_digit_by_hand(cls, aligned, markers, expected):
+    """The first operand's last digit (12 or 12 + 23 or 12 x 3): its index in the source."""
+    task = cls(aligned=aligned, markers=markers)
+    source, _ = task.example((12, 23)[: task.arity] if cls is not TimesDigit else (12, 3))
+    assert source[len(source) - 1 - task.line_from_end(0)] == "2"
+    assert len(source) - 1 - task.line_from_end(0) == expected
+
+
+@pytest.mark.parametrize("name", ["successor", "addition", "times_digit", "parity"])
+@pytest.mark.parametrize("aligned,markers", [(False, False), (True, False), (True, True), (False, True)])
+def test_the_line_reads_digit_t_of_the_operand_it_names_at_every_step(name, aligned, markers):
+    """On every step of examples of 4 digits, the key `line_from_end` names holds digit t (from the least
+    significant) of the last operand, or of the first where the operands are interleaved."""
+    task = TASKS[name](aligned=aligned, markers=markers)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(5):
+        numbers = tuple(task.number(4, gen) for _ in range(task.arity))
+        if name == "times_digit":
+            numbers = (numbers[0], 7)
+        source, _ = task.example(numbers)
+        read = numbers[0] if (task.stride == 2 or name == "times_digit") else numbers[-1]
+        digits = task.digits(read)[::-1]
+        for t, digit in enumerate(digits):
+            assert source[len(source) - 1 - task.line_from_end(t)] == digit

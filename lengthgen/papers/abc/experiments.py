@@ -28,7 +28,7 @@ from lengthgen.analysis.calibration import (
 )
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import added, ignored
-from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, by_construction
+from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, LINE_TAIL, by_construction
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
@@ -40,6 +40,7 @@ from lengthgen.papers.abc.readings import (
     attention_claim,
     bias_reading,
     cells,
+    line_read_right,
     model_claims,
     stored_mass,
 )
@@ -215,7 +216,7 @@ def bias_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
     for length in cfg.eval_lengths:
         source, target = task.examples(str(length), 1)[0]
         rows += [{"stage": stage, "length": length, "metric": metric, "value": value}
-                 for metric, value in bias_reading(model, len(target), len(source)).items()]
+                 for metric, value in bias_reading(model, task, len(target), len(source)).items()]
     return rows
 
 
@@ -244,10 +245,11 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     """Train and test by length; then for each ABC rule, calibrate a bias table from the trained model's attention,
     train that rule's fresh model with it (`retrain_steps`, on the trained model's schedule otherwise: its warmup
     too unless `retrain_warmup` is set, so a retraining shorter than twice the warmup spends half or more of it
-    warming up) and test it the same way, with what its bias does alone (`bias_rows`). Dropout draws from
-    the run's own stream. The checkpoint holds every model (bias tables included)."""
+    warming up) and test it the same way, with what its bias does alone (`bias_rows`), and the tail its readings
+    of the line skipped (LINE_TAIL). Dropout draws from the run's own stream. The checkpoint holds every model
+    (bias tables included)."""
     task, models = build_arithmetic(cfg)
-    rows = []
+    rows = [{"stage": "trained", "length": 0, "metric": LINE_TAIL, "value": task.tail}]
     for key, stage in cfg.stages().items():
         model = models[key]
         if key != "trained":
@@ -473,6 +475,7 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     seeds that all its models there have (`compare.on_common_seeds`; a grid: the runs' experiment, Table 1 or Table
     3, where they name it), so that one table's cells do not wait for the other's."""
     grid = ["task", "experiment"] if "experiment" in runs else ["task"]
+    runs = line_read_right(runs)
     runs = pd.concat([on_common_seeds(part, ("variant",))[0] for _, part in runs.groupby(grid)])
     ours = accuracy_table(runs)
     paper = paper_table()

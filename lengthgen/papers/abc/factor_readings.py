@@ -44,6 +44,7 @@ from lengthgen.papers.abc.factors import (
     TASK_FACTORS,
 )
 from lengthgen.papers.abc.paper import title
+from lengthgen.papers.abc.readings import line_read_right
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -54,8 +55,8 @@ RULES = (*FACTOR_RULES, *CONTROL_RULES, *(r for r in PER_LAYER_RULES if r not in
 STAGES = {f"ABC ({rule})": rule for rule in RULES}
 STUDIED = "successor"  # the task whose factors vary
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
-    """The rows of one task."""
-    return runs[runs.task == task]
+    """The rows of one task, less the readings of the line that read the wrong keys (`readings.line_read_right`)."""
+    return line_read_right(runs[runs.task == task])
 
 
 def _last(runs: pd.DataFrame, metric: str) -> pd.DataFrame:

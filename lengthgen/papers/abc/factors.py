@@ -74,7 +74,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from lengthgen.config import ignored
-from lengthgen.metrics import FINAL_TRAIN_LOSS, FIRST_ERROR
+from lengthgen.metrics import FINAL_TRAIN_LOSS, FIRST_ERROR, LINE_TAIL
 from lengthgen.papers.abc.experiments import (
     ARITHMETIC_PROFILES,
     ArithmeticRun,
@@ -298,10 +298,11 @@ def scored_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples:
 def run_factor(cfg: FactorRun) -> RunOutput:
     """Train the model and test it; then for each rule, calibrate its ABC model's bias from the trained model's
     attention (`experiments.calibrate_abc`), retrain it, and test it at every point of the course (`points`). Rows:
-    stage, step (training steps done), length, metric, value. The checkpoint holds every model."""
+    stage, step (training steps done), length, metric, value; and the tail its readings of the line skipped
+    (LINE_TAIL). The checkpoint holds every model."""
     run = replace(cfg.arithmetic, progress=cfg.progress)
     task, models = build_arithmetic(run)
-    rows: list[dict] = []
+    rows: list[dict] = [{"stage": "trained", "step": 0, "length": 0, "metric": LINE_TAIL, "value": task.tail}]
     for key, stage in run.stages().items():
         if key != "trained":
             calibrate_abc(run, task, models, key)

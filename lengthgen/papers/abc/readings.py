@@ -25,6 +25,7 @@ from lengthgen.metrics import (
     ANTI_DIAGONAL,
     BIAS_ANTI_DIAGONAL,
     FINAL_TRAIN_LOSS,
+    LINE_TAIL,
     OPEN_KEYS,
     by_construction,
 )
@@ -171,24 +172,26 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
              "rows": steps, "cols": [str(j) for j in range(cols)]}]
 
 
-def bias_reading(model, rows: int, cols: int) -> dict[str, float]:
+def bias_reading(model, task, rows: int, cols: int) -> dict[str, float]:
     """What the bias of a model (ABC or scaffolded) does on its own, over the first `rows` decoder steps and a source
     of `cols` tokens (self-attention: the steps so far), mean over heads and steps: how many keys it leaves open per
     step, in self- and cross-attention (OPEN_KEYS "self", "cross": 1 where it keeps one line; each extra line kept,
     e.g. a vertical one, the same source position at every step, adds up to one more); and the weight the softmax of
     the bias alone (every score equal) puts on cross-attention's anti-diagonal of the reversed output
-    (BIAS_ANTI_DIAGONAL): 1 where that line alone is open or far above the rest, 1/k where k lines are open with
-    equal values."""
+    (BIAS_ANTI_DIAGONAL, at the keys `task.line_from_end` names, over the steps whose key the source has): 1 where
+    that line alone is open or far above the rest, 1/k where k lines are open with equal values."""
     self_layers, cross_layers = model.decoder_layers
     table = bias_table(model).table.cpu()
     open_cells = table > max(CLOSED, PUBLIC_CODE)
     causal = torch.ones(rows, rows, dtype=torch.bool).tril()
-    cross = table[cross_layers.start, :, :rows, :cols]  # keys counted from the source's end: the line is i == j
+    cross = torch.softmax(table[cross_layers.start, :, :rows, :cols], -1)  # keys counted from the source's end
+    keys = task.line_from_end(torch.arange(rows))
+    steps = torch.arange(rows)[keys < cols]
     return {by_construction(OPEN_KEYS, "self"):
             float((open_cells[self_layers.start, :, :rows, :rows] & causal).sum(-1).float().mean()),
             by_construction(OPEN_KEYS, "cross"): float(open_cells[cross_layers.start, :, :rows, :cols].sum(-1)
                                                         .float().mean()),
-            BIAS_ANTI_DIAGONAL: float(torch.softmax(cross, -1).diagonal(dim1=-2, dim2=-1).mean())}
+            BIAS_ANTI_DIAGONAL: float(cross[:, steps, keys[steps]].mean())}
 
 
 def bias_readings(models: dict[str, tuple], lengths: dict[str, int]) -> pd.DataFrame:
@@ -201,7 +204,7 @@ def bias_readings(models: dict[str, tuple], lengths: dict[str, int]) -> pd.DataF
     for name, (model, task) in models.items():
         if "ABC (" in name:
             source, target = task.examples(str(lengths[task.name]), 1)[0]
-            reading = bias_reading(model, len(target), len(source))
+            reading = bias_reading(model, task, len(target), len(source))
             rows.append({"model": name, "length": lengths[task.name]} | {names[k]: v for k, v in reading.items()})
     return pd.DataFrame(rows, columns=["model", "length", *names.values()])
 
@@ -253,15 +256,30 @@ def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     on the source digit t from the end, the cell the paper's Figs. 2, 8 light up), for `n` examples of `length` digits
     (teacher-forced): per step, the largest weight any head puts there; averaged over the steps of the digits the
     training numbers have (t < TRAINED_DIGITS + 1) and over the steps beyond them (NaN where there are none).
-    The cell of step t is the source token stride x t + stride - 1 from the end: digit t of the operand that ends
-    the source, or of the first operand when the operands are interleaved."""
+    The cell of step t is the source token `task.line_from_end(t)` from the end."""
     examples = task.examples(str(length), min(n, task.splits[str(length)].size))
     weights = decoder_attention(model, task.batch(examples))["cross"][-1]  # the last layer's (B, H, T, S)
     steps = torch.arange(min(length + 1, weights.shape[2]))
-    keys = weights.shape[-1] - 1 - task.stride * steps - (task.stride - 1)  # from the end, stride per step
+    keys = weights.shape[-1] - 1 - task.line_from_end(steps)
     on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
     inside, beyond = on_line[: TRAINED_DIGITS + 1], on_line[TRAINED_DIGITS + 1:]
     return {"inside": float(inside.mean()), "beyond": float(beyond.mean()) if len(beyond) else float("nan")}
+
+
+def line_read_right(runs: pd.DataFrame) -> pd.DataFrame:
+    """The tidy rows of stored runs less the readings of the line (ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL) made at the
+    wrong keys. A run records the tail its readings skipped (LINE_TAIL), always its format's own. Runs stored before
+    they recorded it skipped none, which is right only where no token follows the line's first digit: their readings
+    are kept for Successor, Addition, Parity and ListOps without markers (only the sources of the models without
+    positions carry them: variants naming NoPE or markers) and dropped for N x 1 and the rest."""
+    line = runs.metric.str.startswith(ANTI_DIAGONAL) | (runs.metric == BIAS_ANTI_DIAGONAL)
+    if not line.any():
+        return runs
+    run = [c for c in ("experiment", "task", "variant", "seed") if c in runs]
+    ids = pd.MultiIndex.from_frame(runs[run])
+    recorded = ids.isin(ids[(runs.metric == LINE_TAIL).to_numpy()])
+    tailless = (runs.task != "times_digit") & ~runs.variant.str.contains("nope|markers", case=False)
+    return runs[~line | recorded | tailless]
 
 
 def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:

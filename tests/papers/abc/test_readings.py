@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from lengthgen.metrics import ACCURACY, ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL, FINAL_TRAIN_LOSS, OPEN_KEYS
+from lengthgen.models.positional import CLOSED
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
@@ -25,12 +26,14 @@ from lengthgen.papers.abc.readings import (
     curve_class,
     exact_match_by,
     example_attention,
+    line_read_right,
     misread_changes,
     model_claims,
     model_name,
     monotone_lists,
     stored_mass,
 )
+from lengthgen.tasks.arithmetic import TimesDigit
 
 
 def runs(rows: list[tuple]) -> pd.DataFrame:
@@ -207,26 +210,48 @@ def test_bias_maps_show_the_window_in_source_order(smoke_models):
 def test_the_bias_reading_counts_open_keys_and_the_weight_the_bias_alone_gives_the_anti_diagonal(smoke_models):
     from lengthgen.models.positional import bias_table, windowed_table
 
-    _, models = smoke_models
+    task, models = smoke_models
     model = copy.deepcopy(models["trained"])
     self_layers, cross_layers = model.decoder_layers
     size = model.cfg.max_positions
     bias_table(model).set_table(windowed_table(model.cfg.heads, size, self_layers, cross_layers, 0))
-    alone = bias_reading(model, 5, 8)  # window 0: each step its own source token (from the end) and itself
+    alone = bias_reading(model, task, 5, 8)  # window 0: each step its own source token (from the end) and itself
     assert alone == {"open_keys:self": 1.0, "open_keys:cross": 1.0, "bias_anti_diagonal": pytest.approx(1.0)}
-    task = smoke_models[0]
     named = bias_readings({"successor / ABC (code)": (model, task), "successor / vanilla": (model, task)},
                           {task.name: 3})
     assert named.model.tolist() == ["successor / ABC (code)"] and named.iloc[0, 2:].tolist() == pytest.approx([1.0] * 3)
     table = bias_table(model).table.clone()
     table[cross_layers.start, :, :, 3] = 0.0  # a vertical line, as open as the anti-diagonal: 4 of 5 steps see 2 keys
     bias_table(model).set_table(table)
-    both = bias_reading(model, 5, 8)
+    both = bias_reading(model, task, 5, 8)
     assert both["open_keys:cross"] == pytest.approx(9 / 5)
     assert both["bias_anti_diagonal"] == pytest.approx((4 * 0.5 + 1.0) / 5)  # step 3's line is the vertical itself
     table[cross_layers.start] += 4.0 * torch.eye(size)  # the anti-diagonal 4 above: the bias alone picks it
     bias_table(model).set_table(table)
-    assert bias_reading(model, 5, 8)["bias_anti_diagonal"] == pytest.approx((4 * np.e**4 / (np.e**4 + 1) + 1) / 5)
+    assert bias_reading(model, task, 5, 8)["bias_anti_diagonal"] == pytest.approx((4 * np.e**4 / (np.e**4 + 1) + 1) / 5)
+    times = TimesDigit()  # 0 1 2 * 3: the line starts two keys before the end, where this bias has a vertical line
+    assert bias_reading(model, times, 5, 8)["bias_anti_diagonal"] < 0.5
+    table[cross_layers.start] = CLOSED
+    table[cross_layers.start, :, torch.arange(5), torch.arange(5) + 2] = 0.0  # N x 1's line alone open
+    bias_table(model).set_table(table)
+    assert bias_reading(model, times, 5, 8)["bias_anti_diagonal"] == pytest.approx(1.0)
+    assert bias_reading(model, task, 5, 8)["bias_anti_diagonal"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_line_readings_of_runs_that_did_not_record_their_tail_are_kept_only_where_none_follows_the_line():
+    def run(key, task, variant, tail=None):
+        rows = [(key, task, variant, "anti_diagonal:inside", 0.9), (key, task, variant, "bias_anti_diagonal", 0.5),
+                (key, task, variant, "accuracy", 100.0)]
+        rows += [(key, task, variant, "line_tail", tail)] if tail is not None else []
+        return rows
+    runs = pd.DataFrame(run("a", "successor", "vanilla") + run("b", "times_digit", "vanilla")
+                        + run("c", "times_digit", "vanilla", tail=2) + run("d", "addition", "w=1, NoPE, aligned")
+                        + run("e", "addition", "w=1, NoPE, aligned", tail=1),
+                        columns=["seed", "task", "variant", "metric", "value"])
+    kept = line_read_right(runs)
+    line = kept[kept.metric.isin(["anti_diagonal:inside", "bias_anti_diagonal"])]
+    assert sorted(set(line.seed)) == ["a", "c", "e"]  # b and d read the line as if it ended the source
+    assert (kept.metric == "accuracy").sum() == 5  # every run's other rows stay
 
 
 def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
