@@ -142,8 +142,9 @@ class Paper:
         stored_profiles: the profiles whose runs are committed in `results/`.
         compares_live: whether the chapter sets its live (quick) runs beside the paper, so that they are scored too.
         claims: the statements of the paper that its chapter judges (`analysis.claims.Claim`), in the paper's order.
-        methods: sections of the Methods page read from its stored runs, (file name under book/, store -> Markdown):
-            written at every build (`book.write_methods_sections`), as the scorecard is; methods.md includes them.
+        methods: sections of the Methods page generated from its stored runs or its code, (file name under book/,
+            store -> Markdown): written at every build (`book.write_methods_sections`), as the scorecard is;
+            methods.md includes them.
     """
 
     name: str

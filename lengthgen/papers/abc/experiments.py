@@ -28,6 +28,7 @@ from lengthgen.analysis.calibration import (
 )
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import added, ignored
+from lengthgen.display import markdown_table
 from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, LINE_TAIL, by_construction
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
@@ -396,6 +397,67 @@ ARITHMETIC_PROFILES = {
                             tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                             per_task=LISTOPS_SIZES),
 }
+RECIPE_PROFILES = ("cpu", "regime", "full")  # the profiles whose recipe Methods sets beside the public code's
+
+
+def _recipe_values(sizes: ArithmeticSizes) -> dict[str, str]:
+    """One task's recipe (`ArithmeticSizes.for_task`) as `recipe` states it, setting -> text."""
+    train = sizes.run(sizes.tasks[0], "sinusoidal", sizes.seeds[0]).train
+    schedule = ("constant" if train.lr_schedule == "constant" else
+                f"linear warm-up over {100 * train.warmup / train.steps:g}% of the steps, then linear decay to 0")
+    retrain = "the trained model's warm-up" if sizes.retrain_warmup is None else f"{sizes.retrain_warmup:,} warm-up"
+    lengths = sizes.eval_lengths
+    return {"model": f"{sizes.encoder_layers} encoder + {sizes.layers} decoder layers, width {sizes.width}, "
+                     f"{sizes.heads} heads, FF {4 * sizes.width}",
+            "dropout": f"{sizes.dropout:g}", "token embeddings": f"{sizes.embed_init} x sqrt(D)",
+            "optimiser": f"{'Adam' if train.optim == 'adam' else 'AdamW'} {train.lr:g}, betas {train.betas}, "
+                         f"eps {train.eps:g}",
+            "learning rate schedule": schedule, "gradient clip": "none" if train.clip is None else f"{train.clip:g}",
+            "batch": f"{sizes.batch}", "training steps": f"{sizes.steps:,}",
+            "ABC retraining": f"{sizes.retrain_steps:,} steps, {retrain}",
+            "operands padded to": "unpadded" if sizes.operand_width is None else f"{sizes.operand_width}",
+            "test lengths": f"{min(lengths)}-{max(lengths)} digits ({len(lengths)} lengths)",
+            "examples per length": f"{sizes.samples:,}", "seeds": ", ".join(map(str, sizes.seeds))}
+
+
+def recipe(public_code: dict[str, str]) -> pd.DataFrame:
+    """The arithmetic grids' recipe per profile of RECIPE_PROFILES, read from ARITHMETIC_PROFILES, beside
+    `public_code` (setting -> text; "" where not given): one row per setting, its value for the profile's tasks and,
+    after ";", the tasks that differ with theirs (ListOps lists as "ListOps")."""
+    columns = {}
+    for profile in RECIPE_PROFILES:
+        sizes = ARITHMETIC_PROFILES[profile]
+        base = _recipe_values(sizes)
+        by_task = {task: _recipe_values(sizes.for_task(task)) for task in sizes.tasks}
+        column = {}
+        for setting, value in base.items():
+            differ: dict[str, list[str]] = {}
+            for task, values in by_task.items():
+                if values[setting] != value:
+                    differ.setdefault(values[setting], []).append(task)
+            column[setting] = value + "".join(
+                f"; {'ListOps' if set(tasks) == set(LISTOPS_TASKS) else ', '.join(tasks)}: {other}"
+                for other, tasks in differ.items())
+        columns[profile] = column
+    table = pd.DataFrame(columns).rename_axis("setting")
+    return table.assign(**{"public code": [public_code.get(setting, "") for setting in table.index]}).reset_index()
+
+
+def recipe_section(public_code: dict[str, str]) -> str:
+    """Methods' section on the arithmetic grids' recipe (Markdown): what `regime` takes from where, and `recipe`."""
+    intro = ("**The recipe of each profile** (`ARITHMETIC_PROFILES` in `lengthgen/papers/abc/experiments.py`; "
+             "the public code's where it states one). The `regime` profile is not the paper's recipe: it keeps "
+             "`cpu`'s model, optimiser, learning rate, schedule, batch and step budgets, and takes from the paper's "
+             "regime what the factor study found to decide whether ABC extrapolates on Successor (dropout 0.3 "
+             "everywhere the public code has it, Xavier-initialised token embeddings), with the paper's operand "
+             "padding (51 digits) and test columns. Those factors were chosen on Successor (sizing seeds 100-102), so "
+             "Successor's regime results test them again on the declared seeds of the task they were chosen on; "
+             "Addition, N x 1, Parity and ListOps test them out of sample. `full` is the paper's model with the "
+             "public code's learning rate and batch and a step budget of ours (the paper gives none); no stored "
+             "grid uses it.")
+    return intro + "\n\n" + markdown_table(recipe(public_code)) + "\n"
+
+
 TABLE1_TASKS = tuple(dict.fromkeys(task for task, _, _ in TABLE_1))  # Parity is in Table 3 only: the paper's vanilla
 # model does not interpolate it (its appendix A.6), so ABC has nothing to calibrate from
 

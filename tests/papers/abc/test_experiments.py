@@ -185,3 +185,22 @@ def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_determin
     assert [models[k].cfg.positional for k in ("trained", "abc_code", "abc_code_nope")] == [
         "sinusoidal", "sinusoidal+bias", "none+bias"]
     assert replace(cfg, abc=()).stages() == {"trained": "trained"}
+
+
+def test_the_recipe_table_reads_each_profile_and_names_the_tasks_that_differ():
+    from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES, recipe, recipe_section
+    from lengthgen.papers.abc.paper import PUBLIC_CODE_RECIPE
+
+    table = recipe(PUBLIC_CODE_RECIPE).set_index("setting")
+    assert list(table.columns) == ["cpu", "regime", "full", "public code"]
+    assert table.loc["training steps", "cpu"] == "3,000; addition: 30,000"
+    assert table.loc["training steps", "regime"] == "3,000; addition: 30,000; times_digit: 7,500"
+    assert table.loc["dropout", "regime"] == "0.3; addition, times_digit: 0"
+    assert table.loc["operands padded to", "regime"] == "51; ListOps: unpadded"
+    assert table.loc["learning rate schedule", "cpu"] == "linear warm-up over 5% of the steps, then linear decay to 0"
+    assert table.loc["optimiser", "cpu"] == "AdamW 0.001, betas (0.9, 0.999), eps 1e-08"
+    assert table.loc["batch", "public code"] == "512" and table.loc["seeds", "public code"] == ""
+    regime = ARITHMETIC_PROFILES["regime"]
+    assert table.loc["model", "regime"] == (f"{regime.encoder_layers} encoder + {regime.layers} decoder layers, "
+                                            f"width {regime.width}, {regime.heads} heads, FF {4 * regime.width}")
+    assert "| ABC retraining |" in recipe_section(PUBLIC_CODE_RECIPE)
