@@ -6,6 +6,7 @@ ACCURACY_NUMBER = "accuracy_number"  # %, arithmetic with a fixed width: right a
 ACCURACY_ADAPTIVE = "accuracy_adaptive"  # %, sets: with the test-time adaptive-temperature softmax
 EDIT_DISTANCE = "edit_distance"  # mean token Levenshtein distance between greedy output and target
 FIRST_ERROR = "first_error"  # median index of the first wrong output token over the wrong outputs (if any)
+FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0
 DIRECTION_GATE = "direction_gate"  # mean direction gate, mechanisms with direction mixing (1: reads forward)
 COURSE = "course"  # %: exact match at the longest training length along training (rows carry the step)
 FINAL_TRAIN_LOSS = "final_train_loss"  # sets: running mean training loss at the last step

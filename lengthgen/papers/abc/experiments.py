@@ -29,7 +29,16 @@ from lengthgen.analysis.calibration import (
 from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.config import added, ignored
 from lengthgen.display import markdown_table
-from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, ANTI_DIAGONAL, FINAL_TRAIN_LOSS, LINE_TAIL, by_construction
+from lengthgen.metrics import (
+    ACCURACY,
+    ACCURACY_NUMBER,
+    ANTI_DIAGONAL,
+    FINAL_TRAIN_LOSS,
+    FIRST_ERROR,
+    FIRST_WRONG_ZERO,
+    LINE_TAIL,
+    by_construction,
+)
 from lengthgen.models import build_model
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
@@ -41,6 +50,7 @@ from lengthgen.papers.abc.readings import (
     attention_claim,
     bias_reading,
     cells,
+    first_wrong_table,
     line_read_right,
     model_claims,
     stored_mass,
@@ -49,7 +59,7 @@ from lengthgen.papers.base import Experiment, load_trained
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
-from lengthgen.train.evaluate import sequence_metrics
+from lengthgen.train.evaluate import first_wrong, first_wrong_summary, sequence_metrics
 from lengthgen.train.loop import InterpolationTrainConfig, train
 
 # (self-attention rule, cross-attention rule): the paper's; the public code's thresholds on our directions; the public
@@ -193,17 +203,25 @@ def answer_scores(task, examples: list, measured: dict) -> dict[str, float]:
     return scores | {ACCURACY_NUMBER: 100.0 * same / len(examples)}
 
 
+def length_scores(model, task, examples) -> dict[str, float]:
+    """Scores of one length's examples: exact match (%), the % right as the public code compares answers
+    (`answer_scores`), and where some answer is wrong, the median position of the first wrong token (FIRST_ERROR)
+    and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
+    measured = sequence_metrics(task, model, examples)
+    wrong = first_wrong_summary(first_wrong([t for _, t in examples], measured["predictions"]))
+    return answer_scores(task, examples, measured) | (
+        {FIRST_ERROR: wrong["position"], FIRST_WRONG_ZERO: wrong["share"]} if wrong["wrong"] else {})
+
+
 def accuracy_rows(model, task, cfg: ArithmeticRun, stage: str) -> list[dict]:
-    """Exact match (%) at each test length, of up to `eval_samples` distinct examples of that length, and as the
-    public code compares answers (`answer_scores`); and the weight of the last layer's cross-attention on the
-    anti-diagonal, inside and beyond the training digits (`readings.anti_diagonal_mass` of ATTENTION_SAMPLES
-    examples), so that Figs. 2, 8, 9 read from stored runs."""
+    """At each test length, up to `eval_samples` distinct examples of that length scored (`length_scores`), and the
+    weight of the last layer's cross-attention on the anti-diagonal, inside and beyond the training digits
+    (`readings.anti_diagonal_mass` of ATTENTION_SAMPLES examples), so that Figs. 2, 8, 9 read from stored runs."""
     rows = []
     for length in cfg.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, cfg.eval_samples))
-        scores = answer_scores(task, examples, sequence_metrics(task, model, examples))
         rows += [{"stage": stage, "length": length, "metric": metric, "value": value}
-                 for metric, value in scores.items()]
+                 for metric, value in length_scores(model, task, examples).items()]
         mass = anti_diagonal_mass(model, task, length, ATTENTION_SAMPLES)
         rows += [{"stage": stage, "length": length, "metric": by_construction(ANTI_DIAGONAL, where), "value": value}
                  for where, value in mass.items() if value == value]
@@ -533,7 +551,8 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables from tidy runs of both experiments: "curves" (task, model, seed, length, value: exact
     match per run, ABC models named by rule), "cells" and "claims" beside the paper's Tables 1 and 3
     (`analysis.arithmetic`), "mass" (`readings.stored_mass`), "attention" (Figs. 2, 8, 9's claim on the vanilla
-    models' mass; empty for runs that predate it) and "fit" (`readings.abc_fit`); each grid's runs of a task on the
+    models' mass; empty for runs that predate it), "fit" (`readings.abc_fit`) and "first wrong"
+    (`readings.first_wrong_table`); each grid's runs of a task on the
     seeds that all its models there have (`compare.on_common_seeds`; a grid: the runs' experiment, Table 1 or Table
     3, where they name it), so that one table's cells do not wait for the other's."""
     grid = ["task", "experiment"] if "experiment" in runs else ["task"]
@@ -547,4 +566,5 @@ def arithmetic_reading(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     mass = stored_mass(runs)
     return {"curves": curves[["task", "model", "seed", "length", "value"]], "cells": cells(ours, paper),
             "claims": model_claims(ours, paper, APPENDIX_C),
-            "attention": attention_claim(mass[mass.model == "vanilla"]), "mass": mass, "fit": abc_fit(runs)}
+            "attention": attention_claim(mass[mass.model == "vanilla"]), "mass": mass, "fit": abc_fit(runs),
+            "first wrong": first_wrong_table(runs)}

@@ -30,6 +30,7 @@ from lengthgen.metrics import (
     BIAS_ANTI_DIAGONAL,
     FINAL_TRAIN_LOSS,
     FIRST_ERROR,
+    FIRST_WRONG_ZERO,
     OPEN_KEYS,
     by_construction,
 )
@@ -38,7 +39,6 @@ from lengthgen.papers.abc.factors import (
     CONTROL_RULES,
     FACTOR_RULES,
     FACTORS,
-    FIRST_WRONG_ZERO,
     NOPE_FACTORS,
     PER_LAYER_RULES,
     TASK_FACTORS,

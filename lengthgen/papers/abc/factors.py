@@ -74,27 +74,25 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from lengthgen.config import ignored
-from lengthgen.metrics import FINAL_TRAIN_LOSS, FIRST_ERROR, LINE_TAIL
+from lengthgen.metrics import FINAL_TRAIN_LOSS, LINE_TAIL
 from lengthgen.papers.abc.experiments import (
     ARITHMETIC_PROFILES,
     ArithmeticRun,
     ArithmeticSizes,
-    answer_scores,
     arithmetic_steps,
     bias_rows,
     build_arithmetic,
     calibrate_abc,
+    length_scores,
 )
 from lengthgen.papers.base import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
-from lengthgen.train.evaluate import first_wrong, first_wrong_summary, sequence_metrics
 from lengthgen.train.loop import train
 
 SIZING_SEEDS = (100, 101, 102)  # outside the chapter's declared seeds (every profile's `ArithmeticSizes.seeds`)
 FACTOR_RULES = ("paper", "code", "public")  # the ABC models of every run, all with the trained model's sinusoids
 CONTROL_RULES = ("paper-sums", "code-flat")  # the regime's control runs on Successor (`experiments.ABC_RULES`)
-FIRST_WRONG_ZERO = f"{FIRST_ERROR} zero"  # %: of the wrong answers, those whose first wrong token is a 0
 PUBLIC_SUCCESSOR = {"width": 128, "heads": 8, "layers": 3, "ff": 512}  # the public code's Successor model
 
 
@@ -280,18 +278,13 @@ def build_factor(cfg: FactorRun):
 
 
 def scored_rows(model, task, run: ArithmeticRun, stage: str, step: int, samples: int) -> list[dict]:
-    """At each test length, up to `samples` examples: exact match (%), the % right as the public code compares
-    answers (`experiments.answer_scores`), and where some answer is wrong, the median position of the first wrong
-    token (FIRST_ERROR) and the % of those tokens that are a 0 (FIRST_WRONG_ZERO)."""
+    """At each test length, up to `samples` examples scored as the grids score them (`experiments.length_scores`),
+    rows with the step."""
     rows = []
     for length in run.eval_lengths:
         examples = task.examples(str(length), min(task.splits[str(length)].size, samples))
-        measured = sequence_metrics(task, model, examples)
-        wrong = first_wrong_summary(first_wrong([t for _, t in examples], measured["predictions"]))
-        values = answer_scores(task, examples, measured) | (
-            {FIRST_ERROR: wrong["position"], FIRST_WRONG_ZERO: wrong["share"]} if wrong["wrong"] else {})
         rows += [{"stage": stage, "step": step, "length": length, "metric": metric, "value": value}
-                 for metric, value in values.items()]
+                 for metric, value in length_scores(model, task, examples).items()]
     return rows
 
 

@@ -25,6 +25,8 @@ from lengthgen.metrics import (
     ANTI_DIAGONAL,
     BIAS_ANTI_DIAGONAL,
     FINAL_TRAIN_LOSS,
+    FIRST_ERROR,
+    FIRST_WRONG_ZERO,
     LINE_TAIL,
     OPEN_KEYS,
     by_construction,
@@ -280,6 +282,24 @@ def line_read_right(runs: pd.DataFrame) -> pd.DataFrame:
     recorded = ids.isin(ids[(runs.metric == LINE_TAIL).to_numpy()])
     tailless = (runs.task != "times_digit") & ~runs.variant.str.contains("nope|markers", case=False)
     return runs[~line | recorded | tailless]
+
+
+def first_wrong_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Where the wrong answers beyond TRAINED_DIGITS go wrong, from the tidy rows of stored runs that record it: per
+    task, model (named as in `stored_mass`) and length, "first wrong at" (the median position of the first wrong
+    digit, counted from the units, 0), "first wrong 0" (% of them that are a 0), medians over the seeds with wrong
+    answers there, and their number. Empty for runs stored before they recorded it."""
+    rows = runs[runs.metric.isin([FIRST_ERROR, FIRST_WRONG_ZERO]) & (runs.length > TRAINED_DIGITS)]
+    columns = ["task", "model", "length", "first wrong at", "first wrong 0", "seeds"]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    rows = rows.assign(model=[model_name(v, st) if st == "trained" else st for v, st in
+                              zip(rows.variant, rows.stage, strict=True)])
+    table = rows.pivot_table(index=["task", "model", "length"], columns="metric", values="value", aggfunc="median",
+                             sort=False)
+    seeds = rows[rows.metric == FIRST_ERROR].groupby(["task", "model", "length"], sort=False).seed.nunique()
+    table = table.rename(columns={FIRST_ERROR: "first wrong at", FIRST_WRONG_ZERO: "first wrong 0"}).assign(seeds=seeds)
+    return table.reset_index().rename_axis(columns=None).reindex(columns=columns)
 
 
 def stored_mass(runs: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.analysis.figures import course_curves
-from lengthgen.metrics import ACCURACY, FIRST_ERROR
+from lengthgen.metrics import ACCURACY, FIRST_ERROR, FIRST_WRONG_ZERO
 from lengthgen.papers.abc.factor_readings import (
     effect_verdict,
     factor_course,
@@ -15,7 +15,6 @@ from lengthgen.papers.abc.factor_readings import (
     nope_table,
     per_layer_reading,
 )
-from lengthgen.papers.abc.factors import FIRST_WRONG_ZERO
 from lengthgen.papers.abc.prose import factor_study
 
 LENGTHS = (6, 8, 12, 24, 50)

@@ -11,7 +11,7 @@ from torch import nn
 from lengthgen.analysis.calibration import PUBLIC_CODE
 from lengthgen.config import config_dict, from_dict
 from lengthgen.data import EOS
-from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, FIRST_ERROR
+from lengthgen.metrics import ACCURACY, ACCURACY_NUMBER, FIRST_ERROR, FIRST_WRONG_ZERO
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES
 from lengthgen.papers.abc.factors import (
@@ -20,7 +20,6 @@ from lengthgen.papers.abc.factors import (
     FACTOR_PROFILES,
     FACTOR_RULES,
     FACTORS,
-    FIRST_WRONG_ZERO,
     NOPE_FACTORS,
     PER_LAYER_RULES,
     SIZING_SEEDS,

@@ -325,3 +325,19 @@ def test_stored_mass_averages_seeds_and_names_models_as_the_tables_do():
     assert mass.loc["ABC (code)", "inside"] == 0.9 and np.isnan(mass.loc["ABC (code)", "beyond"])
     assert attention_claim(mass.reset_index().iloc[:1]).verdict.tolist() == ["reproduced"]  # 0.1 < 0.35
     assert stored_mass(rows[rows.metric == "accuracy"]).empty  # runs that predate the measurement
+
+
+def test_the_first_wrong_table_takes_medians_over_the_seeds_beyond_the_training_digits():
+    from lengthgen.metrics import FIRST_ERROR, FIRST_WRONG_ZERO
+    from lengthgen.papers.abc.readings import first_wrong_table
+
+    rows = [("addition", "vanilla", "trained", seed, length, metric, value)
+            for seed, at, zero in ((0, 6.0, 20.0), (1, 9.0, 60.0), (2, 7.0, 40.0))
+            for length in (6, 10) for metric, value in ((FIRST_ERROR, at), (FIRST_WRONG_ZERO, zero))]
+    rows += [("addition", "vanilla", "ABC (code)", 0, 10, FIRST_ERROR, 2.0)]
+    runs = pd.DataFrame(rows, columns=["task", "variant", "stage", "seed", "length", "metric", "value"])
+    table = first_wrong_table(runs).set_index(["model", "length"])
+    assert list(table.index) == [("vanilla", 10), ("ABC (code)", 10)]  # 6 digits is in distribution
+    assert table.loc[("vanilla", 10), "first wrong at"] == 7.0 and table.loc[("vanilla", 10), "first wrong 0"] == 40.0
+    assert table.loc[("vanilla", 10), "seeds"] == 3 and table.loc[("ABC (code)", 10), "seeds"] == 1
+    assert first_wrong_table(runs[runs.metric == "accuracy"]).empty
