@@ -21,8 +21,8 @@ from pathlib import Path
 
 from lengthgen.display import BOOK_ENV, breakable, table_html
 from lengthgen.errors import LengthgenError
-from lengthgen.papers.base import PROFILES
 from lengthgen.registry import Registry
+from lengthgen.results.experiment import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_TIMEOUT = 1800  # seconds per notebook cell: a hung kernel fails the build instead of blocking it

@@ -1,4 +1,4 @@
-"""Command line: `lengthgen list | data | run | results | merge | scorecard | book | lab | bench`."""
+"""Command line: `lengthgen list | data | run | results | merge | leaderboard | scorecard | book | lab | bench`."""
 
 import argparse
 import dataclasses
@@ -16,7 +16,7 @@ from lengthgen.export import DATA_FORMATS, example_lines
 from lengthgen.metrics import ACCURACY, PERPLEXITY
 from lengthgen.models import CROSS_ATTENTION, MODELS
 from lengthgen.papers import CHAPTER, EXPERIMENTS, PROFILES
-from lengthgen.papers.base import PROFILE_HELP
+from lengthgen.results.experiment import PROFILE_HELP
 from lengthgen.results.store import ResultStore, unpacked
 from lengthgen.results.sweep import LocalExecutor, collect, estimated_seconds, sweep
 from lengthgen.seeding import parse_seeds, seeds_text
@@ -245,6 +245,28 @@ def cmd_merge(args) -> None:
                 print(f"  not copied, corrupt in the source: {name}/{key}")
 
 
+def cmd_leaderboard(args) -> None:
+    from lengthgen.leaderboard.grid import in_distribution
+    from lengthgen.leaderboard.protocol import board, row_costs
+
+    experiment = EXPERIMENTS["leaderboard"]
+    profile = args.profile or experiment.stored_profile
+    configs = experiment.select(experiment.configs_for(profile), task=args.task, variant=args.mechanism)
+    runs = collect(experiment, configs, _stored(args.results), skip_missing=True)
+    if runs.empty:
+        raise LengthgenError(f"no leaderboard run at {profile} is stored in {args.results}; run them with "
+                             f"`lengthgen run leaderboard --profile {profile}`")
+    table = board(runs, {task: in_distribution(task) for task in set(runs.task)})
+    table = table.rename(columns={"variant": "mechanism"})
+    if args.out:
+        _write_out(table, args.out)
+        return
+    print(table.round(1).to_string(index=False))
+    costs = row_costs(runs)
+    print("\nCPU-thread hours per row (every task and seed it ran): "
+          + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()))
+
+
 def cmd_scorecard(args) -> None:
     from lengthgen import scorecard
 
@@ -343,6 +365,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--experiment", help="only these experiments, comma-separated (default: every one in source)")
     s.add_argument("--results", default="results", help="the results folder to copy into (default: results)")
     s.set_defaults(fn=cmd_merge)
+
+    s = sub.add_parser("leaderboard", help="every mechanism on every task: the stored runs scored and ranked by the "
+                                           "leaderboard's protocol (no training)")
+    s.add_argument("--profile", choices=PROFILES, help="default: the leaderboard's stored profile")
+    s.add_argument("--task", help="only these tasks, comma-separated (default all)")
+    s.add_argument("--mechanism", help="only these mechanisms, comma-separated (default all)")
+    s.add_argument("--results", default="results", help="results store folder (default: results)")
+    s.add_argument("--out", help="write the table to this CSV instead of printing it")
+    s.set_defaults(fn=cmd_leaderboard)
 
     s = sub.add_parser("scorecard", help="every paper number the book reproduces: paper, ours, verdict (Markdown)")
     s.add_argument("--results", default="results", help="stored results folder (default: results)")

@@ -22,7 +22,8 @@ from lengthgen.analysis.verdicts import (
 )
 from lengthgen.display import markdown_table
 from lengthgen.papers import CHAPTER, EXPERIMENTS, PAPERS
-from lengthgen.papers.base import PROFILES, ROW
+from lengthgen.papers.base import ROW
+from lengthgen.results.experiment import PROFILES
 from lengthgen.results.store import ResultStore, config_key
 from lengthgen.results.sweep import estimated_seconds
 

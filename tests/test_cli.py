@@ -214,7 +214,7 @@ def test_bench_and_lab_refuse_bad_numbers_before_starting(capsys, argv, message)
 
 
 def test_a_variant_whose_name_holds_commas_is_selected_whole():
-    from lengthgen.papers.base import listed_values
+    from lengthgen.results.experiment import listed_values
 
     have = ["w=1, T=3, aligned", "w=1, NoPE, aligned", "vanilla", "vanilla, x"]
     assert listed_values("w=1, T=3, aligned", have) == ["w=1, T=3, aligned"]
@@ -426,3 +426,36 @@ def test_a_stored_configs_seed_is_found_where_it_is_nested():
     assert seed_of({"task": "copy", "seed": 3}) == 3
     assert seed_of({"factor": "dropout", "arithmetic": {"task": "successor", "seed": 101}, "every": 100}) == 101
     assert seed_of({"task": "copy"}) is None
+
+
+def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot(tmp_path, capsys, monkeypatch):
+    """Two mechanisms on one task, their accuracies set by hand (the smoke runs' own numbers are noise): RoPE fits
+    (100 in distribution), holds 50 beyond and reaches 15 tokens; NoPE fits, holds 20 and reaches 10: RoPE ranks
+    first."""
+    import lengthgen.leaderboard.grid as grid
+
+    made = {"rope": [100.0, 95.0, 5.0], "nope": [100.0, 30.0, 10.0]}  # copy at 10, 15, 30 tokens
+    monkeypatch.setattr(grid, "answer_accuracy_by_length", lambda model, task, lengths, n, seed, **kw: pd.DataFrame(
+        {"length": list(lengths), "metric": "accuracy", "value": made[model.cfg.positional.replace("none", "nope")]}))
+    results = str(tmp_path / "results")
+    assert main(["run", "leaderboard", "--profile", "smoke", "--task", "copy", "--results", results]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "leaderboard", "--profile", "smoke", "--results", results)
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].split()[:5] == ["task", "mechanism", "in", "distribution", "beyond"]
+    assert lines[1].split()[:5] == ["copy", "rope", "100.0", "50.0", "15.0"]  # beyond: (95 + 5) / 2
+    assert lines[2].split()[:5] == ["copy", "nope", "100.0", "20.0", "10.0"]
+    assert lines[1].split()[-1] == "1.0" and lines[2].split()[-1] == "2.0"
+    assert "CPU-thread hours per row (every task and seed it ran): " in out
+    assert main(["leaderboard", "--profile", "smoke", "--results", results, "--out", str(tmp_path / "b.csv")]) == 0
+    assert pd.read_csv(tmp_path / "b.csv")["rank"].tolist() == [1.0, 2.0]
+    for argv, message in (
+            (["--mechanism", "xpos"], "no variant 'xpos' in leaderboard; valid: nope, rope"),
+            (["--profile", "cpu"], "unknown profile 'cpu' for leaderboard; valid: smoke, quick"),
+            (["--profile", "quick"], "no leaderboard run at quick is stored"),
+            (["--results", str(tmp_path / "none")], "no results folder at")):
+        capsys.readouterr()
+        code = main(["leaderboard", "--profile", "smoke", "--results", results, *argv])
+        assert code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()

@@ -15,6 +15,7 @@ from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
@@ -47,10 +48,39 @@ MECHANISMS = Registry("mechanism", {
 })
 
 
+@dataclass(frozen=True)
+class TaskLengths:
+    """A task's lengths on the leaderboard, in its own unit (source tokens, digits, items): training lengths drawn
+    uniformly from `train` (lowest, highest), and `tests`, the lengths scored, the longest training length first."""
+
+    train: tuple[int, int]
+    tests: tuple[int, ...]
+    source: str  # where the lengths come from
+
+    def __post_init__(self):
+        if self.tests[0] != self.train[1] or list(self.tests) != sorted(set(self.tests)):
+            raise ValueError(f"tests {self.tests} must rise from the longest training length {self.train[1]}")
+
+
+PROBING = TaskLengths((5, 10), (10, 15, 30, 100), "monotonic attention's probing tasks: trained on 5-10, tested to 10x")
+CHOMSKY = TaskLengths((1, 40), (40, 50, 100, 200, 400), "the Chomsky-hierarchy suite: trained on 1-40, tested to 10x")
+ARITHMETIC = TaskLengths((1, 7), (7, 10, 15, 20, 50), "ABC's tasks: operands of up to 7 digits (its interpolation "
+                                                        "numbers' longest), tested at its columns to 50 (7x)")
+TASK_LENGTHS = Registry("leaderboard task", {
+    "copy": PROBING, "reverse_copy": PROBING, "posretrieve": PROBING,
+    "duplicate_string": CHOMSKY, "bucket_sort": CHOMSKY,
+    "modular_arithmetic": TaskLengths((1, 39), (39, 51, 101, 201, 401), "the Chomsky-hierarchy suite's, odd lengths "
+                                      "only (an expression): trained on 1-39, tested to 10x"),
+    "successor": ARITHMETIC, "addition": ARITHMETIC, "times_digit": ARITHMETIC,
+    "parity": TaskLengths((1, 21), (21, 30, 40, 50), "ABC's Parity: up to 21 bits (its interpolation numbers'), "
+                          "tested to 50 (the task's longest, 2.4x)"),
+    "listops_sum": ARITHMETIC, "listops_max": ARITHMETIC, "listops_min": ARITHMETIC,
+})
+
+
 def in_distribution(task: str) -> int:
-    """The longest training length of a task (of its source, in its own unit)."""
-    source = TASKS[task]()
-    return source.splits[source.train_split].max_length
+    """The longest training length of a leaderboard task (of its source, in its own unit)."""
+    return TASK_LENGTHS[task].train[1]
 
 
 @dataclass(frozen=True)
@@ -99,3 +129,56 @@ def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
 
 def leaderboard_labels(cfg: LeaderboardRun) -> dict:
     return {"task": cfg.task, "model": "transformer", "variant": cfg.mechanism, "seed": cfg.seed}
+
+
+@dataclass(frozen=True)
+class LeaderboardSizes:
+    """A profile of the grid: which tasks and mechanisms, the decoder's size and training (the same for every cell),
+    test examples per length and the declared seeds. A task's lengths are its own (`TASK_LENGTHS`), but for the
+    tests, cut to `longest` where given (the quick slice)."""
+
+    tasks: tuple[str, ...]
+    mechanisms: tuple[str, ...]
+    width: int
+    heads: int
+    layers: int
+    steps: int
+    batch: int
+    lr: float
+    samples: int
+    seeds: tuple[int, ...]
+    max_positions: int  # the id tables' size: the longest test sequence (prompt and answer) must fit
+    longest: int | None = None  # test lengths above this are left out
+
+    def run(self, task: str, mechanism: str, seed: int) -> LeaderboardRun:
+        lengths = TASK_LENGTHS[task]
+        tests = tuple(n for n in lengths.tests if self.longest is None or n <= self.longest)
+        model = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
+                                  max_positions=self.max_positions, positional=MECHANISMS[mechanism].positional)
+        train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
+                              min_length=lengths.train[0], max_length=lengths.train[1])
+        return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,
+                              eval_samples=self.samples)
+
+
+# smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three
+# mechanisms, one seed, sized on this machine (Methods: 2,000 steps fit RoPE's Copy, 99% at 10 tokens).
+LEADERBOARD_PROFILES = {
+    "smoke": LeaderboardSizes(tasks=("copy", "bucket_sort"), mechanisms=("nope", "rope"), width=16, heads=2, layers=1,
+                              steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=256, longest=50),
+    "quick": LeaderboardSizes(tasks=("copy", "reverse_copy"), mechanisms=("nope", "rope", "alibi"), width=64, heads=4,
+                              layers=2, steps=2000, batch=64, lr=1e-3, samples=100, seeds=(0,), max_positions=256),
+}
+
+
+def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """Every (task, mechanism, seed) run of a profile, seeds the profile's unless given."""
+    sizes = LEADERBOARD_PROFILES[profile]
+    return [sizes.run(task, mechanism, seed) for task in sizes.tasks for mechanism in sizes.mechanisms
+            for seed in (seeds or sizes.seeds)]
+
+
+LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "
+                         "protocol (decoder-only, exact match by length)", configs=leaderboard_configs,
+                         run=run_leaderboard, labels=leaderboard_labels, build=build_run,
+                         profiles=tuple(LEADERBOARD_PROFILES), steps=lambda cfg: cfg.train.steps)

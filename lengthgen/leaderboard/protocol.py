@@ -11,6 +11,8 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
   nothing, and it is shown so, never ranked.
 - A **task's ranking** orders its trained cells by beyond (higher first), then by reach; cells that tie on both share a
   rank (the lowest of the places they fill).
+- A **row's cost** (a mechanism on every task it ran, all seeds) is the sum of its runs' wall time, in CPU-thread
+  hours where each run had one thread.
 """
 
 import pandas as pd
@@ -78,3 +80,16 @@ def ranking(cells: pd.DataFrame) -> pd.DataFrame:
             ranks[i] = 1 + int(better.sum())
     out = cells.assign(rank=pd.Series(ranks, dtype=float).reindex(cells.index))
     return out.sort_values(["task", "rank"], na_position="last", kind="stable").reset_index(drop=True)
+
+
+def board(runs: pd.DataFrame, trained: dict[str, int]) -> pd.DataFrame:
+    """The leaderboard of tidy rows of runs: `ranking` of `cell_scores` of `run_scores` (`trained`: task -> its
+    longest training length)."""
+    return ranking(cell_scores(run_scores(runs, trained)))
+
+
+def row_costs(runs: pd.DataFrame) -> pd.Series:
+    """Hours of wall time per variant (mechanism): the sum over its runs (task, seed) of each run's wall_seconds
+    (one value per run, repeated on its rows), in hours."""
+    per_run = runs.groupby(["variant", "task", "seed"], sort=False).wall_seconds.first()
+    return per_run.groupby("variant", sort=False).sum() / 3600

@@ -1,12 +1,16 @@
 """The reproduced papers, one folder each (`papers/<name>/`: its numbers as data, grids and sizes, readings, scorecard
-rows), and every named experiment the CLI can run."""
+rows), and every named experiment the CLI can run: the papers' and the leaderboard's."""
 
+from lengthgen.leaderboard.grid import LEADERBOARD
 from lengthgen.papers import abc, mla, sparsity, vv
-from lengthgen.papers.base import PROFILES, Experiment, Paper, load_trained
+from lengthgen.papers.base import Paper, load_trained
 from lengthgen.registry import Registry
+from lengthgen.results.experiment import PROFILES, Experiment
 
 PAPERS = Registry("paper", {p.name: p for p in (mla.PAPER, sparsity.PAPER, vv.PAPER, abc.PAPER)})
-EXPERIMENTS = Registry("experiment", {e.name: e for p in PAPERS.values() for e in p.experiments})
-CHAPTER = {e.name: p.name for p in PAPERS.values() for e in p.experiments}  # experiment -> its paper's chapter
+EXPERIMENTS = Registry("experiment", {e.name: e for p in PAPERS.values() for e in p.experiments}
+                       | {LEADERBOARD.name: LEADERBOARD})
+CHAPTER = {e.name: p.name for p in PAPERS.values() for e in p.experiments} | {LEADERBOARD.name: "leaderboard"}
+# experiment -> its chapter
 
 __all__ = ["CHAPTER", "EXPERIMENTS", "PAPERS", "PROFILES", "Experiment", "Paper", "load_trained"]

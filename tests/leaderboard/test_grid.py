@@ -22,7 +22,7 @@ SHORT = LMTrainConfig(steps=3, batch_size=8, warmup=1, min_length=1, max_length=
 
 
 def test_the_training_lengths_are_the_tasks():
-    assert in_distribution("modular_arithmetic") == 40 and in_distribution("copy") == 10
+    assert in_distribution("modular_arithmetic") == 39 and in_distribution("copy") == 10
 
 
 def test_every_mechanism_builds_its_scheme_and_trains_with_its_id_transform():
@@ -59,3 +59,51 @@ def test_every_run_meets_the_test_examples_of_the_test_seed_whatever_its_own(mon
         run_leaderboard(LeaderboardRun(task="duplicate_string", mechanism=mechanism, seed=seed, model=TINY,
                                        train=SHORT, tests=(40, 50), eval_samples=8))
     assert asked == [("duplicate_string", (40, 50), 8, 0)] * 2  # the test seed (0), not the run's
+
+
+def test_every_task_prompts_a_batch_at_each_of_its_lengths():
+    """A batch of one length holds one sequence length (`Prompted.batch`) at the training lengths' ends and at every
+    test length; the source has that many tokens where the unit is tokens."""
+    import torch
+
+    from lengthgen.leaderboard.grid import TASK_LENGTHS
+    from lengthgen.tasks import TASKS
+    from lengthgen.tasks.prompted import Prompted
+
+    gen = torch.Generator().manual_seed(0)
+    for name, lengths in TASK_LENGTHS.items():
+        task = Prompted(TASKS[name]())
+        for length in (*lengths.train, *lengths.tests):
+            batch = task.batch([task.sequence(length, gen) for _ in range(3)])
+            assert batch.tokens.shape[0] == 3
+        if name in ("copy", "duplicate_string", "bucket_sort", "modular_arithmetic"):
+            assert task.sequence(lengths.tests[-1], gen).prompt == lengths.tests[-1] + 1  # its source, then "="
+
+
+def test_task_lengths_test_from_the_longest_training_length_upward():
+    from lengthgen.leaderboard.grid import TaskLengths
+
+    assert TaskLengths((1, 4), (4, 8, 40), "").tests == (4, 8, 40)
+    for tests in ((8, 40), (4, 40, 8), (4, 4, 8)):
+        with pytest.raises(ValueError, match="must rise from the longest training length 4"):
+            TaskLengths((1, 4), tests, "")
+
+
+def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_room_for_them():
+    import torch
+
+    from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES, TASK_LENGTHS, leaderboard_configs
+    from lengthgen.tasks import TASKS
+    from lengthgen.tasks.prompted import Prompted
+
+    for profile, sizes in LEADERBOARD_PROFILES.items():
+        configs = leaderboard_configs(profile, None)
+        assert len(configs) == len(sizes.tasks) * len(sizes.mechanisms) * len(sizes.seeds)
+        for cfg in configs:
+            lengths = TASK_LENGTHS[cfg.task]
+            assert (cfg.train.min_length, cfg.train.max_length) == lengths.train
+            assert cfg.tests == tuple(n for n in lengths.tests if sizes.longest is None or n <= sizes.longest)
+            assert cfg.model.positional == MECHANISMS[cfg.mechanism].positional  # the config names its scheme
+            longest = Prompted(TASKS[cfg.task]()).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
+            assert len(longest.tokens) <= cfg.model.max_positions
+    assert leaderboard_configs("quick", (1, 2))[0].seed == 1

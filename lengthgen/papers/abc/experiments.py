@@ -55,7 +55,8 @@ from lengthgen.papers.abc.readings import (
     model_claims,
     stored_mass,
 )
-from lengthgen.papers.base import Experiment, load_trained
+from lengthgen.papers.base import load_trained
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS

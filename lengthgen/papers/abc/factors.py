@@ -85,7 +85,7 @@ from lengthgen.papers.abc.experiments import (
     calibrate_abc,
     length_scores,
 )
-from lengthgen.papers.base import Experiment
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.train.loop import train

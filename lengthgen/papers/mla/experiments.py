@@ -15,7 +15,7 @@ from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH, EDIT_DISTANCE, EPO
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import HOOK_DIRECTION_GATE, GRUSeq2Seq, Seq2SeqConfig
 from lengthgen.models.hooks import capture, hook_names
-from lengthgen.papers.base import Experiment
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS

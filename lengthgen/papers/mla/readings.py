@@ -11,9 +11,9 @@ from lengthgen.analysis.compare import RUN, longest_accuracy
 from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED, band
 from lengthgen.metrics import ACCURACY, BEST_DEV, BEST_EPOCH
 from lengthgen.models import CROSS_ATTENTION
-from lengthgen.papers.base import Experiment
 from lengthgen.papers.mla.experiments import DIRECTED, PROFILE_SIZES
 from lengthgen.papers.mla.paper import SCAN, SCAN_RUNS, TABLE2, TABLE4, TABLE6, TABLE7, paper_table
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 from lengthgen.tasks import TASKS

@@ -15,8 +15,8 @@ from lengthgen.config import added, ignored
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
-from lengthgen.papers.base import Experiment
 from lengthgen.papers.sparsity import readings as sparsity
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment

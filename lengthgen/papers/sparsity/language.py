@@ -27,7 +27,7 @@ from lengthgen.config import ignored
 from lengthgen.metrics import FINAL_TRAIN_LOSS, NLL, PERPLEXITY
 from lengthgen.models import build_model
 from lengthgen.models.transformer import TransformerConfig
-from lengthgen.papers.base import Experiment
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks.corpus import Corpus

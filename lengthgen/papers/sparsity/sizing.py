@@ -30,7 +30,6 @@ import pandas as pd
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import markdown_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
-from lengthgen.papers.base import Experiment
 from lengthgen.papers.sparsity.experiments import (
     DecoderRun,
     DecoderSizes,
@@ -40,6 +39,7 @@ from lengthgen.papers.sparsity.experiments import (
     run_decoder,
     scratchpad_runs,
 )
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 

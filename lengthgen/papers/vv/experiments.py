@@ -9,7 +9,7 @@ from lengthgen.config import ignored
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.probe import AttentionProbe, ProbeConfig
-from lengthgen.papers.base import Experiment
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator

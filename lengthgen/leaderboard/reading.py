@@ -1,0 +1,74 @@
+"""The leaderboard read for its chapter: the heatmap of a board (mechanism x task, coloured by the beyond score, each
+cell's per-length curve on hover) and its ranking in words, both from a board (`protocol.board`) and the runs'
+tidy rows."""
+
+import html
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from lengthgen.display import and_list
+from lengthgen.leaderboard.protocol import RANKED
+from lengthgen.metrics import ACCURACY
+
+
+def curves(runs: pd.DataFrame) -> pd.DataFrame:
+    """Exact match by (task, variant, length): the median over the cell's seeds."""
+    acc = runs[runs.metric == ACCURACY]
+    return acc.groupby(["task", "variant", "length"], sort=False).value.median().reset_index()
+
+
+def _hover(cell: pd.Series, curve: pd.DataFrame) -> str:
+    """A cell's hover text: task, mechanism, its scores and status, then exact match at each tested length."""
+    lines = [f"<b>{html.escape(cell['task'])}</b> / {html.escape(cell['variant'])}",
+             f"in distribution: {cell['in distribution']:.1f}%", f"beyond: {cell['beyond']:.1f}% "
+             f"({cell['beyond lo']:.1f}-{cell['beyond hi']:.1f} over {int(cell['seeds'])} seeds)",
+             f"reach: {cell['reach']:g}", f"status: {cell['status']}"
+             + (f", rank {int(cell['rank'])}" if cell["status"] == RANKED else "")]
+    lines += [f"length {int(r.length)}: {r.value:.1f}%" for r in curve.sort_values("length").itertuples()]
+    return "<br>".join(lines)
+
+
+def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
+    """Mechanisms (rows) x tasks (columns), each cell coloured by its median beyond score (0-100%), its text the score
+    and its rank, or "not trained" (a grey cell, never coloured by a score); hover: the scores and the per-length
+    curve (`curves`)."""
+    mechanisms, tasks = list(dict.fromkeys(table.variant)), list(dict.fromkeys(table.task))
+    by_length = curves(runs)
+    z = np.full((len(mechanisms), len(tasks)), np.nan)
+    text = [["" for _ in tasks] for _ in mechanisms]
+    hover = [["" for _ in tasks] for _ in mechanisms]
+    for _, cell in table.iterrows():
+        r, c = mechanisms.index(cell["variant"]), tasks.index(cell["task"])
+        curve = by_length[(by_length.task == cell["task"]) & (by_length.variant == cell["variant"])]
+        hover[r][c] = _hover(cell, curve)
+        if cell["status"] == RANKED:
+            z[r, c] = cell["beyond"]
+            text[r][c] = f"{cell['beyond']:.0f}% (#{int(cell['rank'])})"
+        else:
+            text[r][c] = cell["status"]
+    fig = go.Figure(go.Heatmap(z=z, x=tasks, y=mechanisms, text=text, texttemplate="%{text}", customdata=hover,
+                               hovertemplate="%{customdata}<extra></extra>", colorscale="Viridis", zmin=0, zmax=100,
+                               colorbar={"title": "beyond (%)"}, xgap=2, ygap=2))
+    fig.update_layout(title=title, xaxis_title="task", yaxis_title="mechanism", plot_bgcolor="#dddddd",
+                      height=160 + 40 * len(mechanisms))
+    return fig
+
+
+def ranking_words(table: pd.DataFrame) -> str:
+    """Each task's ranking in a sentence: the first-ranked mechanisms with their beyond score and reach, how many
+    cells are ranked, and the cells not trained."""
+    sentences = []
+    for task, cells in table.groupby("task", sort=False):
+        ranked = cells[cells.status == RANKED]
+        untrained = cells[cells.status != RANKED].variant.tolist()
+        if ranked.empty:
+            sentences.append(f"On {task} no mechanism fits its training lengths ({and_list(untrained)} not trained).")
+            continue
+        first = ranked[ranked["rank"] == ranked["rank"].min()]
+        best = and_list(f"{r.variant} ({r.beyond:.1f}% beyond, reaching {r.reach:g})" for r in first.itertuples())
+        text = f"On {task}, {best} ranks first of {len(ranked)} trained"
+        text += f"; not trained: {and_list(untrained)}." if untrained else "."
+        sentences.append(text)
+    return " ".join(sentences)
