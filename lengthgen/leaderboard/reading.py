@@ -68,7 +68,7 @@ def ranking_words(table: pd.DataFrame) -> str:
             continue
         first = ranked[ranked["rank"] == ranked["rank"].min()]
         best = and_list(f"{r.variant} ({r.beyond:.1f}% beyond, reaching {r.reach:g})" for r in first.itertuples())
-        text = f"On {task}, {best} ranks first of {len(ranked)} trained"
+        text = f"On {task}, {best} {'rank' if len(first) > 1 else 'ranks'} first of {len(ranked)} trained"
         text += f"; not trained: {and_list(untrained)}." if untrained else "."
         sentences.append(text)
     return " ".join(sentences)

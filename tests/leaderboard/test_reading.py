@@ -1,0 +1,49 @@
+"""The leaderboard read for its chapter: the heatmap's cells and hover, and the ranking in words."""
+
+import numpy as np
+import pandas as pd
+
+from lengthgen.leaderboard.protocol import board
+from lengthgen.leaderboard.reading import curves, heatmap, ranking_words
+
+
+def runs_of(values: dict[tuple[str, str], list[float]], lengths=(10, 15, 30)) -> pd.DataFrame:
+    """One seed per cell: exact match at `lengths` for each (task, variant)."""
+    return pd.DataFrame([{"task": task, "variant": variant, "seed": 0, "length": n, "metric": "accuracy",
+                          "value": v, "wall_seconds": 60.0}
+                         for (task, variant), vs in values.items() for n, v in zip(lengths, vs, strict=True)])
+
+
+RUNS = runs_of({("copy", "rope"): [100.0, 95.0, 5.0], ("copy", "alibi"): [98.0, 60.0, 20.0],
+                ("copy", "nope"): [30.0, 0.0, 0.0], ("reverse_copy", "rope"): [20.0, 0.0, 0.0]})
+BOARD = board(RUNS, {"copy": 10, "reverse_copy": 10})
+
+
+def test_the_heatmap_colours_ranked_cells_by_beyond_and_leaves_untrained_ones_grey_with_their_curve_on_hover():
+    fig = heatmap(BOARD, RUNS, "t")
+    cells = fig.data[0]
+    assert list(cells.y) == ["rope", "alibi", "nope"] and list(cells.x) == ["copy", "reverse_copy"]
+    z = np.array(cells.z, dtype=float)
+    assert z[0, 0] == 50.0 and z[1, 0] == 40.0  # (95 + 5) / 2 and (60 + 20) / 2
+    assert np.isnan(z[2, 0]) and np.isnan(z[0, 1])  # not trained: no colour
+    assert np.isnan(z[1, 1]) and cells.customdata[1][1] == ""  # ALiBi did not run Reverse Copy: an empty cell
+    assert cells.text[0][0] == "50% (#1)" and cells.text[1][0] == "40% (#2)" and cells.text[2][0] == "not trained"
+    hover = cells.customdata[0][0]
+    assert "length 10: 100.0%" in hover and "length 30: 5.0%" in hover and "rank 1" in hover
+
+
+def test_curves_take_the_median_over_seeds():
+    two = pd.concat([RUNS, RUNS.assign(seed=1, value=RUNS.value / 2), RUNS.assign(seed=2, value=0.0)])
+    by_length = curves(two).set_index(["task", "variant", "length"]).value
+    assert by_length[("copy", "rope", 10)] == 50.0
+
+
+def test_the_ranking_in_words_names_the_first_the_number_ranked_and_the_untrained():
+    assert ranking_words(BOARD) == ("On copy, rope (50.0% beyond, reaching 15) ranks first of 2 trained; not trained: "
+                                    "nope. On reverse_copy no mechanism fits its training lengths (rope not trained).")
+
+
+def test_tied_mechanisms_rank_first_together():
+    tied = runs_of({("copy", "rope"): [100.0, 95.0, 5.0], ("copy", "alibi"): [100.0, 95.0, 5.0]})
+    assert ranking_words(board(tied, {"copy": 10})) == (
+        "On copy, rope (50.0% beyond, reaching 15) and alibi (50.0% beyond, reaching 15) rank first of 2 trained.")
