@@ -490,6 +490,14 @@ def table1_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Arithmet
             for positional in p.table1]
 
 
+def without_sinusoids(configs: list[ArithmeticRun]) -> list[ArithmeticRun]:
+    """Table 1's ALiBi and RoPE runs of `configs` with the sinusoids taken out (positional "alibi", "rope"): the
+    control that says what the sinusoids, which the public code adds to every model, do for them. Outside the grid:
+    stored where they were run, read by their keys."""
+    return [replace(c, model=replace(c.model, positional=c.model.positional.removeprefix("sinusoidal+")))
+            for c in configs if c.model.positional in ("sinusoidal+alibi", "sinusoidal+rope")]
+
+
 def scaffolding_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ArithmeticRun]:
     """Table 3's scaffolding on aligned input: a windowed bias (w = 1) with the sinusoids, with cyclic positions (T = 3)
     or with none (NoPE), as the profile lists them for each task (ListOps: T = 3 only, Appendix C), in the source
