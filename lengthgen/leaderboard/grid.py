@@ -27,12 +27,17 @@ from lengthgen.train.loop import LMTrainConfig, train
 @dataclass(frozen=True)
 class Mechanism:
     """What a mechanism changes in the decoder-only transformer: its positional scheme (`positional.POSITIONAL`, "a+b"
-    composes) and its transform of the position ids (`LMTrainConfig.positions`: "randomized" is drawn at test time
-    too), and where it comes from."""
+    composes), its transform of the position ids (`LMTrainConfig.positions`: "randomized" is drawn at test time
+    too), what else of the model it sets (`TransformerConfig` fields), and where it comes from."""
 
     positional: str
     source: str
     positions: str = "given"
+    model: tuple[tuple[str, object], ...] = ()  # (TransformerConfig field, value) pairs
+
+    def architecture(self, model: TransformerConfig) -> TransformerConfig:
+        """`model` with this mechanism's scheme and settings."""
+        return replace(model, positional=self.positional, **dict(self.model))
 
 
 MECHANISMS = Registry("mechanism", {
@@ -45,6 +50,10 @@ MECHANISMS = Registry("mechanism", {
     "fire": Mechanism("fire", "FIRE (Li et al. 2024)"),
     "randomized": Mechanism("sinusoidal", "randomized positions over sinusoids (Ruoss et al. 2023)", "randomized"),
     "pose": Mechanism("rope", "RoPE with PoSE's shifted ids (Zhu et al. 2024)", "pose"),
+    "rope+ln": Mechanism("rope", "RoPE with LayerNorm after attention (Li et al. 2025)",
+                         model=(("attention_norm", "ln"),)),
+    "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
+                         model=(("attention_norm", "ln"),)),
 })
 
 
@@ -109,8 +118,7 @@ class LeaderboardRun:
 def build_run(cfg: LeaderboardRun) -> tuple[Prompted, object]:
     """(task as prompts and answers, untrained decoder with the mechanism's scheme); the init draws from the seed."""
     task = Prompted(TASKS[cfg.task]())
-    model = replace(cfg.model, positional=MECHANISMS[cfg.mechanism].positional)
-    return task, build_model("decoder", model, task, seed=cfg.seed)
+    return task, build_model("decoder", MECHANISMS[cfg.mechanism].architecture(cfg.model), task, seed=cfg.seed)
 
 
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
@@ -153,8 +161,9 @@ class LeaderboardSizes:
     def run(self, task: str, mechanism: str, seed: int) -> LeaderboardRun:
         lengths = TASK_LENGTHS[task]
         tests = tuple(n for n in lengths.tests if self.longest is None or n <= self.longest)
-        model = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
-                                  max_positions=self.max_positions, positional=MECHANISMS[mechanism].positional)
+        base = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
+                                 max_positions=self.max_positions)
+        model = MECHANISMS[mechanism].architecture(base)
         train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])
         return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,

@@ -24,6 +24,7 @@ from lengthgen.config import added
 from lengthgen.data import EOS, PAD, SOS, LMBatch, Seq2SeqBatch
 from lengthgen.models.attention import KVCache, MultiHeadAttention
 from lengthgen.models.dropout import Dropout, check_mask
+from lengthgen.models.norms import NORMS
 from lengthgen.models.positional import CrossView, Positional, build_scheme
 
 EMBED_INITS = ("normal", "xavier")  # TransformerConfig.embed_init
@@ -54,10 +55,14 @@ class TransformerConfig:
     # Xavier-uniform on the (vocabulary, D) table (the ABC public code, which also scales them by sqrt(D): embed_scale)
     dropout_mask: str = added("torch")  # how every dropout of the model draws its mask: "torch" or "bits", the same
     # distribution drawn several times faster (`models.dropout`)
+    attention_norm: str = added("baseline")  # what each self-attention's output O gets before its output projection:
+    # `models.norms.NORMS` ("baseline": nothing; "ln": the vanishing-variance paper's +LN; "std": its +std.)
 
     def __post_init__(self):
         if self.embed_init not in EMBED_INITS:
             raise ValueError(f"unknown embed_init {self.embed_init!r}; valid: {', '.join(EMBED_INITS)}")
+        if self.attention_norm not in NORMS:
+            raise ValueError(f"unknown attention_norm {self.attention_norm!r}; valid: {', '.join(NORMS)}")
         check_mask(self.dropout_mask, "dropout_mask")
 
     def scheme(self, attention_layers: int) -> Positional:
@@ -78,6 +83,7 @@ class Block(nn.Module):
         self.self_attn = MultiHeadAttention(D, D, D, cfg.heads, positional, layer, fused=True, dropout=p,
                                             dropout_mask=mask)
         self.self_out = nn.Linear(D, D)
+        self.self_norm = NORMS[cfg.attention_norm](D)  # on O, before self_out (the vanishing-variance paper's place)
         self.cross_attn = MultiHeadAttention(D, D, D, cfg.heads, CrossView(positional), cross_layer,
                                              fused=True, dropout=p, dropout_mask=mask) if cross else None
         self.cross_out = nn.Linear(D, D) if cross else None
@@ -96,8 +102,8 @@ class Block(nn.Module):
         """(B, T, D) -> (B, T, D) for tokens at position ids (B, T); a cache adds earlier positions as keys; memory
         (B, S, D) at ids `memory_ids` (B, S) is what cross-attention reads (its keys and values kept in the static
         `memory_cache` when given, projected once per decoding)."""
-        x = self._residual(x, self.norms[0], lambda h: self.self_out(
-            self.self_attn(h, h, ids, ids, causal=causal, cache=cache)))
+        x = self._residual(x, self.norms[0], lambda h: self.self_out(self.self_norm(
+            self.self_attn(h, h, ids, ids, causal=causal, cache=cache))))
         if self.cross_attn is not None:
             x = self._residual(x, self.norms[1], lambda h: self.cross_out(
                 self.cross_attn(h, memory, ids, memory_ids, mask=memory_mask, cache=memory_cache)))

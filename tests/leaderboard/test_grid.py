@@ -30,6 +30,8 @@ def test_every_mechanism_builds_its_scheme_and_trains_with_its_id_transform():
         cfg = LeaderboardRun(task="bucket_sort", mechanism=name, seed=0, model=TINY, train=SHORT)
         _, model = build_run(cfg)
         assert model.cfg.positional == mechanism.positional and cfg.training().positions == mechanism.positions
+        assert all(getattr(model.cfg, field) == value for field, value in mechanism.model)
+    assert dict(MECHANISMS["rope+ln"].model) == {"attention_norm": "ln"} and not MECHANISMS["rope"].model
     pose = LeaderboardRun(task="bucket_sort", mechanism="pose", seed=0, model=TINY, train=SHORT).training()
     assert pose.pose_length == pose.max_positions == 256
     with pytest.raises(LengthgenError, match="unknown mechanism 'xpos'; valid: nope, sinusoidal"):
@@ -103,7 +105,7 @@ def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_ro
             lengths = TASK_LENGTHS[cfg.task]
             assert (cfg.train.min_length, cfg.train.max_length) == lengths.train
             assert cfg.tests == tuple(n for n in lengths.tests if sizes.longest is None or n <= sizes.longest)
-            assert cfg.model.positional == MECHANISMS[cfg.mechanism].positional  # the config names its scheme
+            assert cfg.model == MECHANISMS[cfg.mechanism].architecture(cfg.model)  # the config states its mechanism
             longest = Prompted(TASKS[cfg.task]()).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
             assert len(longest.tokens) <= cfg.model.max_positions
     assert leaderboard_configs("quick", (1, 2))[0].seed == 1

@@ -1,5 +1,7 @@
 """The transformers: causality, positional schemes inside the model, the fused path, the key/value cache, PPC."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -388,3 +390,24 @@ def test_an_oracle_generation_feeds_the_true_ids_and_returns_the_predicted_ones(
     assert not torch.equal(fed.ids, true_ids)  # what it returns as ids is still the head's prediction
     with pytest.raises(ValueError, match="an oracle generation needs the answer's ids"):
         model.generate(prompt, ids, 4, oracle=True)
+
+
+def test_layernorm_after_attention_standardizes_each_tokens_attention_output_before_its_projection():
+    """The vanishing-variance paper's +LN on the decoder's self-attention output O (per token, over D, biased std),
+    before the output projection; "baseline" adds no parameter, so stored models load as they were."""
+    cfg = TransformerConfig(width=16, heads=2, layers=2, ff=32, max_positions=32)
+    seen = []
+    model = DecoderOnly(replace(cfg, attention_norm="ln"), 12)
+    model.stack.blocks[1].self_norm.register_forward_hook(lambda m, i, out: seen.append((i[0], out)))
+    tokens = torch.randint(0, 12, (3, 7), generator=torch.Generator().manual_seed(0))
+    model.logits(tokens, torch.arange(7).expand(3, 7))
+    (o, normed), = seen
+    assert o.std(-1).min() > 0 and not torch.allclose(o.mean(-1), torch.zeros(3, 7), atol=1e-3)  # O itself is not
+    assert torch.allclose(normed.mean(-1), torch.zeros(3, 7), atol=1e-5)
+    assert torch.allclose(normed.pow(2).mean(-1), torch.ones(3, 7), atol=1e-3)  # biased variance 1
+    plain = DecoderOnly(cfg, 12).state_dict().keys()
+    assert set(model.state_dict()) - set(plain) == {f"stack.blocks.{i}.self_norm.{p}" for i in (0, 1)
+                                                                  for p in ("gamma", "beta")}
+    assert DecoderOnly(replace(cfg, attention_norm="baseline"), 12).state_dict().keys() == plain
+    with pytest.raises(ValueError, match="unknown attention_norm 'rms'; valid: baseline, ln, std"):
+        replace(cfg, attention_norm="rms")
