@@ -34,6 +34,7 @@ class Mechanism:
     source: str
     positions: str = "given"
     model: tuple[tuple[str, object], ...] = ()  # (TransformerConfig field, value) pairs
+    coupled: bool = False  # position ids coupled by the task (`Seq2SeqTask.coupled_ids`): runs only where it has them
 
     def architecture(self, model: TransformerConfig) -> TransformerConfig:
         """`model` with this mechanism's scheme and settings."""
@@ -50,6 +51,8 @@ MECHANISMS = Registry("mechanism", {
     "fire": Mechanism("fire", "FIRE (Li et al. 2024)"),
     "randomized": Mechanism("sinusoidal", "randomized positions over sinusoids (Ruoss et al. 2023)", "randomized"),
     "pose": Mechanism("rope", "RoPE with PoSE's shifted ids (Zhu et al. 2024)", "pose"),
+    "coupling": Mechanism("learned", "position coupling (Cho et al. 2024): learned ids coupled by the task, "
+                          "shifted at random in training", "offset", coupled=True),
     "rope+ln": Mechanism("rope", "RoPE with LayerNorm after attention (Li et al. 2025)",
                          model=(("attention_norm", "ln"),)),
     "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
@@ -117,8 +120,17 @@ class LeaderboardRun:
 
 def build_run(cfg: LeaderboardRun) -> tuple[Prompted, object]:
     """(task as prompts and answers, untrained decoder with the mechanism's scheme); the init draws from the seed."""
-    task = Prompted(TASKS[cfg.task]())
-    return task, build_model("decoder", MECHANISMS[cfg.mechanism].architecture(cfg.model), task, seed=cfg.seed)
+    mechanism = MECHANISMS[cfg.mechanism]
+    task = Prompted(TASKS[cfg.task](), coupled=mechanism.coupled)
+    return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
+
+
+def runs_on(mechanism: str, task: str) -> bool:
+    """Whether a mechanism has a cell on a task: always, but for one that needs coupled ids the task lacks."""
+    if not MECHANISMS[mechanism].coupled:
+        return True
+    source = TASKS[task]()
+    return source.coupled_ids(*source.draw(TASK_LENGTHS[task].train[1], generator(0, "runs_on"))) is not None
 
 
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
@@ -181,10 +193,11 @@ LEADERBOARD_PROFILES = {
 
 
 def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """Every (task, mechanism, seed) run of a profile, seeds the profile's unless given."""
+    """Every (task, mechanism, seed) run of a profile where the mechanism `runs_on` the task, seeds the profile's
+    unless given."""
     sizes = LEADERBOARD_PROFILES[profile]
     return [sizes.run(task, mechanism, seed) for task in sizes.tasks for mechanism in sizes.mechanisms
-            for seed in (seeds or sizes.seeds)]
+            if runs_on(mechanism, task) for seed in (seeds or sizes.seeds)]
 
 
 LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "

@@ -147,6 +147,13 @@ class Successor(ArithmeticTask):
 
     name = "successor"
 
+    def coupled_ids(self, source, target):
+        """A digit's id is its place from the units, plus 1, in the operand and in the answer (written units first),
+        as position coupling couples addition's digits; none for the interleaved or marked formats."""
+        if self.aligned or self.markers:
+            return None
+        return list(range(len(source), 0, -1)), list(range(1, len(target) + 1))
+
     def _example(self, numbers):
         (n,) = numbers
         width = self.padding(n)
@@ -158,6 +165,15 @@ class Addition(ArithmeticTask):
 
     name = "addition"
     arity = 2
+
+    def coupled_ids(self, source, target):
+        """Each operand's digits and the answer's by place from the units, plus 1 (`Successor.coupled_ids`); the "+"
+        between the operands 0."""
+        if self.aligned or self.markers:
+            return None
+        width = len(target)
+        places = list(range(width, 0, -1))
+        return [*places, 0, *places], list(range(1, width + 1))
 
     @property
     def stride(self):

@@ -38,6 +38,10 @@ class DuplicateString(Seq2SeqTask):
         source = tuple(symbols(length, 2, gen))
         return source, source + source
 
+    def coupled_ids(self, source, target):
+        ids = list(range(1, len(source) + 1))
+        return ids, ids + ids
+
 
 class BucketSort(Seq2SeqTask):
     """A string over 5 symbols, sorted.

@@ -58,6 +58,9 @@ class Copy(_DigitTask):
     def transform(self, x):
         return x, x
 
+    def coupled_ids(self, source, target):
+        return list(range(1, len(source) + 1)), list(range(1, len(target) + 1))
+
 
 class ReverseCopy(_DigitTask):
     """y = x reversed.
@@ -70,6 +73,9 @@ class ReverseCopy(_DigitTask):
 
     def transform(self, x):
         return x, x[::-1]
+
+    def coupled_ids(self, source, target):
+        return list(range(1, len(source) + 1)), list(range(len(target), 0, -1))
 
 
 class ReCopy(_DigitTask):

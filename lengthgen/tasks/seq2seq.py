@@ -48,6 +48,12 @@ class Seq2SeqTask:
     def draw(self, length: int, gen: torch.Generator) -> Example:
         raise NotImplementedError
 
+    def coupled_ids(self, source: Sequence[str], target: Sequence[str]) -> tuple[list[int], list[int]] | None:
+        """Position coupling's ids (Cho et al. 2024) of an example: one id per source token and per target token (from
+        1; a separator between operands may have 0), a target token sharing its id with the source token(s) it is
+        read from; None where the task defines none."""
+        return None
+
     def count(self, split: str, n: int | None) -> int:
         """Validate (split, n); returns n, defaulting to the split's size."""
         if split not in self.splits:

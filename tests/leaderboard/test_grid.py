@@ -109,3 +109,23 @@ def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_ro
             longest = Prompted(TASKS[cfg.task]()).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
             assert len(longest.tokens) <= cfg.model.max_positions
     assert leaderboard_configs("quick", (1, 2))[0].seed == 1
+
+
+def test_coupling_runs_only_on_tasks_that_couple_their_ids_and_trains_on_shifted_ones(monkeypatch):
+    from dataclasses import replace
+
+    import lengthgen.leaderboard.grid as grid
+
+    assert grid.runs_on("coupling", "copy") and grid.runs_on("coupling", "addition")
+    assert grid.runs_on("rope", "bucket_sort") and not grid.runs_on("coupling", "bucket_sort")
+    assert not grid.runs_on("coupling", "modular_arithmetic")
+    sizes = replace(grid.LEADERBOARD_PROFILES["smoke"], mechanisms=("rope", "coupling"))
+    monkeypatch.setitem(grid.LEADERBOARD_PROFILES, "smoke", sizes)
+    cells = {(c.task, c.mechanism) for c in grid.leaderboard_configs("smoke", None)}
+    assert cells == {("copy", "rope"), ("copy", "coupling"), ("bucket_sort", "rope")}  # no coupled bucket sort
+    cfg = LeaderboardRun(task="copy", mechanism="coupling", seed=0, model=TINY, train=SHORT, tests=(10, 15),
+                         eval_samples=8)
+    task, model = build_run(cfg)
+    assert task.coupled and model.cfg.positional == "learned" and cfg.training().positions == "offset"
+    rows = run_leaderboard(cfg).metrics
+    assert rows[rows.metric == ACCURACY].length.tolist() == [10, 15]

@@ -27,3 +27,30 @@ def test_a_task_whose_answers_vary_at_one_length_or_that_uses_the_separator_is_r
     mod.tokens = (*mod.tokens, SEPARATOR)
     with pytest.raises(LengthgenError, match="uses '=' itself"):
         Prompted(mod)
+
+
+@pytest.mark.parametrize("name", ["copy", "reverse_copy", "duplicate_string"])
+def test_coupled_ids_give_each_answer_token_the_id_of_the_source_token_it_copies(name):
+    task = Prompted(TASKS[name](), coupled=True)
+    gen = torch.Generator().manual_seed(0)
+    for length in (1, 5, 12):
+        s = task.sequence(length, gen)
+        source, answer = s.tokens[: s.prompt - 1], s.tokens[s.prompt:]
+        by_id = dict(zip(s.ids[: s.prompt - 1], source, strict=True))
+        assert sorted(by_id) == list(range(1, length + 1)) and s.ids[s.prompt - 1] == 0  # the separator: 0
+        assert [by_id[i] for i in s.ids[s.prompt:]] == answer
+
+
+def test_addition_couples_digits_of_the_same_place_by_hand():
+    from lengthgen.tasks.arithmetic import Addition
+
+    source, target = Addition().example((12, 23))  # 0 1 2 + 0 2 3 -> 5 3 0
+    assert Addition().coupled_ids(source, target) == ([3, 2, 1, 0, 3, 2, 1], [1, 2, 3])
+    assert Addition(aligned=True).coupled_ids(*Addition(aligned=True).example((12, 23))) is None
+
+
+def test_a_task_without_coupled_ids_is_refused_only_when_they_are_asked_for():
+    gen = torch.Generator().manual_seed(0)
+    assert Prompted(TASKS["bucket_sort"]()).sequence(4, gen).ids is None
+    with pytest.raises(LengthgenError, match="bucket_sort defines no coupled position ids"):
+        Prompted(TASKS["bucket_sort"](), coupled=True).sequence(4, gen)
