@@ -246,9 +246,12 @@ def cmd_merge(args) -> None:
 
 
 def cmd_leaderboard(args) -> None:
-    from lengthgen.leaderboard.grid import in_distribution
+    from lengthgen.leaderboard.grid import MECHANISMS, in_distribution
     from lengthgen.leaderboard.protocol import board, row_costs
 
+    for name in (args.mechanism or "").split(","):
+        if name:
+            MECHANISMS[name.strip()]  # an unknown one: the registry names the valid ones
     experiment = EXPERIMENTS["leaderboard"]
     profile = args.profile or experiment.stored_profile
     configs = experiment.select(experiment.configs_for(profile), task=args.task, variant=args.mechanism)

@@ -451,7 +451,8 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     assert main(["leaderboard", "--profile", "smoke", "--results", results, "--out", str(tmp_path / "b.csv")]) == 0
     assert pd.read_csv(tmp_path / "b.csv")["rank"].tolist() == [1.0, 2.0]
     for argv, message in (
-            (["--mechanism", "xpos"], "no variant 'xpos' in leaderboard; valid: nope, rope"),
+            (["--mechanism", "xpos"], "unknown mechanism 'xpos'; valid: nope, sinusoidal, learned"),
+            (["--mechanism", "fire"], "no variant 'fire' in leaderboard; valid: nope, rope"),  # not in the profile
             (["--profile", "cpu"], "unknown profile 'cpu' for leaderboard; valid: smoke, quick"),
             (["--profile", "quick"], "no leaderboard run at quick is stored"),
             (["--results", str(tmp_path / "none")], "no results folder at")):
