@@ -1,7 +1,8 @@
 """`lengthgen bench`: throughput on this machine; the speed targets live here, not in timed tests.
 
 Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism),
-`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation), `arithmetic`
+`transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation), `compile` (our
+decoder's training step in eager mode and compiled, per width), `arithmetic`
 (the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit),
 `dropout` (a training step of that chapter's model with dropout 0.3, by how it draws its masks) and `ensemble` (the
 most that training several seeds as one batched model could gain on this machine).
@@ -44,8 +45,9 @@ DROPOUT_RATIO = 1.3  # target: a training step with "bits" masks >= 1.3x the ste
 
 
 def bench(suite: str = "all", train_steps: int = 200) -> pd.DataFrame:
-    """The rows of the chosen suite(s): vv, mla, transformer, arithmetic, dropout, ensemble or all."""
+    """The rows of the chosen suite(s): vv, mla, transformer, compile, arithmetic, dropout, ensemble or all."""
     suites = {"vv": lambda: bench_probe(train_steps), "mla": bench_seq2seq, "transformer": bench_transformer,
+              "compile": bench_compile,
               "arithmetic": bench_arithmetic, "dropout": bench_dropout, "ensemble": bench_ensemble}
     chosen = suites if suite == "all" else {suite: suites[suite]}
     rows = pd.concat([fn() for fn in chosen.values()], ignore_index=True)
@@ -257,6 +259,36 @@ def bench_transformer(steps: int = 30, rounds: int = 3, batch: int = 64, length:
         rows.append({"what": f"generate, {'with' if cache else 'without'} key/value cache", "N": generate,
                      "measured": f"{prompts} sequences", "rate": f"{rate:.0f} tokens/s",
                      "target": _verdict(rates[True] / rates[False], CACHE_RATIO, "x uncached") if cache else ""})
+    return pd.DataFrame(rows)
+
+
+def bench_compile(widths: tuple[int, ...] = (64, 128), steps: int = 30, rounds: int = 3, batch: int = 64,
+                  length: int = 40) -> pd.DataFrame:
+    """Training tokens/s of our 2-layer RoPE decoder (FF 4 D, 4 heads, batch `batch` x `length` tokens) in eager mode
+    and with its loss compiled by `torch.compile`, per width, alternated over `rounds` rounds (best of each), and the
+    seconds the first compiled step took (the compile itself, paid once per run and sequence shape)."""
+    vocab, rows = 32, []
+    tokens = torch.randint(4, vocab, (batch, length), generator=generator(0, "bench compile"))
+    data = LMBatch(tokens, None, prompt=1)
+    for width in widths:
+        cfg = TransformerConfig(width=width, heads=4, layers=2, ff=4 * width, max_positions=length + 1)
+        eager, compiled = DecoderOnly(cfg, vocab), DecoderOnly(cfg, vocab)
+        compiled.loss = torch.compile(compiled.loss)
+        start = time.perf_counter()
+        update(compiled, torch.optim.AdamW(compiled.parameters(), lr=1e-4), data)
+        compile_s = time.perf_counter() - start
+        best = {"eager": 0.0, "compiled": 0.0}
+        for _ in range(rounds):
+            for name, model in (("eager", eager), ("compiled", compiled)):
+                best[name] = max(best[name], _tokens_per_second(model.train(), data, steps))
+        ratio = best["compiled"] / best["eager"]
+        rows += [{"what": f"train ours, RoPE (2 layers, D {width}), eager", "N": length,
+                  "measured": f"best of {rounds} x {steps} steps", "rate": f"{best['eager']:.0f} tokens/s",
+                  "target": ""},
+                 {"what": f"train ours, RoPE (2 layers, D {width}), torch.compile", "N": length,
+                  "measured": f"best of {rounds} x {steps} steps; compiled in {compile_s:.0f} s",
+                  "rate": f"{best['compiled']:.0f} tokens/s ({ratio:.2f}x eager)",
+                  "target": "wins" if ratio > 1 else "loses"}]
     return pd.DataFrame(rows)
 
 
