@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.leaderboard.protocol import RANKED, cell_scores, ranking, run_scores
+from lengthgen.leaderboard.protocol import RANKED, cell_scores, ranking, row_costs, run_scores
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 
 
@@ -73,3 +73,12 @@ def test_the_ranking_orders_trained_cells_by_beyond_then_reach_shares_ties_and_n
     places = dict(zip(ranked.task + "/" + ranked.variant, ranked["rank"], strict=True))
     assert [places[k] for k in ("copy/c", "copy/a", "copy/d", "copy/b", "lookup/a")] == [1, 2, 2, 4, 1]
     assert math.isnan(places["copy/e"])
+
+
+def test_a_rows_cost_sums_each_of_its_runs_wall_time_once():
+    rows = pd.DataFrame([{"task": t, "variant": v, "seed": s, "length": n, "wall_seconds": w}
+                         for t, v, s, w in (("copy", "rope", 0, 1800.0), ("copy", "rope", 1, 1800.0),
+                                            ("bucket_sort", "rope", 0, 3600.0), ("copy", "nope", 0, 900.0))
+                         for n in (10, 15, 30)])  # each run's wall time on each of its rows
+    costs = row_costs(rows)
+    assert costs["rope"] == 2.0 and costs["nope"] == 0.25
