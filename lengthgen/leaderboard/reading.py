@@ -1,6 +1,6 @@
 """The leaderboard read for its chapter: the heatmap of a board (mechanism x task, coloured by the beyond score, each
-cell's per-length curve on hover) and its ranking in words, both from a board (`protocol.board`) and the runs'
-tidy rows."""
+cell's per-length curve on hover), its ranking in words, and a live notebook's explorer of exact match at one test
+length after another, from a board (`protocol.board`) and the runs' tidy rows."""
 
 import html
 
@@ -72,3 +72,36 @@ def ranking_words(table: pd.DataFrame) -> str:
         text += f"; not trained: {and_list(untrained)}." if untrained else "."
         sentences.append(text)
     return " ".join(sentences)
+
+
+def at_length(runs: pd.DataFrame, step: int, title: str) -> go.Figure:
+    """Exact match (%) of every cell at the `step`-th test length of its task (0: the longest training length; past
+    a task's last, its last), median over seeds: a heatmap of mechanisms (rows) x tasks (columns), each column's
+    length in its label."""
+    by_length = curves(runs)
+    mechanisms, tasks = list(dict.fromkeys(by_length.variant)), list(dict.fromkeys(by_length.task))
+    z = np.full((len(mechanisms), len(tasks)), np.nan)
+    labels = []
+    for c, task in enumerate(tasks):
+        lengths = sorted(by_length[by_length.task == task].length.unique())
+        length = lengths[min(step, len(lengths) - 1)]
+        labels.append(f"{task} at {length}")
+        for r in by_length[(by_length.task == task) & (by_length.length == length)].itertuples():
+            z[mechanisms.index(r.variant), c] = r.value
+    fig = go.Figure(go.Heatmap(z=z, x=labels, y=mechanisms, texttemplate="%{z:.0f}", colorscale="Viridis", zmin=0,
+                               zmax=100, colorbar={"title": "exact match (%)"}, xgap=2, ygap=2))
+    fig.update_layout(title=title, xaxis_title="task at a test length", yaxis_title="mechanism",
+                      height=160 + 40 * len(mechanisms))
+    return fig
+
+
+def length_explorer(runs: pd.DataFrame):
+    """A live notebook's explorer: a slider over the test lengths (in order, per task) redrawing `at_length`."""
+    import ipywidgets as widgets
+
+    from lengthgen.display import show
+
+    steps = int(runs[runs.metric == ACCURACY].groupby("task").length.nunique().max())
+    return widgets.interact(lambda step: show(at_length(runs, step, f"Exact match at test length #{step} "
+                                                                     "(0: the longest training length)")),
+                            step=widgets.IntSlider(0, 0, steps - 1))

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.leaderboard.protocol import board
-from lengthgen.leaderboard.reading import curves, heatmap, ranking_words
+from lengthgen.leaderboard.reading import at_length, curves, heatmap, ranking_words
 
 
 def runs_of(values: dict[tuple[str, str], list[float]], lengths=(10, 15, 30)) -> pd.DataFrame:
@@ -47,3 +47,11 @@ def test_tied_mechanisms_rank_first_together():
     tied = runs_of({("copy", "rope"): [100.0, 95.0, 5.0], ("copy", "alibi"): [100.0, 95.0, 5.0]})
     assert ranking_words(board(tied, {"copy": 10})) == (
         "On copy, rope (50.0% beyond, reaching 15) and alibi (50.0% beyond, reaching 15) rank first of 2 trained.")
+
+
+def test_the_length_explorer_shows_each_tasks_cells_at_one_test_length_after_another():
+    fig = at_length(RUNS, 1, "t").data[0]
+    assert list(fig.x) == ["copy at 15", "reverse_copy at 15"] and list(fig.y) == ["rope", "alibi", "nope"]
+    z = np.array(fig.z, dtype=float)
+    assert z[0, 0] == 95.0 and z[1, 0] == 60.0 and z[2, 0] == 0.0 and z[0, 1] == 0.0 and np.isnan(z[1, 1])
+    assert list(at_length(RUNS, 9, "t").data[0].x) == ["copy at 30", "reverse_copy at 30"]  # past the last: the last
