@@ -52,7 +52,8 @@ MECHANISMS = Registry("mechanism", {
     "randomized": Mechanism("sinusoidal", "randomized positions over sinusoids (Ruoss et al. 2023)", "randomized"),
     "pose": Mechanism("rope", "RoPE with PoSE's shifted ids (Zhu et al. 2024)", "pose"),
     "coupling": Mechanism("learned", "position coupling (Cho et al. 2024): learned ids coupled by the task, "
-                          "shifted at random in training", "offset", coupled=True),
+                          "shifted at random in training; on numbers, each digit's place from the units, the ids of "
+                          "Abacus embeddings (McLeish et al. 2024) with no other positions", "offset", coupled=True),
     "rope+ln": Mechanism("rope", "RoPE with LayerNorm after attention (Li et al. 2025)",
                          model=(("attention_norm", "ln"),)),
     "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
