@@ -17,7 +17,8 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1 and 3 cell by cell (the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds,
     with its range; a model that does not fit its training numbers is "not trained"; each with its reason,
     `readings.cell_reasons`), then the paper's claims (`paper.CLAIMS`) that the stored runs judge: every claim on the
-    models' curves (the attention claim needs the live models)."""
+    models' curves, and the attention claim on the weight their last layer put on the anti-diagonal (stored runs
+    that recorded it where the line was read at the right keys, `readings.line_read_right`)."""
     runs = pd.concat([grid_runs(GRIDS[name], profile, store) for name in ("abc-table1", "abc-scaffolding")])
     if runs.empty:
         return pd.DataFrame(columns=ROW)
@@ -32,4 +33,4 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                      [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
                      cells.seeds.tolist(), cells.verdict.tolist(), cell_reasons(cells),
                      [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
-    return pd.concat([table, claim_rows(CLAIMS, {"claims": reading["claims"]})], ignore_index=True)
+    return pd.concat([table, claim_rows(CLAIMS, {"claims": reading["claims"], "attention": reading["attention"]})], ignore_index=True)

@@ -341,3 +341,15 @@ def test_the_first_wrong_table_takes_medians_over_the_seeds_beyond_the_training_
     assert table.loc[("vanilla", 10), "first wrong at"] == 7.0 and table.loc[("vanilla", 10), "first wrong 0"] == 40.0
     assert table.loc[("vanilla", 10), "seeds"] == 3 and table.loc[("ABC (code)", 10), "seeds"] == 1
     assert first_wrong_table(runs[runs.metric == "accuracy"]).empty
+
+
+def test_the_scorecard_judges_the_attention_claim_on_the_stored_runs_that_recorded_it():
+    from lengthgen.book import ROOT
+    from lengthgen.papers.abc.rows import scorecard_rows
+    from lengthgen.results.store import ResultStore
+
+    store = ResultStore(ROOT / "results")
+    regime, cpu = (scorecard_rows(store, profile) for profile in ("regime", "cpu"))
+    row = regime[regime.source == "Figs. 2, 8, 9"]
+    assert len(row) == 1 and "successor vanilla: " in row.ours.iloc[0]  # Successor's runs recorded the weight
+    assert (cpu.source == "Figs. 2, 8, 9").sum() == 0  # the cpu runs predate it: no row, not a verdict
