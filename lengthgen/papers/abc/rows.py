@@ -33,4 +33,5 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                      [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
                      cells.seeds.tolist(), cells.verdict.tolist(), cell_reasons(cells),
                      [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
-    return pd.concat([table, claim_rows(CLAIMS, {"claims": reading["claims"], "attention": reading["attention"]})], ignore_index=True)
+    claims = claim_rows(CLAIMS, {"claims": reading["claims"], "attention": reading["attention"]})
+    return pd.concat([table, claims], ignore_index=True)
