@@ -1,9 +1,11 @@
 """The leaderboard's grid: every mechanism on every task, one run per (task, mechanism, seed), scored by `protocol`.
 
-A mechanism is one registry line (`MECHANISMS`). A run trains a decoder-only transformer with the mechanism's
-positional scheme and id transform on the task as prompt and answer (`tasks.prompted`: the source, "=", the target),
-at source lengths drawn uniformly from the task's training lengths, and scores greedy answers (exact match) at each
-test length on examples drawn from the test seed, the same for every mechanism.
+A mechanism is one registry line (`MECHANISMS`), a task's lengths another (`TASK_LENGTHS`). A run trains a
+decoder-only transformer with the mechanism's positional scheme, id transform and model settings on the task as prompt
+and answer (`tasks.prompted`: the source, "=", the target; the task's coupled ids for a mechanism that needs them), at
+source lengths drawn uniformly from the task's training lengths, and scores greedy answers (exact match) at each test
+length on examples drawn from the test seed, the same for every mechanism. A profile (`LEADERBOARD_PROFILES`) sets
+which tasks and mechanisms run and at what size.
 """
 
 from dataclasses import dataclass, field, replace
@@ -172,6 +174,7 @@ class LeaderboardSizes:
     longest: int | None = None  # test lengths above this are left out
 
     def run(self, task: str, mechanism: str, seed: int) -> LeaderboardRun:
+        """The config of one cell's run at one seed."""
         lengths = TASK_LENGTHS[task]
         tests = tuple(n for n in lengths.tests if self.longest is None or n <= self.longest)
         base = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
