@@ -31,12 +31,12 @@ def _hover(cell: pd.Series, curve: pd.DataFrame) -> str:
 
 
 def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
-    """Mechanisms (rows) x tasks (columns), each cell coloured by its median beyond score (0-100%), its text the score
-    and its rank, or "not trained" (a grey cell, never coloured by a score); hover: the scores and the per-length
-    curve (`curves`)."""
+    """Mechanisms (rows) x tasks (columns), each ranked cell coloured by its median beyond score (0-100%), its text the
+    score and its rank; a cell not trained is grey with its status as text (never coloured by a score); hover: the
+    scores and the per-length curve (`curves`)."""
     mechanisms, tasks = list(dict.fromkeys(table.variant)), list(dict.fromkeys(table.task))
     by_length = curves(runs)
-    z = np.full((len(mechanisms), len(tasks)), np.nan)
+    scored, grey = np.full((len(mechanisms), len(tasks)), np.nan), np.full((len(mechanisms), len(tasks)), np.nan)
     text = [["" for _ in tasks] for _ in mechanisms]
     hover = [["" for _ in tasks] for _ in mechanisms]
     for _, cell in table.iterrows():
@@ -44,16 +44,34 @@ def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
         curve = by_length[(by_length.task == cell["task"]) & (by_length.variant == cell["variant"])]
         hover[r][c] = _hover(cell, curve)
         if cell["status"] == RANKED:
-            z[r, c] = cell["beyond"]
+            scored[r, c] = cell["beyond"]
             text[r][c] = f"{cell['beyond']:.0f}% (#{int(cell['rank'])})"
         else:
+            grey[r, c] = 0.0
             text[r][c] = cell["status"]
-    fig = go.Figure(go.Heatmap(z=z, x=tasks, y=mechanisms, text=text, texttemplate="%{text}", customdata=hover,
-                               hovertemplate="%{customdata}<extra></extra>", colorscale="Viridis", zmin=0, zmax=100,
-                               colorbar={"title": "beyond (%)"}, xgap=2, ygap=2))
-    fig.update_layout(title=title, xaxis_title="task", yaxis_title="mechanism", plot_bgcolor="#dddddd",
-                      height=160 + 40 * len(mechanisms))
+    common = {"x": tasks, "y": mechanisms, "text": text, "texttemplate": "%{text}", "customdata": hover,
+              "hovertemplate": "%{customdata}<extra></extra>", "xgap": 2, "ygap": 2}
+    fig = go.Figure([go.Heatmap(z=grey, colorscale=[[0, "#cccccc"], [1, "#cccccc"]], showscale=False, **common),
+                     go.Heatmap(z=scored, colorscale="Viridis", zmin=0, zmax=100, colorbar={"title": "beyond (%)"},
+                                **common)])
+    fig.update_layout(title=title, xaxis_title="task", yaxis_title="mechanism", height=160 + 40 * len(mechanisms))
     return fig
+
+
+def board_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A board as the chapter shows it: one row per cell, each score's median with the seeds' range beside it
+    ("lo-hi", blank with one seed), its seeds, status and rank."""
+    def spread(lo, hi, seeds):
+        return "" if seeds == 1 else f"{lo:.1f}-{hi:.1f}"
+
+    return pd.DataFrame({"task": table.task, "mechanism": table.variant,
+                         "in distribution": table["in distribution"].round(1), "beyond": table.beyond.round(1),
+                         "beyond range": [spread(lo, hi, n) for lo, hi, n in
+                                          zip(table["beyond lo"], table["beyond hi"], table.seeds, strict=True)],
+                         "reach": table.reach,
+                         "reach range": [spread(lo, hi, n) for lo, hi, n in
+                                         zip(table["reach lo"], table["reach hi"], table.seeds, strict=True)],
+                         "seeds": table.seeds, "status": table.status, "rank": table["rank"]})
 
 
 def ranking_words(table: pd.DataFrame) -> str:

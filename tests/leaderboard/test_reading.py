@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.leaderboard.protocol import board
-from lengthgen.leaderboard.reading import at_length, curves, heatmap, ranking_words
+from lengthgen.leaderboard.reading import at_length, board_table, curves, heatmap, ranking_words
 
 
 def runs_of(values: dict[tuple[str, str], list[float]], lengths=(10, 15, 30)) -> pd.DataFrame:
@@ -21,12 +21,13 @@ BOARD = board(RUNS, {"copy": 10, "reverse_copy": 10})
 
 def test_the_heatmap_colours_ranked_cells_by_beyond_and_leaves_untrained_ones_grey_with_their_curve_on_hover():
     fig = heatmap(BOARD, RUNS, "t")
-    cells = fig.data[0]
+    grey, cells = fig.data
     assert list(cells.y) == ["rope", "alibi", "nope"] and list(cells.x) == ["copy", "reverse_copy"]
-    z = np.array(cells.z, dtype=float)
+    z, g = np.array(cells.z, dtype=float), np.array(grey.z, dtype=float)
     assert z[0, 0] == 50.0 and z[1, 0] == 40.0  # (95 + 5) / 2 and (60 + 20) / 2
-    assert np.isnan(z[2, 0]) and np.isnan(z[0, 1])  # not trained: no colour
-    assert np.isnan(z[1, 1]) and cells.customdata[1][1] == ""  # ALiBi did not run Reverse Copy: an empty cell
+    assert np.isnan(z[2, 0]) and np.isnan(z[0, 1]) and g[2, 0] == 0 and g[0, 1] == 0  # not trained: grey, no score
+    assert np.isnan(z[1, 1]) and np.isnan(g[1, 1]) and cells.customdata[1][1] == ""  # ALiBi never ran Reverse Copy
+    assert np.isnan(g[0, 0])  # a ranked cell has no grey under it
     assert cells.text[0][0] == "50% (#1)" and cells.text[1][0] == "40% (#2)" and cells.text[2][0] == "not trained"
     hover = cells.customdata[0][0]
     assert "length 10: 100.0%" in hover and "length 30: 5.0%" in hover and "rank 1" in hover
@@ -55,3 +56,12 @@ def test_the_length_explorer_shows_each_tasks_cells_at_one_test_length_after_ano
     z = np.array(fig.z, dtype=float)
     assert z[0, 0] == 95.0 and z[1, 0] == 60.0 and z[2, 0] == 0.0 and z[0, 1] == 0.0 and np.isnan(z[1, 1])
     assert list(at_length(RUNS, 9, "t").data[0].x) == ["copy at 30", "reverse_copy at 30"]  # past the last: the last
+
+
+def test_the_board_table_puts_each_scores_range_beside_it_and_none_for_one_seed():
+    three = pd.concat([RUNS, RUNS.assign(seed=1, value=RUNS.value / 2), RUNS.assign(seed=2, value=0.0)])
+    shown = board_table(board(three, {"copy": 10, "reverse_copy": 10})).set_index(["task", "mechanism"])
+    assert shown.loc[("copy", "rope"), "beyond range"] == "0.0-50.0" and shown.loc[("copy", "rope"), "seeds"] == 3
+    assert board_table(BOARD).set_index(["task", "mechanism"]).loc[("copy", "rope"), "beyond range"] == ""
+    assert list(board_table(BOARD).columns) == ["task", "mechanism", "in distribution", "beyond", "beyond range",
+                                               "reach", "reach range", "seeds", "status", "rank"]
