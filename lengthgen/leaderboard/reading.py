@@ -71,7 +71,7 @@ def board_table(table: pd.DataFrame) -> pd.DataFrame:
                          "reach": table.reach,
                          "reach range": [spread(lo, hi, n) for lo, hi, n in
                                          zip(table["reach lo"], table["reach hi"], table.seeds, strict=True)],
-                         "seeds": table.seeds, "status": table.status, "rank": table["rank"]})
+                         "seeds": table.seeds, "status": table.status, "rank": table["rank"].astype("Int64")})
 
 
 def ranking_words(table: pd.DataFrame) -> str:
