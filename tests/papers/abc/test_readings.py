@@ -352,4 +352,5 @@ def test_the_scorecard_judges_the_attention_claim_on_the_stored_runs_that_record
     regime, cpu = (scorecard_rows(store, profile) for profile in ("regime", "cpu"))
     row = regime[regime.source == "Figs. 2, 8, 9"]
     assert len(row) == 1 and "successor vanilla: " in row.ours.iloc[0]  # Successor's runs recorded the weight
-    assert (cpu.source == "Figs. 2, 8, 9").sum() == 0  # the cpu runs predate it: no row, not a verdict
+    cpu_row = cpu[cpu.source == "Figs. 2, 8, 9"].ours.iloc[0]  # only N x 1's cpu runs, rerun, recorded it
+    assert "times_digit vanilla: " in cpu_row and "successor" not in cpu_row and "addition" not in cpu_row
