@@ -246,8 +246,8 @@ def cmd_merge(args) -> None:
 
 
 def cmd_leaderboard(args) -> None:
-    from lengthgen.leaderboard.grid import MECHANISMS, in_distribution
-    from lengthgen.leaderboard.protocol import board, row_costs
+    from lengthgen.leaderboard.grid import MECHANISMS, scored
+    from lengthgen.leaderboard.protocol import row_costs
 
     for name in (args.mechanism or "").split(","):
         if name:
@@ -259,7 +259,7 @@ def cmd_leaderboard(args) -> None:
     if runs.empty:
         raise LengthgenError(f"no leaderboard run at {profile} is stored in {args.results}; run them with "
                              f"`lengthgen run leaderboard --profile {profile}`")
-    table = board(runs, {task: in_distribution(task) for task in set(runs.task)})
+    table = scored(runs)
     table = table.rename(columns={"variant": "mechanism"})
     if args.out:
         _write_out(table, args.out)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from lengthgen.config import ignored
+from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import TransformerConfig
@@ -96,6 +97,11 @@ TASK_LENGTHS = Registry("leaderboard task", {
 def in_distribution(task: str) -> int:
     """The longest training length of a leaderboard task (of its source, in its own unit)."""
     return TASK_LENGTHS[task].train[1]
+
+
+def scored(runs: pd.DataFrame) -> pd.DataFrame:
+    """The board of tidy runs (`protocol.board`), each task judged against its own training lengths."""
+    return board(runs, {task: in_distribution(task) for task in set(runs.task)})
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from lengthgen.results.experiment import PROFILES, Experiment
 PAPERS = Registry("paper", {p.name: p for p in (mla.PAPER, sparsity.PAPER, vv.PAPER, abc.PAPER)})
 EXPERIMENTS = Registry("experiment", {e.name: e for p in PAPERS.values() for e in p.experiments}
                        | {LEADERBOARD.name: LEADERBOARD})
-CHAPTER = {e.name: p.name for p in PAPERS.values() for e in p.experiments} | {LEADERBOARD.name: "leaderboard"}
 # experiment -> its chapter
+CHAPTER = {e.name: p.name for p in PAPERS.values() for e in p.experiments} | {LEADERBOARD.name: "leaderboard"}
 
 __all__ = ["CHAPTER", "EXPERIMENTS", "PAPERS", "PROFILES", "Experiment", "Paper", "load_trained"]

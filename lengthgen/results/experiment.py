@@ -14,8 +14,8 @@ PROFILE_HELP = {
     "smoke": "seconds; exercises code paths in tests, proves nothing",
     "quick": "the book build on a 2-core CPU (minutes per chapter), still testing the paper's claim",
     "cpu": "the largest runs done here on CPU in the background, stored and committed",
-    "regime": "the paper's recipe at the smallest size where its mechanism fits (sized on sizing seeds, Methods); "
-              "stored runs on CPU",
+    "regime": "the paper's regime where it decides whether the mechanism works, at the smallest size where it fits, "
+              "the rest as cpu (sized on sizing seeds, Methods); stored runs on CPU",
     "full": "the paper's own settings (seeds, steps); meant for a GPU or a long CPU run",
 }
 

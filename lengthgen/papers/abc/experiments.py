@@ -421,14 +421,15 @@ RECIPE_PROFILES = ("cpu", "regime", "full")  # the profiles whose recipe Methods
 
 def _recipe_values(sizes: ArithmeticSizes) -> dict[str, str]:
     """One task's recipe (`ArithmeticSizes.for_task`) as `recipe` states it, setting -> text."""
-    train = sizes.run(sizes.tasks[0], "sinusoidal", sizes.seeds[0]).train
+    cfg = sizes.run(sizes.tasks[0], "sinusoidal", sizes.seeds[0])
+    model, train = cfg.model, cfg.train
     schedule = ("constant" if train.lr_schedule == "constant" else
                 f"linear warm-up over {100 * train.warmup / train.steps:g}% of the steps, then linear decay to 0")
     retrain = "the trained model's warm-up" if sizes.retrain_warmup is None else f"{sizes.retrain_warmup:,} warm-up"
     lengths = sizes.eval_lengths
-    return {"model": f"{sizes.encoder_layers} encoder + {sizes.layers} decoder layers, width {sizes.width}, "
-                     f"{sizes.heads} heads, FF {4 * sizes.width}",
-            "dropout": f"{sizes.dropout:g}", "token embeddings": f"{sizes.embed_init} x sqrt(D)",
+    return {"model": f"{model.encoder_layers} encoder + {model.layers} decoder layers, width {model.width}, "
+                     f"{model.heads} heads, FF {model.ff}",
+            "dropout": f"{model.dropout:g}", "token embeddings": f"{model.embed_init} x sqrt(D)",
             "optimiser": f"{'Adam' if train.optim == 'adam' else 'AdamW'} {train.lr:g}, betas {train.betas}, "
                          f"eps {train.eps:g}",
             "learning rate schedule": schedule, "gradient clip": "none" if train.clip is None else f"{train.clip:g}",

@@ -483,7 +483,7 @@ def regime_table3(curves: pd.DataFrame, claims: pd.DataFrame, seeds) -> str:
 
 
 
-def without_sinusoids(runs: pd.DataFrame) -> str:
+def sinusoid_control(runs: pd.DataFrame) -> str:
     """Section 7's sentence on the control runs of ALiBi and RoPE without the sinusoids (`experiments.
     without_sinusoids`; tidy rows, variant "alibi" or "rope"): each one's median exact match at TRAINED_DIGITS digits
     per task, with its seeds, beside the paper's ALiBi on those tasks. Empty without runs."""

@@ -500,18 +500,18 @@ def test_the_regime_paragraphs_read_every_stored_regime_run():
 
 
 def test_the_control_without_sinusoids_is_read_per_model_and_task_beside_the_papers_values():
-    from lengthgen.papers.abc.prose import without_sinusoids
+    from lengthgen.papers.abc.prose import sinusoid_control
 
     rows = [("successor", "alibi", seed, v) for seed, v in ((0, 0.4), (1, 2.0), (2, 0.0))]
     rows += [("successor", "rope", 0, 0.6)]
     runs = pd.DataFrame([{"task": t, "variant": m, "seed": s, "stage": "trained", "length": 6, "metric": "accuracy",
                           "value": v} for t, m, s, v in rows])
-    text = without_sinusoids(pd.concat([runs, runs.assign(length=8, value=0.0)]))
+    text = sinusoid_control(pd.concat([runs, runs.assign(length=8, value=0.0)]))
     assert text.startswith("Without the sinusoids (control runs outside the grid) the same models score ALiBi on "
                            "successor 0.4% (three seeds) and RoPE on successor 0.6% (one seed) at 6 digits. "
                            "The paper's ALiBi scores 1.3% on successor, as ours does without them, and its RoPE "
                            "100% on successor")
-    assert without_sinusoids(runs.iloc[:0]) == ""
+    assert sinusoid_control(runs.iloc[:0]) == ""
 
 
 def test_the_control_configs_take_the_sinusoids_out_of_alibi_and_rope_only():
