@@ -289,19 +289,27 @@ def bias_table(model: nn.Module) -> TableBias:
     raise ValueError(f"{type(model).__name__} has no bias table; its positional scheme needs a 'bias' part")
 
 
+WINDOW_SPANS = ("strides", "tokens")  # what the cross-attention window's w counts on each side of its step's keys
+
+
 def windowed_table(heads: int, size: int, self_layers: range, cross_layers: range, window: int,
-                   stride: int = 1, offset: int = 0) -> torch.Tensor:
+                   stride: int = 1, offset: int = 0, span: str = "strides") -> torch.Tensor:
     """The scaffolding's windowed attention bias as a table (layers, H, size, size) indexed by (query id, key id):
     self-attention layers open each query's own position and the `window` before it; cross-attention layers, whose
     key ids count the source from its end (the reversed output's anti-diagonal becomes a diagonal), open for output
-    step t the source positions stride x (t - window) .. stride x (t + window) + stride - 1 (stride 2 for two
-    interleaved operands), each moved `offset` keys on (e.g. 1 to centre it on the digits of a source that ends with
-    a marker). Every other cell is closed (-inf); layers in neither range stay open (0)."""
+    step t its `stride` keys stride x t .. stride x t + stride - 1 (stride 2 for two interleaved operands) and
+    `window` more on each side: `window` strides with span "strides" (stride x (t - window) .. stride x (t + window)
+    + stride - 1), `window` tokens with span "tokens" (the paper's A.4: "extends to both left and right w positions");
+    the two agree at stride 1. Each window is moved `offset` keys on (e.g. 1 to centre it on the digits of a source
+    that ends with a marker). Every other cell is closed (-inf); layers in neither range stay open (0)."""
+    if span not in WINDOW_SPANS:
+        raise ValueError(f"unknown window span {span!r}; valid: {', '.join(WINDOW_SPANS)}")
     q = torch.arange(size)[:, None]
     k = torch.arange(size)[None, :]
     closed = torch.tensor(float("-inf"))
     self_open = torch.where((q - k >= 0) & (q - k <= window), 0.0, closed)
-    first, last = stride * (q - window) + offset, stride * (q + window) + stride - 1 + offset
+    reach = window * (stride if span == "strides" else 1)
+    first, last = stride * q - reach + offset, stride * q + stride - 1 + reach + offset
     cross_open = torch.where((k >= first) & (k <= last), 0.0, closed)
     table = torch.zeros(max([*self_layers, *cross_layers]) + 1, heads, size, size)
     for layer in self_layers:

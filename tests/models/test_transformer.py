@@ -305,6 +305,16 @@ def test_the_windowed_table_by_hand():
     moved = windowed_table(heads=1, size=6, self_layers=range(0, 1), cross_layers=range(1, 2), window=1, offset=1)
     assert [row.nonzero().flatten().tolist() for row in (moved[1, 0] == 0)][:3] == [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
     assert torch.equal(moved[0], windowed_table(1, 6, range(0, 1), range(1, 2), 1)[0])  # self-attention: unmoved
+    # the paper's span: w = 1 token on each side of step t's pair 2t, 2t + 1 (four keys), not one pair (six)
+    tokens = windowed_table(heads=1, size=8, self_layers=range(0, 1), cross_layers=range(1, 2), window=1, stride=2,
+                            span="tokens")
+    assert [row.nonzero().flatten().tolist() for row in (tokens[1, 0] == 0)][:3] == [[0, 1, 2], [1, 2, 3, 4],
+                                                                                     [3, 4, 5, 6]]
+    assert torch.equal(tokens[0], windowed_table(1, 8, range(0, 1), range(1, 2), 1)[0])  # self-attention: the same
+    unary = dict(heads=1, size=6, self_layers=range(0, 1), cross_layers=range(1, 2), window=2)
+    assert torch.equal(windowed_table(**unary, span="tokens"), windowed_table(**unary))  # the same at stride 1
+    with pytest.raises(ValueError, match="unknown window span 'pairs'; valid: strides, tokens"):
+        windowed_table(**unary, span="pairs")
 
 
 def test_cross_attention_reads_a_windowed_bias_along_the_reversed_source():

@@ -40,7 +40,7 @@ from lengthgen.metrics import (
     by_construction,
 )
 from lengthgen.models import build_model
-from lengthgen.models.positional import bias_table, windowed_table
+from lengthgen.models.positional import WINDOW_SPANS, bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.papers.abc.paper import APPENDIX_C, LISTOPS_TASKS, TABLE_1, paper_table
 from lengthgen.papers.abc.readings import (
@@ -88,6 +88,8 @@ class ArithmeticRun:
     markers: bool = added(False)  # each source between <sos> and <eos>, as the public code writes it
     window_offset: int | None = added(None)  # the windowed bias's cross-attention window moved this many keys on
     # (`positional.windowed_table`); None: 1 with markers (the window centred on the digit a step writes), else 0
+    window_span: str = added("strides")  # what w counts on each side of a step's keys in cross-attention: operand
+    # strides (ours first) or tokens (the paper's A.4); the same on unary tasks (`positional.windowed_table`)
     operand_width: int | None = None  # operands padded to this fixed width (the public code's FIXED_LEN), else to
     # their longest + 1
     model: TransformerConfig = field(default_factory=lambda: TransformerConfig(positional="sinusoidal"))
@@ -112,6 +114,8 @@ class ArithmeticRun:
         if (self.window is not None) != ("bias" in parts):
             raise ValueError(f"a bias table and a window go together: window {self.window}, positional "
                              f"{self.model.positional!r}")
+        if self.window_span not in WINDOW_SPANS:
+            raise ValueError(f"unknown window span {self.window_span!r}; valid: {', '.join(WINDOW_SPANS)}")
         if self.abc and self.window is not None:
             raise ValueError("ABC calibrates a model without a bias of its own; this one has a window")
         longest = max(len(s) for s, _ in self.arithmetic.examples(str(max(self.eval_lengths)), 1))
@@ -186,7 +190,8 @@ def build_arithmetic(cfg: ArithmeticRun) -> tuple[object, nn.ModuleDict]:
     if cfg.window is not None:
         trained = models["trained"]
         bias_table(trained).set_table(windowed_table(cfg.model.heads, cfg.model.max_positions, *trained.decoder_layers,
-                                                     cfg.window, task.stride, offset=cfg.offset))
+                                                     cfg.window, task.stride, offset=cfg.offset,
+                                                     span=cfg.window_span))
     return task, models
 
 

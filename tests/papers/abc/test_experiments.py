@@ -141,6 +141,10 @@ def test_the_scaffolding_model_carries_its_window():
     table = bias_table(models["trained"]).table  # layers: decoder self 0, cross 1 (no encoder layer)
     assert table[0, 0, 3, 3] == 0 and table[0, 0, 3, 4] == CLOSED  # self: the diagonal and w = 1 before it
     assert table[1, 0, 3, :].eq(0).nonzero().flatten().tolist() == [4, 5, 6, 7, 8, 9]  # cross: 2(t-1) .. 2(t+1)+1
+    _, models = build_arithmetic(replace(cfg, window_span="tokens"))  # the paper's: w = 1 token on each side
+    assert bias_table(models["trained"]).table[1, 0, 3, :].eq(0).nonzero().flatten().tolist() == [5, 6, 7, 8]
+    with pytest.raises(ValueError, match="unknown window span 'pairs'; valid: strides, tokens"):
+        replace(cfg, window_span="pairs")
 
 
 @pytest.mark.parametrize(("markers", "offset", "opened"), [(False, None, [0, 1]), (True, None, [0, 1, 2]),

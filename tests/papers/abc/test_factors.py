@@ -22,6 +22,7 @@ from lengthgen.papers.abc.factors import (
     FACTORS,
     NOPE_FACTORS,
     PER_LAYER_RULES,
+    SCAFFOLD_FACTORS,
     SIZING_SEEDS,
     TASK_FACTORS,
     FactorRun,
@@ -123,7 +124,22 @@ def test_the_nope_scaffold_is_the_regime_grids_successor_model_with_one_change_a
     assert runs["nope-markers"] == replace(grid, markers=True)  # its sources between <sos> and <eos>
     assert runs["nope-markers-offset0"] == replace(grid, markers=True, window_offset=0)
     assert all(c.arithmetic.abc == () and c.arithmetic.stages() == {"trained": "trained"} for c in nope)
-    assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS | NOPE_FACTORS | TASK_FACTORS)  # apart
+    assert len({factor_labels(c)["variant"] for c in every}) == len(FACTORS | NOPE_FACTORS | TASK_FACTORS |
+                                                                   SCAFFOLD_FACTORS)  # apart
+
+
+def test_the_t3_scaffold_runs_are_the_regime_grids_addition_scaffold_and_its_token_window():
+    every = EXPERIMENTS["abc-factors"].configs_for("cpu")
+    scaffolds = [c for c in every if c.factor in SCAFFOLD_FACTORS]
+    assert [(c.factor, c.arithmetic.task, c.arithmetic.seed) for c in scaffolds] == [
+        (f, "addition", s) for f in SCAFFOLD_FACTORS for s in SIZING_SEEDS]
+    grid = next(r for r in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(100,))
+                if r.task == "addition" and r.model.positional == "cyclic+bias")
+    runs = {c.factor: c.arithmetic for c in scaffolds if c.arithmetic.seed == 100}
+    study = FACTOR_PROFILES["cpu"]
+    assert runs["T=3"] == replace(grid, eval_lengths=study.eval_lengths, eval_samples=study.samples)
+    assert runs["T=3, token window"] == replace(runs["T=3"], window_span="tokens")
+    assert all(c.arithmetic.abc == () for c in scaffolds)
 
 
 def test_a_smoke_nope_scaffold_trains_a_windowed_model_without_positions():
