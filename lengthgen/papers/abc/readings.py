@@ -87,14 +87,19 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 
 def cell_reasons(table: pd.DataFrame) -> list[str]:
     """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
-    for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for the others, which side our median
-    lies on, over how many seeds, and their range."""
+    for a cell "not trained", the model's own median at TRAINED_DIGITS digits (for an ABC model, also its vanilla
+    model's where that one fits: then the calibrated bias, not the model it came from, keeps it from fitting); for the
+    others, which side our median lies on, over how many seeds, and their range."""
+    vanilla = table[(table.model == "vanilla") & (table.length == TRAINED_DIGITS)].set_index("task").ours
     out = []
     for row, iid in zip(table.itertuples(), _iid(table), strict=True):
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
         if row.verdict == NOT_TRAINED:
             of = f"median of {seeds}" if row.seeds > 1 else seeds
             text = f"{iid:.1f}% at {TRAINED_DIGITS} digits (< {TRAINED:.0f}%; {of})"
+            source = vanilla.get(row.task, float("nan"))
+            if row.model == "ABC" and source >= TRAINED:
+                text += f"; calibrated from a vanilla model that fits ({source:.1f}%)"
         elif row.verdict.startswith("reproduced"):
             text = f"seeds split: {row.range}" if "split" in row.verdict else ""
         else:

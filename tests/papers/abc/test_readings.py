@@ -89,7 +89,10 @@ def test_cell_reasons_name_the_in_distribution_score_and_the_side_and_our_own_va
     assert why[("", 6)] == ""  # reproduced, every seed inside the band
     assert why[("", 10)] == "seeds split: 0-100"  # the median (0) is the paper's, one seed solves it
     assert why[("paper", 6)] == "median lower; 1 seed"
-    assert why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed)"
+    assert why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed); calibrated from a vanilla model that fits (99.0%)"
+    unfit = cells(ours.assign(ours=ours.ours.where(ours.model != "vanilla", 50.0)), table_rows(TABLE_1))
+    unfit_why = dict(zip(zip(unfit.rule, unfit.length, strict=True), cell_reasons(unfit), strict=True))
+    assert unfit_why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed)"  # its vanilla model (50%) does not fit
     assert why[("code", 10)] == "median lower; 1 seed"  # 40 against the paper's 100, trained at 6 digits
     assert not any(rule == "code, NoPE" for rule, _ in why)  # ABC without positions is ours: no cell of the paper's
 
