@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from lengthgen.config import ignored
+from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.config import added, ignored
 from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
@@ -23,7 +24,7 @@ from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.prompted import Prompted
-from lengthgen.train.evaluate import answer_accuracy_by_length
+from lengthgen.train.evaluate import answer_accuracy_by_length, course_reader
 from lengthgen.train.loop import LMTrainConfig, train
 
 
@@ -118,6 +119,10 @@ class LeaderboardRun:
     tests: tuple[int, ...] = ()  # source lengths scored; the longest training length among them
     eval_samples: int = 500  # examples per test length
     eval_seed: int = 0  # the test examples' seed: the same for every run, so mechanisms meet the same examples
+    course: int = added(0)  # > 0: every this many steps, exact match at the longest training length (COURSE rows
+    # with their step: the course of training, for sizing); 0: none
+    course_samples: int = added(100)  # prompts of each point of the course (drawn from eval_seed + 1)
+    stop_fitted: bool = added(False)  # with a course: stop training at its first point that fits (>= TRAINED)
     progress: bool = ignored(False)  # tqdm bars inside the run
 
     def training(self) -> LMTrainConfig:
@@ -148,12 +153,18 @@ def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
     model."""
     task, model = build_run(cfg)
     training = cfg.training()
-    stats = train(model, task, training, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.mechanism}/{cfg.seed}")
     randomize = cfg.model.max_positions if training.positions == "randomized" else 0
+    course: list[dict] = []
+    stop_at = TRAINED if cfg.stop_fitted else None
+    read = course_reader(model, task, in_distribution(cfg.task), cfg.course, training.steps, cfg.course_samples,
+                         cfg.eval_seed + 1, course, stop_at, randomize) if cfg.course else None
+    stats = train(model, task, training, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.mechanism}/{cfg.seed}",
+                  callback=read, carry=course)
     rows = answer_accuracy_by_length(model, task, cfg.tests, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress,
                                      randomize=randomize)
     loss = pd.DataFrame([{"length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
-    return RunOutput(pd.concat([rows, loss], ignore_index=True), checkpoint=model.state_dict())
+    return RunOutput(pd.concat([rows, loss, *([pd.DataFrame(course)] if course else [])], ignore_index=True),
+                     checkpoint=model.state_dict())
 
 
 def leaderboard_labels(cfg: LeaderboardRun) -> dict:
@@ -178,6 +189,8 @@ class LeaderboardSizes:
     seeds: tuple[int, ...]
     max_positions: int  # the id tables' size: the longest test sequence (prompt and answer) must fit
     longest: int | None = None  # test lengths above this are left out
+    course: int = 0  # > 0: each run reads its course of training every this many steps (`LeaderboardRun.course`)
+    stop_fitted: bool = False  # with a course: each run stops at its first point that fits
 
     def run(self, task: str, mechanism: str, seed: int) -> LeaderboardRun:
         """The config of one cell's run at one seed."""
@@ -189,7 +202,7 @@ class LeaderboardSizes:
         train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])
         return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,
-                              eval_samples=self.samples)
+                              eval_samples=self.samples, course=self.course, stop_fitted=self.stop_fitted)
 
 
 # smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three
@@ -210,7 +223,31 @@ def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Lea
             if runs_on(mechanism, task) for seed in (seeds or sizes.seeds)]
 
 
+# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice,
+# each trained for up to 10,000 steps with its course read every 500 at the longest training length and stopped at
+# its first point that fits (`analysis.sizing.sizing_table`): the steps each task needs at this size, or that it does
+# not fit in them. A sizing seed, outside the declared ones.
+SIZING_PROFILES = {
+    "smoke": replace(LEADERBOARD_PROFILES["smoke"], seeds=(100,), course=2, stop_fitted=True),
+    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope"), width=64, heads=4, layers=2,
+                            steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,), max_positions=1280,
+                            course=500, stop_fitted=True),
+}
+
+
+def sizing_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """Every (task, mechanism, seed) run of a sizing profile."""
+    sizes = SIZING_PROFILES[profile]
+    return [sizes.run(task, mechanism, seed) for task in sizes.tasks for mechanism in sizes.mechanisms
+            for seed in (seeds or sizes.seeds)]
+
+
 LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "
                          "protocol (decoder-only, exact match by length)", configs=leaderboard_configs,
                          run=run_leaderboard, labels=leaderboard_labels, build=build_run,
                          profiles=tuple(LEADERBOARD_PROFILES), steps=lambda cfg: cfg.train.steps)
+
+LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
+                                "NoPE on every task with their course of training, stopped where they fit; a sizing "
+                                "seed", configs=sizing_configs, run=run_leaderboard, labels=leaderboard_labels,
+                                build=build_run, profiles=tuple(SIZING_PROFILES), steps=lambda cfg: cfg.train.steps)

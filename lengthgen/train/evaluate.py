@@ -2,6 +2,7 @@
 edit distance of greedy decoding (with whatever hook points an analysis asks for captured on the way), and the
 teacher-forced exact match used as the dev metric; decoder-only exact match of generated answers by length."""
 
+from collections.abc import Callable
 from dataclasses import replace
 from statistics import median
 
@@ -12,7 +13,7 @@ from tqdm.auto import tqdm
 
 from lengthgen.data import EOS, PAD, Seq2SeqBatch
 from lengthgen.device import device_of
-from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, EDIT_DISTANCE, FIRST_ERROR, PPC_PARTS
+from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, COURSE, EDIT_DISTANCE, FIRST_ERROR, PPC_PARTS
 from lengthgen.models.hooks import capture
 from lengthgen.models.positional import randomized
 from lengthgen.seeding import generator
@@ -184,3 +185,21 @@ def first_wrong_summary(wrong: pd.DataFrame, token: str = "0") -> dict:
         return {"wrong": 0, "position": float("nan"), "share": float("nan")}
     return {"wrong": len(wrong), "position": float(wrong.position.median()),
             "share": 100.0 * float((wrong.predicted == token).mean())}
+
+
+def course_reader(model, task, length: int, every: int, last: int, samples: int, seed: int, rows: list,
+                  stop_at: float | None = None, randomize: int = 0) -> Callable[[int], bool]:
+    """A training callback (`loop.train`'s `callback`) that reads the course of training: after every `every` steps
+    and after the `last`, exact match of the greedy answers to `samples` prompts of `length` drawn from `seed` (metric
+    COURSE, `answer_accuracy_by_length`, its ids randomized below `randomize` where > 0), rows appended to `rows` with
+    the step. It returns True, which stops the training, at the first point at or above `stop_at` (None: never)."""
+
+    def read(step: int) -> bool:
+        if step % every and step != last:
+            return False
+        point = answer_accuracy_by_length(model, task, [length], samples, seed, COURSE, progress=False,
+                                          randomize=randomize)
+        rows.extend(point.assign(step=step).to_dict("records"))
+        return stop_at is not None and float(point[point.metric == COURSE].value.iloc[0]) >= stop_at
+
+    return read

@@ -1,11 +1,15 @@
 """The leaderboard's grid: a run's rows, read by the protocol; its mechanisms, id transforms and test examples."""
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.grid import (
+    LEADERBOARD_PROFILES,
     MECHANISMS,
+    TASK_LENGTHS,
     LeaderboardRun,
     build_run,
     in_distribution,
@@ -13,8 +17,9 @@ from lengthgen.leaderboard.grid import (
     run_leaderboard,
 )
 from lengthgen.leaderboard.protocol import run_scores
-from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
+from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
 from lengthgen.models.transformer import TransformerConfig
+from lengthgen.papers import EXPERIMENTS
 from lengthgen.train.loop import LMTrainConfig
 
 TINY = TransformerConfig(width=16, heads=2, layers=1, ff=32, max_positions=256)
@@ -129,3 +134,31 @@ def test_coupling_runs_only_on_tasks_that_couple_their_ids_and_trains_on_shifted
     assert task.coupled and model.cfg.positional == "learned" and cfg.training().positions == "offset"
     rows = run_leaderboard(cfg).metrics
     assert rows[rows.metric == ACCURACY].length.tolist() == [10, 15]
+
+
+def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_where_it_fits(monkeypatch):
+    import lengthgen.train.evaluate as evaluate
+
+    cfg = LeaderboardRun(task="bucket_sort", mechanism="randomized", seed=0, model=TINY,
+                         train=LMTrainConfig(steps=7, batch_size=8, warmup=1, min_length=1, max_length=40),
+                         tests=(40, 50), eval_samples=8, course=2, course_samples=4)
+    course = run_leaderboard(cfg).metrics.query(f"metric == '{COURSE}'")
+    assert course.step.tolist() == [2, 4, 6, 7] and set(course.length) == {40}  # every 2 steps, and the last
+    read = []
+
+    def scripted(model, task, lengths, n, seed, metric, progress, randomize):
+        read.append((tuple(lengths), n, seed, randomize))
+        return pd.DataFrame({"length": list(lengths), "metric": metric, "value": [50.0, 95.0][len(read) > 1]})
+
+    monkeypatch.setattr(evaluate, "answer_accuracy_by_length", scripted)
+    stopped = run_leaderboard(replace(cfg, stop_fitted=True)).metrics
+    assert stopped.query(f"metric == '{COURSE}'").step.tolist() == [2, 4]  # 95% >= 90% at step 4: no step 6
+    assert read == [((40,), 4, 1, 256)] * 2  # not the test seed; ids randomized as in training and tests
+
+
+def test_the_sizing_study_runs_rope_and_nope_on_every_task_on_a_sizing_seed():
+    configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
+    assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")}
+    assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
+    assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
+    assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))

@@ -12,7 +12,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
-from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
+from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.papers.sparsity import readings as sparsity
@@ -20,7 +20,7 @@ from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
-from lengthgen.train.evaluate import answer_accuracy_by_length
+from lengthgen.train.evaluate import answer_accuracy_by_length, course_reader
 from lengthgen.train.loop import LMTrainConfig, train
 
 
@@ -93,18 +93,10 @@ def run_decoder(cfg: DecoderRun) -> RunOutput:
     task, model = build_decoder_run(cfg)
     labels = decoder_labels(cfg)
     course: list[dict] = []
-
-    def read(step: int) -> bool:
-        if cfg.course and (step % cfg.course == 0 or step == cfg.train.steps):
-            point = answer_accuracy_by_length(model, task, [cfg.train.max_length], cfg.course_samples,
-                                              cfg.eval_seed + 1, COURSE, progress=False)  # not the test sets
-            course.extend(point.assign(step=step).to_dict("records"))
-            return cfg.stop_fitted and float(point[point.metric == COURSE].value.iloc[0]) >= TRAINED
-        return False
-
+    read = course_reader(model, task, cfg.train.max_length, cfg.course, cfg.train.steps, cfg.course_samples,
+                         cfg.eval_seed + 1, course, TRAINED if cfg.stop_fitted else None) if cfg.course else None
     stats = train(model, task, replace(cfg.train, progress=cfg.progress), generator(cfg.seed, "train"),
-                  desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}", callback=read if cfg.course else None,
-                  carry=course)
+                  desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}", callback=read, carry=course)
     frames = [answer_accuracy_by_length(model, t, lengths, cfg.eval_samples, cfg.eval_seed, metric, cfg.progress)
               for metric, t, lengths in cfg.evaluations()]
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])

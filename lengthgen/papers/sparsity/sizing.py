@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from lengthgen.analysis.sizing import sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import markdown_table
-from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.sparsity.experiments import (
     DecoderRun,
     DecoderSizes,
@@ -128,28 +128,6 @@ SIZING_EXPERIMENTS = (
                 "ids, its baselines) at each candidate size, with its course of training; sizing seeds",
                 assignment_sizing),
 )
-
-
-def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (task, variant, depth: 0 where the task has none) of stored sizing runs: seeds, the first step
-    at which the course reaches TRAINED at every seed (NaN: not within the budget), the course's last point and, for
-    PPC models, its tokens, ids and oracle parts (mean over seeds), the final training loss, and whether the last
-    point fits (>= TRAINED)."""
-    keys = ["task", "variant", "depth"]
-    runs = runs.assign(depth=runs["depth"].fillna(0).astype(int) if "depth" in runs else 0)
-    losses = runs[runs.metric == FINAL_TRAIN_LOSS].groupby(keys).value.mean()
-    course = runs[runs.metric.str.startswith(COURSE)]
-    rows = []
-    for key, group in course.groupby(keys, sort=False):
-        whole = group[group.metric == COURSE]
-        by_step = whole.groupby("step").value.min()  # the worst seed at each point
-        reached = by_step[by_step >= TRAINED]
-        last = group[group.step == group.step.max()].groupby("metric").value.mean()
-        rows.append({**dict(zip(keys, key, strict=True)), "seeds": whole.seed.nunique(),
-                     "fits at step": reached.index.min() if len(reached) else float("nan"), "last": last[COURSE],
-                     **{part: last.get(f"{COURSE} {part}", float("nan")) for part in ("tokens", "ids", "oracle")},
-                     "final loss": losses.get(key, float("nan")), "fits": bool(last[COURSE] >= TRAINED)})
-    return pd.DataFrame(rows)
 
 
 def sizing_methods(store: ResultStore) -> str:

@@ -149,15 +149,17 @@ def test_exact_match_counts_predicted_ids_only_for_models_that_predict_them_and_
 
 def test_a_run_that_stops_when_it_fits_trains_up_to_its_first_fitting_point_and_no_further(monkeypatch):
     from lengthgen.papers.sparsity import experiments
+    from lengthgen.train import evaluate
 
     cfg = replace(EXPERIMENTS["sparsity-assignment"].configs_for("smoke")[0], course=4, course_samples=8)
     points = iter([10.0, 95.0, 99.0, 99.0, 99.0])  # the course's exact match at steps 4, 8, 12, ...
 
-    def scored(model, task, lengths, n, seed, metric=ACCURACY, progress=True):
+    def scored(model, task, lengths, n, seed, metric=ACCURACY, progress=True, randomize=0):
         value = next(points) if metric == COURSE else 0.0
         return pd.DataFrame([{"length": lengths[0], "metric": metric, "value": value}])
 
-    monkeypatch.setattr(experiments, "answer_accuracy_by_length", scored)
+    monkeypatch.setattr(experiments, "answer_accuracy_by_length", scored)  # the tests at the end
+    monkeypatch.setattr(evaluate, "answer_accuracy_by_length", scored)  # the course (`evaluate.course_reader`)
     rows = run_decoder(replace(cfg, stop_fitted=True)).metrics
     assert rows[rows.metric == COURSE].step.tolist() == [4, 8]  # stopped at its first point >= 90%
     points = iter([10.0, 95.0, 99.0, 99.0, 99.0, 99.0])

@@ -3,6 +3,7 @@
 import pandas as pd
 import pytest
 
+from lengthgen.analysis.sizing import sizing_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
 from lengthgen.papers.sparsity.sizing import (
@@ -12,7 +13,6 @@ from lengthgen.papers.sparsity.sizing import (
     SIZING_SEEDS,
     sized_labels,
     sizing_section,
-    sizing_table,
 )
 
 EXPERIMENTS = {e.name: e for e in SIZING_EXPERIMENTS}
