@@ -317,6 +317,8 @@ class ArithmeticSizes:
     scaffolds: tuple[str, ...] = ("sinusoidal+bias", "cyclic+bias", "none+bias")  # Table 3's positions, with w = 1
     nope_markers: bool = False  # the scaffold without positions reads its source between <sos> and <eos>, its window
     # over the digit a step writes and the two below it (`scaffold_format`; sized as "nope-markers-offset0")
+    window_span: str = "strides"  # what w counts in the cross-attention window of the scaffolds with positions on
+    # two interleaved operands (`ArithmeticRun.window_span`; unary tasks are the same either way)
     per_task: dict[str, dict] = field(default_factory=dict)  # task -> the sizes it needs instead, e.g. {"steps": ..}
 
     def for_task(self, task: str) -> "ArithmeticSizes":
@@ -350,10 +352,12 @@ class ArithmeticSizes:
         """The source format of Table 3's aligned scaffold with these positions on `task`: where `nope_markers` says
         so, the one without positions reads its source between <sos> and <eos> with its window one digit back, over
         the digit a step writes and the two below it (one key per digit, two where operands interleave: the window
-        moves by the <eos> less the task's stride); else the profile's plain format."""
-        if not (self.nope_markers and positional.startswith("none")):
-            return {}
-        return {"markers": True, "window_offset": 1 - TASKS[task](aligned=True).stride}
+        moves by the <eos> less the task's stride); else the profile's plain format, its window on two interleaved
+        operands spanning `window_span` (the scaffold without positions keeps the window it was sized with)."""
+        stride = TASKS[task](aligned=True).stride
+        if self.nope_markers and positional.startswith("none"):
+            return {"markers": True, "window_offset": 1 - stride}
+        return {"window_span": self.window_span} if stride > 1 and self.window_span != "strides" else {}
 
     def run(self, task: str, positional: str, seed: int, **options) -> ArithmeticRun:
         s = self.for_task(task)
@@ -384,10 +388,12 @@ class ArithmeticSizes:
 # numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at the
 # budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
 # source between <sos> and <eos> with its window one digit back (`nope_markers`): without them it could not end its
-# answers (the factor study's NoPE runs). full is the paper's model (1 encoder + 6
-# post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3) with the public code's Xavier-initialised token
-# embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step budget of our
-# choosing (the paper gives none).
+# answers (the factor study's NoPE runs). Its scaffolds with positions on two interleaved operands open the paper's
+# window, w tokens on each side of a step's pair (`window_span`; cpu's open w pairs, in which T = 3's ids repeat and
+# T = 3 did not fit Addition: the factor study's "T=3" and "T=3, token window"). full is the paper's model (1
+# encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3, the paper's window) with the public code's
+# Xavier-initialised token embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a
+# step budget of our choosing (the paper gives none).
 LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
                  for task in (*LISTOPS_TASKS, "listops_sum_balanced")}  # the last: abc-balanced, beyond the paper
 ARITHMETIC_PROFILES = {
@@ -409,6 +415,7 @@ ARITHMETIC_PROFILES = {
                               dropout=0.3, embed_init="xavier", dropout_mask="bits", retrain_steps=1000,
                               abc_samples=128, operand_width=51, eval_lengths=(6, 8, 10, 12, 15, 20, 25, 30, 40, 50),
                               samples=500, max_positions=64, seeds=(0, 1, 2), nope_markers=True,
+                              window_span="tokens",
                               tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                               per_task={"addition": {"steps": 30_000, "retrain_steps": 3_000, "max_positions": 128,
                                                      "dropout": 0.0},
@@ -416,7 +423,8 @@ ARITHMETIC_PROFILES = {
                                                         "max_positions": 128, "dropout": 0.0},
                                         **LISTOPS_SIZES}),
     "full": ArithmeticSizes(width=128, heads=8, encoder_layers=1, layers=6, steps=20_000, batch=512, lr=1e-4,
-                            dropout=0.3, embed_init="xavier", retrain_steps=2_000, abc_samples=1024, operand_width=51,
+                            dropout=0.3, embed_init="xavier", window_span="tokens", retrain_steps=2_000,
+                            abc_samples=1024, operand_width=51,
                             eval_lengths=tuple(range(1, 51)), samples=10_000, max_positions=128, seeds=(0, 1, 2),
                             tasks=("successor", "addition", "parity", "times_digit", *LISTOPS_TASKS),
                             per_task=LISTOPS_SIZES),
@@ -440,6 +448,10 @@ def _recipe_values(sizes: ArithmeticSizes) -> dict[str, str]:
             "learning rate schedule": schedule, "gradient clip": "none" if train.clip is None else f"{train.clip:g}",
             "batch": f"{sizes.batch}", "training steps": f"{sizes.steps:,}",
             "ABC retraining": f"{sizes.retrain_steps:,} steps, {retrain}",
+            "scaffold window, two operands": {"strides": "w operand pairs on each side",
+                                              "tokens": "w tokens on each side (the paper's A.4)"}[sizes.window_span]
+            + ("; without positions: its source between markers, the window one digit back" if sizes.nope_markers
+               else ""),
             "operands padded to": "unpadded" if sizes.operand_width is None else f"{sizes.operand_width}",
             "test lengths": f"{min(lengths)}-{max(lengths)} digits ({len(lengths)} lengths)",
             "examples per length": f"{sizes.samples:,}", "seeds": ", ".join(map(str, sizes.seeds))}

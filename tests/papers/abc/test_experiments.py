@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from lengthgen.config import config_dict, from_dict
+from lengthgen.config import config_dict, config_key, from_dict
 from lengthgen.data import collate
 from lengthgen.metrics import ACCURACY
 from lengthgen.models.positional import CLOSED, bias_table
@@ -167,6 +167,17 @@ def test_the_regime_scaffold_without_positions_alone_writes_markers_its_window_o
     assert {(c.markers, c.window_offset) for c in EXPERIMENTS["abc-scaffolding"].configs_for("cpu")} == {(False, None)}
 
 
+def test_the_regime_opens_the_papers_window_on_interleaved_operands_for_the_scaffolds_with_positions():
+    spans = {(c.task, c.model.positional): c.window_span
+             for c in EXPERIMENTS["abc-scaffolding"].configs_for("regime", seeds=(0,))}
+    binary = {k: v for k, v in spans.items() if k[0] in ("addition", "times_digit")}
+    assert {k for k, v in binary.items() if v == "tokens"} == {
+        (task, p) for task in ("addition", "times_digit") for p in ("sinusoidal+bias", "cyclic+bias")}
+    assert set(spans.values()) - {"tokens"} == {"strides"}  # unary tasks and the scaffold without positions
+    assert {c.window_span for c in EXPERIMENTS["abc-scaffolding"].configs_for("cpu")} == {"strides"}
+    assert config_key(replace(ArithmeticRun(), window_span="strides")) == config_key(ArithmeticRun())  # keys kept
+
+
 def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_deterministic():
     cfg = EXPERIMENTS["abc-table1"].configs_for("smoke")[0]
     first, again = run_arithmetic(cfg), run_arithmetic(cfg)
@@ -204,6 +215,9 @@ def test_the_recipe_table_reads_each_profile_and_names_the_tasks_that_differ():
     assert table.loc["learning rate schedule", "cpu"] == "linear warm-up over 5% of the steps, then linear decay to 0"
     assert table.loc["optimiser", "cpu"] == "AdamW 0.001, betas (0.9, 0.999), eps 1e-08"
     assert table.loc["batch", "public code"] == "512" and table.loc["seeds", "public code"] == ""
+    window = table.loc["scaffold window, two operands"]
+    assert window["cpu"] == "w operand pairs on each side" and window["full"] == "w tokens on each side (the paper's A.4)"
+    assert window["regime"].startswith(window["full"] + "; without positions: its source between markers")
     regime = ARITHMETIC_PROFILES["regime"]
     assert table.loc["model", "regime"] == (f"{regime.encoder_layers} encoder + {regime.layers} decoder layers, "
                                             f"width {regime.width}, {regime.heads} heads, FF {4 * regime.width}")
