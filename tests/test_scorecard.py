@@ -252,9 +252,9 @@ def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
     assert "abc-table1" in out and "mla-main" in out
     grids = scorecard.grids(ResultStore(abc_root / "results"))
     to_go = grids["hours to go"].sum()  # abc-balanced's and abc-factors', borrowed from the chapter's stored runs
-    assert out.rstrip().endswith(f"2 of {len(grids)} grids complete; 72 of 1,333 declared runs stored in "
-                                 f"{abc_root / 'results'}; about {to_go:.0f} CPU-thread hours to go (not counting "
-                                 f"{len(grids) - 4} grids with no stored run to estimate from)")
+    assert out.rstrip().endswith(f"2 of {len(grids)} grids complete; 72 of {grids.declared.sum():,} declared runs "
+                                 f"stored in {abc_root / 'results'}; about {to_go:.0f} CPU-thread hours to go "
+                                 f"(not counting {len(grids) - 4} grids with no stored run to estimate from)")
     assert main(["results", "--task", "copy", "--results", str(abc_root / "results")]) == 2
     assert "--task needs an experiment; valid: mla-main" in capsys.readouterr().err
 
