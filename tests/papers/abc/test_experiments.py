@@ -216,7 +216,8 @@ def test_the_recipe_table_reads_each_profile_and_names_the_tasks_that_differ():
     assert table.loc["optimiser", "cpu"] == "AdamW 0.001, betas (0.9, 0.999), eps 1e-08"
     assert table.loc["batch", "public code"] == "512" and table.loc["seeds", "public code"] == ""
     window = table.loc["scaffold window, two operands"]
-    assert window["cpu"] == "w operand pairs on each side" and window["full"] == "w tokens on each side (the paper's A.4)"
+    assert window["cpu"] == "w operand pairs on each side"
+    assert window["full"] == "w tokens on each side (the paper's A.4)"
     assert window["regime"].startswith(window["full"] + "; without positions: its source between markers")
     regime = ARITHMETIC_PROFILES["regime"]
     assert table.loc["model", "regime"] == (f"{regime.encoder_layers} encoder + {regime.layers} decoder layers, "
