@@ -106,10 +106,11 @@ class Seq2SeqBatch(_Batch):
 @dataclass(frozen=True)
 class LMBatch(_Batch):
     """B sequences of one length P for a decoder-only model: `prompt` tokens, then the answer, the only part the loss
-    and the metrics count (tasks draw every sequence of a batch at one length, so nothing is padded).
+    and the metrics count (tasks draw every prompt of a batch at one length; answers of different lengths end with
+    <eos> and are right-padded with <pad>, which the loss and the metrics skip).
 
     Attributes:
-        tokens: (B, P) token ids, prompt then answer.
+        tokens: (B, P) token ids, prompt then answer (then <pad>s).
         ids: (B, P) position ids, or None for 0..P-1.
         prompt: the number of prompt tokens (>= 1), the same for every row.
     """

@@ -183,12 +183,14 @@ class DecoderOnly(nn.Module):
         return self.position_head is not None
 
     def loss(self, batch: LMBatch) -> torch.Tensor:
-        """Mean cross-entropy of the answer tokens given everything before them (+ ppc_weight x that of their ids)."""
+        """Mean cross-entropy of the answer tokens given everything before them (+ ppc_weight x that of their ids);
+        <pad>s after an answer are skipped."""
         ids, p = batch.positions, batch.prompt
         h = self.stack(batch.tokens[:, :-1], ids[:, :-1], causal=True)[:, p - 1:]  # states that predict the answer
-        loss = F.cross_entropy(self.head(h).transpose(1, 2), batch.answer)
+        loss = F.cross_entropy(self.head(h).transpose(1, 2), batch.answer, ignore_index=PAD)
         if self.position_head is not None:
-            loss = loss + self.cfg.ppc_weight * F.cross_entropy(self.position_head(h).transpose(1, 2), ids[:, p:])
+            answer_ids = ids[:, p:].masked_fill(batch.answer == PAD, -100)  # cross_entropy's default ignore_index
+            loss = loss + self.cfg.ppc_weight * F.cross_entropy(self.position_head(h).transpose(1, 2), answer_ids)
         return loss
 
     def logits(self, tokens: torch.Tensor, ids: torch.Tensor, last: bool = False) -> torch.Tensor:

@@ -86,6 +86,7 @@ class ReCopy(_DigitTask):
     """
 
     name = "recopy"
+    answers_vary = True
 
     def transform(self, x):
         return x, recopy(x)
@@ -99,6 +100,7 @@ class ReverseReCopy(_DigitTask):
     """
 
     name = "reverse_recopy"
+    answers_vary = True
 
     def transform(self, x):
         return x, recopy(x[::-1])

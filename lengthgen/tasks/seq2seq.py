@@ -31,6 +31,8 @@ class Seq2SeqTask:
     tokens: tuple[str, ...] = ()
     splits: dict[str, Split] = {}
     train_split, dev_split = "train", "dev"
+    answers_vary = False  # whether targets of one source length differ in length (a decoder-only prompt then ends
+    # its answers with <eos>: `tasks.prompted`)
 
     def __init__(self, data_seed: int = 0):
         self.data_seed = data_seed

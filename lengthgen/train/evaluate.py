@@ -63,7 +63,8 @@ def accuracy_by_length(
 def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, metric: str = ACCURACY,
                               progress: bool = True, randomize: int = 0) -> pd.DataFrame:
     """% of `n_samples` prompts per length whose whole generated answer is right: every token, and every position id
-    when the model predicts ids (PPC); greedy, cached, sub-batched by `model.width`. With `randomize` (> 0), each test
+    when the model predicts ids (PPC), up to the answer's <eos> where a batch pads its answers (what is written after
+    it is not scored); greedy, cached, sub-batched by `model.width`. With `randomize` (> 0), each test
     sequence's ids are randomized positions below it (`positional.randomized`, drawn from the test set's seed), as a
     model trained with them is tested. A PPC model's answers are also
     scored in parts (`metrics.PPC_PARTS`): "<metric> tokens" (every token right, whatever its ids), "<metric> ids"
@@ -83,10 +84,11 @@ def answer_accuracy_by_length(model, task, lengths, n_samples: int, seed: int, m
         for part in sub_batches(batch, model.width):
             part = part.to(device_of(model))
             out = model.predict(part)
-            right = {"tokens": (out.tokens == part.answer).all(1)}
+            padded = part.answer == PAD  # after an answer's <eos>: whatever the model writes there is not scored
+            right = {"tokens": ((out.tokens == part.answer) | padded).all(1)}
             if model.predicts_ids:
-                right["ids"] = (out.ids == part.positions[:, part.prompt:]).all(1)
-                right["oracle"] = (model.predict(part, oracle=True).tokens == part.answer).all(1)
+                right["ids"] = ((out.ids == part.positions[:, part.prompt:]) | padded).all(1)
+                right["oracle"] = ((model.predict(part, oracle=True).tokens == part.answer) | padded).all(1)
             correct[""] += int((right["tokens"] & right.get("ids", True)).sum())
             for name in correct.keys() - {""}:
                 correct[name] += int(right[name].sum())

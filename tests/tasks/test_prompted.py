@@ -20,9 +20,33 @@ def test_a_prompt_is_the_source_and_the_separator_and_the_answer_is_the_target()
     assert torch.equal(batch.tokens, again.tokens)  # the draw is the generator's
 
 
-def test_a_task_whose_answers_vary_at_one_length_or_that_uses_the_separator_is_refused():
-    with pytest.raises(LengthgenError, match="recopy's examples of one length differ in length"):
-        Prompted(TASKS["recopy"]()).sample(64, 8, torch.Generator().manual_seed(0))
+def test_answers_that_vary_at_one_length_end_with_eos_and_are_padded_and_nothing_else_is():
+    from lengthgen.tasks.copying import recopy
+
+    task = Prompted(TASKS["recopy"]())
+    batch = task.sample(64, 8, torch.Generator().manual_seed(0))
+    assert batch.prompt == 9 and batch.ids is None
+    lengths = set()
+    for row in batch.tokens.tolist():
+        words = [task.vocab.tokens[i] for i in row]
+        source, answer = words[:8], words[9:]
+        end = answer.index("<eos>")
+        assert answer[:end] == [str(d) for d in recopy([int(c) for c in source])]  # the rule, by hand
+        assert set(answer[end + 1:]) <= {"<pad>"}
+        lengths.add(end)
+    assert len(lengths) > 1 and batch.length == 9 + max(lengths) + 1  # padded to the longest answer and its <eos>
+    fixed = Prompted(TASKS["copy"]()).sample(8, 8, torch.Generator().manual_seed(0))
+    assert fixed.length == 17 and not (fixed.tokens <= 3).any()  # no <eos>, no <pad>: copy's answers have one length
+
+
+def test_a_task_whose_answers_vary_unannounced_or_whose_sources_vary_or_that_uses_the_separator_is_refused():
+    recopy = TASKS["recopy"]()
+    recopy.answers_vary = False
+    with pytest.raises(LengthgenError, match="recopy's answers to sources of one length differ in length; set "
+                                             "`answers_vary`"):
+        Prompted(recopy).sample(64, 8, torch.Generator().manual_seed(0))
+    with pytest.raises(LengthgenError, match="dedupe's sources of one length differ in length"):
+        Prompted(TASKS["dedupe"]()).sample(64, 8, torch.Generator().manual_seed(0))
     mod = TASKS["modular_arithmetic"]()
     mod.tokens = (*mod.tokens, SEPARATOR)
     with pytest.raises(LengthgenError, match="uses '=' itself"):
