@@ -106,18 +106,21 @@ class Seq2SeqBatch(_Batch):
 @dataclass(frozen=True)
 class LMBatch(_Batch):
     """B sequences of one length P for a decoder-only model: `prompt` tokens, then the answer, the only part the loss
-    and the metrics count (tasks draw every prompt of a batch at one length; answers of different lengths end with
-    <eos> and are right-padded with <pad>, which the loss and the metrics skip).
+    and the metrics count. Prompts of different lengths are left-padded with <pad>, which no attention reads (`mask`),
+    so that every answer starts at column `prompt`; answers of different lengths end with <eos> and are right-padded
+    with <pad>, which the loss and the metrics skip (and which causal attention never reads).
 
     Attributes:
-        tokens: (B, P) token ids, prompt then answer (then <pad>s).
-        ids: (B, P) position ids, or None for 0..P-1.
-        prompt: the number of prompt tokens (>= 1), the same for every row.
+        tokens: (B, P) token ids: (<pad>s,) prompt, then answer (then <pad>s).
+        ids: (B, P) position ids, or None for 0, 1, 2, ... from each row's first real token.
+        prompt: the column where every answer starts (>= 1).
+        mask: (B, P) True at every token but left pads, or None (no left pad).
     """
 
     tokens: torch.Tensor
     ids: torch.Tensor | None
     prompt: int
+    mask: torch.Tensor | None = None
 
     @property
     def size(self) -> int:
@@ -129,9 +132,12 @@ class LMBatch(_Batch):
 
     @property
     def positions(self) -> torch.Tensor:
-        """(B, P) position ids (the default 0..P-1 when the batch carries none)."""
+        """(B, P) position ids (when the batch carries none: 0..P-1, or with left pads counted from each row's first
+        real token, the pads at 0)."""
         if self.ids is not None:
             return self.ids
+        if self.mask is not None:
+            return (self.mask.long().cumsum(1) - 1).clamp(min=0)
         return torch.arange(self.length, device=self.tokens.device).expand(self.size, -1)
 
     @property

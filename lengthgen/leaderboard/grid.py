@@ -84,7 +84,8 @@ CHOMSKY = TaskLengths((1, 40), (40, 50, 100, 200, 400), "the Chomsky-hierarchy s
 ARITHMETIC = TaskLengths((1, 7), (7, 10, 15, 20, 50), "ABC's tasks: operands of up to 7 digits (its interpolation "
                                                         "numbers' longest), tested at its columns to 50 (7x)")
 TASK_LENGTHS = Registry("leaderboard task", {
-    "copy": PROBING, "reverse_copy": PROBING, "recopy": PROBING, "reverse_recopy": PROBING, "posretrieve": PROBING,
+    **{task: PROBING for task in ("copy", "reverse_copy", "recopy", "reverse_recopy", "inv_recopy",
+                                  "inv_reverse_recopy", "dedupe", "posretrieve")},
     "duplicate_string": CHOMSKY, "bucket_sort": CHOMSKY,
     "modular_arithmetic": TaskLengths((1, 39), (39, 51, 101, 201, 401), "the Chomsky-hierarchy suite's, odd lengths "
                                       "only (an expression): trained on 1-39, tested to 10x"),

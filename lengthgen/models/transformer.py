@@ -98,12 +98,14 @@ class Block(nn.Module):
 
     def forward(self, x: torch.Tensor, ids: torch.Tensor, causal: bool, cache: KVCache | None = None,
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
-                memory_ids: torch.Tensor | None = None, memory_cache: KVCache | None = None) -> torch.Tensor:
+                memory_ids: torch.Tensor | None = None, memory_cache: KVCache | None = None,
+                mask: torch.Tensor | None = None) -> torch.Tensor:
         """(B, T, D) -> (B, T, D) for tokens at position ids (B, T); a cache adds earlier positions as keys; memory
         (B, S, D) at ids `memory_ids` (B, S) is what cross-attention reads (its keys and values kept in the static
-        `memory_cache` when given, projected once per decoding)."""
+        `memory_cache` when given, projected once per decoding); `mask` (B, keys: the cache's and these) leaves the
+        keys it marks False out of self-attention."""
         x = self._residual(x, self.norms[0], lambda h: self.self_out(self.self_norm(
-            self.self_attn(h, h, ids, ids, causal=causal, cache=cache))))
+            self.self_attn(h, h, ids, ids, mask=mask, causal=causal, cache=cache))))
         if self.cross_attn is not None:
             x = self._residual(x, self.norms[1], lambda h: self.cross_out(
                 self.cross_attn(h, memory, ids, memory_ids, mask=memory_mask, cache=memory_cache)))
@@ -131,15 +133,16 @@ class Stack(nn.Module):
 
     def forward(self, tokens: torch.Tensor, ids: torch.Tensor, causal: bool, caches: list[KVCache] | None = None,
                 memory: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
-                memory_ids: torch.Tensor | None = None, memory_caches: list[KVCache] | None = None) -> torch.Tensor:
+                memory_ids: torch.Tensor | None = None, memory_caches: list[KVCache] | None = None,
+                mask: torch.Tensor | None = None) -> torch.Tensor:
         """Hidden states (B, T, D) of tokens (B, T) at ids (B, T); `caches` (self-attention) and `memory_caches`
-        (cross-attention, static) one per block, from `caches`."""
+        (cross-attention, static) one per block, from `caches`; `mask` (B, keys) as `Block.forward`'s."""
         x = self.embed(tokens) * self.scale
         extra = self.positional.embed(ids)
         x = self.drop(x if extra is None else x + extra)
         for i, block in enumerate(self.blocks):
             x = block(x, ids, causal, None if caches is None else caches[i], memory, memory_mask, memory_ids,
-                      None if memory_caches is None else memory_caches[i])
+                      None if memory_caches is None else memory_caches[i], mask)
         return self.norm(x)
 
     def caches(self, batch: int, device: torch.device, static: bool = False, capacity: int = 0) -> list[KVCache]:
@@ -185,8 +188,9 @@ class DecoderOnly(nn.Module):
     def loss(self, batch: LMBatch) -> torch.Tensor:
         """Mean cross-entropy of the answer tokens given everything before them (+ ppc_weight x that of their ids);
         <pad>s after an answer are skipped."""
-        ids, p = batch.positions, batch.prompt
-        h = self.stack(batch.tokens[:, :-1], ids[:, :-1], causal=True)[:, p - 1:]  # states that predict the answer
+        ids, p, mask = batch.positions, batch.prompt, batch.mask
+        h = self.stack(batch.tokens[:, :-1], ids[:, :-1], causal=True, mask=None if mask is None else mask[:, :-1])
+        h = h[:, p - 1:]  # the states that predict the answer
         loss = F.cross_entropy(self.head(h).transpose(1, 2), batch.answer, ignore_index=PAD)
         if self.position_head is not None:
             answer_ids = ids[:, p:].masked_fill(batch.answer == PAD, -100)  # cross_entropy's default ignore_index
@@ -202,8 +206,9 @@ class DecoderOnly(nn.Module):
 
     @torch.no_grad()
     def generate(self, tokens: torch.Tensor, ids: torch.Tensor, steps: int, answer_ids: torch.Tensor | None = None,
-                 cache: bool = True, oracle: bool = False) -> Generation:
-        """Greedy continuation of prompts (B, P) at ids (B, P) by `steps` tokens.
+                 cache: bool = True, oracle: bool = False, mask: torch.Tensor | None = None) -> Generation:
+        """Greedy continuation of prompts (B, P) at ids (B, P) by `steps` tokens; `mask` (B, P): False at left pads,
+        which no attention reads.
 
         The id of each new token: the PPC head's prediction when the model has one (unless `oracle`); else
         `answer_ids[:, t]` when given (ids the task fixes by structure, e.g. coupled scratchpad ids); else the previous
@@ -215,7 +220,9 @@ class DecoderOnly(nn.Module):
             raise ValueError("an oracle generation needs the answer's ids (answer_ids)")
         caches = self.stack.caches(tokens.shape[0], tokens.device, capacity=tokens.shape[1] + steps) if cache else None
         seq, seq_ids = tokens, ids
-        h = self.stack(tokens, ids, causal=True, caches=caches)[:, -1]
+        keys = None if mask is None else torch.cat([mask, mask.new_ones(mask.shape[0], steps)], 1)  # every key's
+        h = self.stack(tokens, ids, causal=True, caches=caches, mask=None if keys is None else keys[:, :seq.shape[1]])
+        h = h[:, -1]
         out, out_ids = [], []
         for t in range(steps):
             token = self.head(h).argmax(-1)  # (B,)
@@ -231,17 +238,18 @@ class DecoderOnly(nn.Module):
                 next_id = answer_ids[:, t]
             seq, seq_ids = torch.cat([seq, token[:, None]], 1), torch.cat([seq_ids, next_id[:, None]], 1)
             if t + 1 < steps:
+                seen = None if keys is None else keys[:, :seq.shape[1]]
                 if cache:
-                    h = self.stack(token[:, None], next_id[:, None], causal=True, caches=caches)[:, -1]
+                    h = self.stack(token[:, None], next_id[:, None], causal=True, caches=caches, mask=seen)[:, -1]
                 else:
-                    h = self.stack(seq, seq_ids, causal=True)[:, -1]
+                    h = self.stack(seq, seq_ids, causal=True, mask=seen)[:, -1]
         return Generation(torch.stack(out, 1), torch.stack(out_ids, 1))
 
     def predict(self, batch: LMBatch, oracle: bool = False) -> Generation:
         """The greedy answer to each prompt of the batch, as long as the batch's answers (`oracle`: `generate`'s)."""
-        ids = batch.positions
-        return self.generate(batch.tokens[:, :batch.prompt], ids[:, :batch.prompt], batch.length - batch.prompt,
-                             answer_ids=ids[:, batch.prompt:], oracle=oracle)
+        ids, p = batch.positions, batch.prompt
+        return self.generate(batch.tokens[:, :p], ids[:, :p], batch.length - p, answer_ids=ids[:, p:], oracle=oracle,
+                             mask=None if batch.mask is None else batch.mask[:, :p])
 
 
 class EncoderDecoder(nn.Module):

@@ -141,6 +141,7 @@ class DeDupe(_DigitTask):
     """
 
     name = "dedupe"
+    answers_vary = True
 
     def draw(self, length, gen):
         x = digits(length, gen)

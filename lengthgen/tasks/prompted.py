@@ -1,8 +1,8 @@
 """A sequence-to-sequence task as a decoder-only one: the source, then SEPARATOR, then the target as the answer, at
-positions 0, 1, 2, ... For tasks whose sources of one length have one length, so that a batch of one source length
-has one prompt length, as `LMBatch` needs. Where the targets of one source length differ in length
-(`Seq2SeqTask.answers_vary`: ReCopy), every answer ends with <eos> and a batch right-pads its answers with <pad>,
-which the loss and the metrics skip; nothing before a pad attends to it (causal attention)."""
+positions 0, 1, 2, ... A batch left-pads prompts of different lengths (DeDupe's sources, at one length of its
+target), which no attention reads (`LMBatch.mask`; the positions count from each row's first token); where targets of
+one length differ in length (`Seq2SeqTask.answers_vary`: ReCopy, DeDupe), every answer ends with <eos> and the
+batch right-pads the answers with <pad>, which the loss and the metrics skip and causal attention never reads."""
 
 import torch
 
@@ -37,12 +37,20 @@ class Prompted(LMTask):
         return Sequence(tokens, [*ids[0], 0, *ids[1]], len(source) + 1)
 
     def batch(self, rows: list[Sequence]) -> LMBatch:
-        if len({r.prompt for r in rows}) > 1:
-            raise LengthgenError(f"{self.name}'s sources of one length differ in length; a decoder-only batch holds "
-                                 f"one prompt length (tasks whose source length is their length)")
-        longest = max(len(r.tokens) for r in rows)
-        if not self.task.answers_vary and any(len(r.tokens) < longest for r in rows):
+        """The rows as one batch: prompts left-padded to the longest (`LMBatch.mask` marks the pads, when there are
+        any), answers right-padded after their <eos> where they vary (`answers_vary`)."""
+        prompt, longest = max(r.prompt for r in rows), max(len(r.tokens) - r.prompt for r in rows)
+        if not self.task.answers_vary and any(len(r.tokens) - r.prompt < longest for r in rows):
             raise LengthgenError(f"{self.name}'s answers to sources of one length differ in length; set "
                                  f"`answers_vary` on the task so that they end with <eos> and pad")
-        padded = [r._replace(tokens=[*r.tokens, *[SPECIALS[PAD]] * (longest - len(r.tokens))]) for r in rows]
-        return super().batch(padded)
+        pad, vocab = SPECIALS[PAD], self.vocab
+        left = [prompt - r.prompt for r in rows]
+        right = [longest - (len(r.tokens) - r.prompt) for r in rows]
+        tokens = torch.tensor([vocab.encode([pad] * a + r.tokens + [pad] * b)
+                               for r, a, b in zip(rows, left, right, strict=True)], dtype=torch.long)
+        ids = None if rows[0].ids is None else torch.tensor(
+            [[0] * a + r.ids + [0] * b for r, a, b in zip(rows, left, right, strict=True)], dtype=torch.long)
+        mask = None
+        if any(left):
+            mask = torch.arange(tokens.shape[1])[None, :] >= torch.tensor(left)[:, None]
+        return LMBatch(tokens, ids, prompt, mask)
