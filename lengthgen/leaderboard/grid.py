@@ -14,6 +14,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
+from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
@@ -23,6 +24,7 @@ from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
+from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.prompted import Prompted
 from lengthgen.train.evaluate import answer_accuracy_by_length, course_reader
 from lengthgen.train.loop import LMTrainConfig, train
@@ -58,6 +60,9 @@ MECHANISMS = Registry("mechanism", {
     "coupling": Mechanism("learned", "position coupling (Cho et al. 2024): learned ids coupled by the task, "
                           "shifted at random in training; on numbers, each digit's place from the units, the ids of "
                           "Abacus embeddings (McLeish et al. 2024) with no other positions", "offset", coupled=True),
+    "ppc": Mechanism("learned", "predictive position coupling (the sparsity paper): coupled ids that depend on the "
+                     "input, predicted by the model with each answer token", "offset", model=(("ppc", True),),
+                     coupled=True),
     "rope+ln": Mechanism("rope", "RoPE with LayerNorm after attention (Li et al. 2025)",
                          model=(("attention_norm", "ln"),)),
     "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
@@ -73,6 +78,7 @@ class TaskLengths:
     train: tuple[int, int]
     tests: tuple[int, ...]
     source: str  # where the lengths come from
+    options: tuple[tuple[str, object], ...] = ()  # the task's settings on the board (its constructor's arguments)
 
     def __post_init__(self):
         if self.tests[0] != self.train[1] or list(self.tests) != sorted(set(self.tests)):
@@ -93,6 +99,13 @@ TASK_LENGTHS = Registry("leaderboard task", {
     "parity": TaskLengths((1, 21), (21, 30, 40, 50), "ABC's Parity: up to 21 bits (its interpolation numbers'), "
                           "tested to 50 (the task's longest, 2.4x)"),
     "listops_sum": ARITHMETIC, "listops_max": ARITHMETIC, "listops_min": ARITHMETIC,
+    "sparse_parity": TaskLengths((10, 25), (25, 50, 100, 250), "the sparsity paper's sparse parity with k <= 2: "
+                                 "trained on 10-25 (key, bit) pairs, tested to 10x", (("max_k", 2),)),
+    "scratchpad_parity": TaskLengths((5, 20), (20, 40, 100, 200), "the sparsity paper's parity with a scratchpad "
+                                     "(j = 1): trained on 5-20 scratchpad tokens, tested to 10x"),
+    "variable_assignment": TaskLengths((20, 60), (60, 100, 150, 200), "the sparsity paper's variable assignment in "
+                                       "its format (depth 2, 200 variables): trained on 20-60 tokens, tested to its "
+                                       "200 (3.3x)", (("format", "paper"),)),
 })
 
 
@@ -133,19 +146,40 @@ class LeaderboardRun:
                        pose_length=self.model.max_positions if positions == "pose" else 0)
 
 
-def build_run(cfg: LeaderboardRun) -> tuple[Prompted, object]:
-    """(task as prompts and answers, untrained decoder with the mechanism's scheme); the init draws from the seed."""
+def board_task(name: str, coupled: bool = False) -> LMTask:
+    """A leaderboard task as the decoder-only model meets it, with its settings (`TaskLengths.options`): a
+    decoder-only task as it is (with `coupled`, its coupled ids: a task without them is refused), a
+    sequence-to-sequence one as prompts and answers (`tasks.prompted`)."""
+    source = TASKS[name](**dict(TASK_LENGTHS[name].options))
+    if not isinstance(source, LMTask):
+        return Prompted(source, coupled=coupled)
+    if hasattr(source, "coupled"):
+        return replace(source, coupled=coupled)
+    if coupled:
+        raise LengthgenError(f"{name} defines no coupled position ids")
+    return source
+
+
+def build_run(cfg: LeaderboardRun) -> tuple[LMTask, object]:
+    """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme); the init draws from the
+    seed."""
     mechanism = MECHANISMS[cfg.mechanism]
-    task = Prompted(TASKS[cfg.task](), coupled=mechanism.coupled)
+    task = board_task(cfg.task, mechanism.coupled)
     return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
 
 
 def runs_on(mechanism: str, task: str) -> bool:
-    """Whether a mechanism has a cell on a task: always, but for one that needs coupled ids the task lacks."""
-    if not MECHANISMS[mechanism].coupled:
+    """Whether a mechanism has a cell on a task: always, but for one that needs coupled ids: where the task has them,
+    PPC where they depend on the input (the model must predict them), the others where they do not."""
+    chosen = MECHANISMS[mechanism]
+    if not chosen.coupled:
         return True
-    source = TASKS[task]()
-    return source.coupled_ids(*source.draw(TASK_LENGTHS[task].train[1], generator(0, "runs_on"))) is not None
+    try:
+        coupled = board_task(task, coupled=True)
+        drawn = coupled.sequence(TASK_LENGTHS[task].train[1], generator(0, "runs_on"))
+    except LengthgenError:
+        return False
+    return drawn.ids is not None and coupled.ids_follow_input == dict(chosen.model).get("ppc", False)
 
 
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:

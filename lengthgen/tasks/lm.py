@@ -24,6 +24,7 @@ class LMTask:
     name = ""
     tokens: tuple[str, ...] = ()
     unit = "tokens"  # what `length` counts
+    ids_follow_input = False  # whether coupled ids depend on the input (then a model must predict them: PPC)
 
     @property
     def vocab(self) -> Vocab:

@@ -153,6 +153,7 @@ class VariableAssignment(LMTask):
     coupled: bool = True
     format: str = added("ours")  # ASSIGNMENT_FORMATS
     name = "variable_assignment"
+    ids_follow_input = True
 
     def __post_init__(self):
         if self.format not in ASSIGNMENT_FORMATS:

@@ -69,17 +69,15 @@ def test_every_run_meets_the_test_examples_of_the_test_seed_whatever_its_own(mon
 
 
 def test_every_task_prompts_a_batch_at_each_of_its_lengths():
-    """A batch of one length holds one sequence length (`Prompted.batch`) at the training lengths' ends and at every
-    test length; the source has that many tokens where the unit is tokens."""
+    """A batch of one length is one tensor (`Prompted.batch` pads where sources or answers vary) at the training
+    lengths' ends and at every test length; the source has that many tokens where the unit is tokens."""
     import torch
 
-    from lengthgen.leaderboard.grid import TASK_LENGTHS
-    from lengthgen.tasks import TASKS
-    from lengthgen.tasks.prompted import Prompted
+    from lengthgen.leaderboard.grid import TASK_LENGTHS, board_task
 
     gen = torch.Generator().manual_seed(0)
     for name, lengths in TASK_LENGTHS.items():
-        task = Prompted(TASKS[name]())
+        task = board_task(name)
         for length in (*lengths.train, *lengths.tests):
             batch = task.batch([task.sequence(length, gen) for _ in range(3)])
             assert batch.tokens.shape[0] == 3
@@ -162,3 +160,31 @@ def test_the_sizing_study_runs_rope_and_nope_on_every_task_on_a_sizing_seed():
     assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
     assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
     assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))
+
+
+def test_the_sparsity_papers_tasks_run_as_they_are_with_their_settings_and_ppc_where_ids_follow_the_input():
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
+
+    parity, assignment = grid.board_task("sparse_parity"), grid.board_task("variable_assignment", coupled=True)
+    assert isinstance(parity, SparseParity) and parity.max_k == 2
+    assert isinstance(assignment, VariableAssignment) and assignment.format == "paper" and assignment.coupled
+    assert not grid.board_task("scratchpad_parity").coupled and isinstance(grid.board_task("scratchpad_parity"),
+                                                                          ScratchpadParity)
+    with pytest.raises(LengthgenError, match="sparse_parity defines no coupled position ids"):
+        grid.board_task("sparse_parity", coupled=True)
+    assert grid.runs_on("ppc", "variable_assignment") and not grid.runs_on("coupling", "variable_assignment")
+    assert grid.runs_on("coupling", "scratchpad_parity") and not grid.runs_on("ppc", "scratchpad_parity")
+    assert not grid.runs_on("coupling", "sparse_parity") and not grid.runs_on("ppc", "copy")
+    wide = TransformerConfig(width=16, heads=2, layers=1, ff=32, max_positions=512)
+    for task, mechanism, tests in (("variable_assignment", "ppc", (60, 100)), ("scratchpad_parity", "coupling",
+                                                                              (20, 40)), ("sparse_parity", "rope",
+                                                                                          (25, 50))):
+        lengths = grid.TASK_LENGTHS[task].train
+        cfg = LeaderboardRun(task=task, mechanism=mechanism, seed=0, model=wide, tests=tests, eval_samples=4,
+                             train=LMTrainConfig(steps=2, batch_size=4, warmup=1, min_length=lengths[0],
+                                                 max_length=lengths[1]))
+        _, model = build_run(cfg)
+        assert model.predicts_ids == (mechanism == "ppc")
+        rows = run_leaderboard(cfg).metrics
+        assert rows[rows.metric == ACCURACY].length.tolist() == list(tests)
