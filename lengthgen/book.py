@@ -178,17 +178,17 @@ def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
 
 
 def write_methods_sections(root: Path) -> list[Path]:
-    """Write each paper's generated sections of the Methods page (`Paper.methods`, ignored by git) from the stored
-    runs in root/results: generated at every build, as the scorecard is."""
+    """Write each paper's generated sections of the Methods page (`Paper.methods`) and the leaderboard's (ignored by
+    git) from the stored runs in root/results: generated at every build, as the scorecard is."""
+    from lengthgen.leaderboard.grid import METHODS
     from lengthgen.papers import PAPERS
     from lengthgen.results.store import ResultStore
 
     store, written = ResultStore(root / "results"), []
-    for paper in PAPERS.values():
-        for name, section in paper.methods:
-            target = root / "book" / name
-            target.write_text(breakable(section(store)))
-            written.append(target)
+    for name, section in [*(s for paper in PAPERS.values() for s in paper.methods), *METHODS]:
+        target = root / "book" / name
+        target.write_text(breakable(section(store)))
+        written.append(target)
     return written
 
 

@@ -84,12 +84,14 @@ def test_a_chapter_source_reads_as_the_notebook_papermill_runs():
 
 def test_every_generated_methods_section_is_written_and_included(tmp_path):
     from lengthgen.book import ROOT, write_methods_sections
+    from lengthgen.leaderboard.grid import METHODS
     from lengthgen.papers import PAPERS
 
     (tmp_path / "book").mkdir()
     written = write_methods_sections(tmp_path)  # an empty store: each section says nothing is stored yet
-    names = [name for paper in PAPERS.values() for name, _ in paper.methods]
-    assert sorted(p.name for p in written) == sorted(names) and {"abc-factors.md", "sparsity-sizing.md"} <= set(names)
+    names = [name for paper in PAPERS.values() for name, _ in paper.methods] + [name for name, _ in METHODS]
+    assert sorted(p.name for p in written) == sorted(names)
+    assert {"abc-factors.md", "sparsity-sizing.md", "leaderboard-sizing.md"} <= set(names)
     from_code = {"abc-recipe.md"}  # read from the profiles, not the store
     assert all("stored yet" in p.read_text() for p in written if p.name not in from_code)
     methods, ignored = (ROOT / "book" / "methods.md").read_text(), (ROOT / ".gitignore").read_text()

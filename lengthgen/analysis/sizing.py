@@ -4,6 +4,7 @@ step each model fits its training lengths, or that it does not within the budget
 import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import markdown_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 
 
@@ -27,3 +28,16 @@ def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
                      **{part: last.get(f"{COURSE} {part}", float("nan")) for part in ("tokens", "ids", "oracle")},
                      "final loss": losses.get(key, float("nan")), "fits": bool(last[COURSE] >= TRAINED)})
     return pd.DataFrame(rows)
+
+
+def sizing_markdown(runs: pd.DataFrame, head: str) -> str:
+    """`head`, then the stored runs' `sizing_table` as Markdown ("–" where a value is missing), or a line saying that
+    none is stored."""
+    if runs.empty:
+        return head + "No sizing run is stored yet.\n"
+    table = sizing_table(runs)
+    shown = table.assign(**{c: table[c].map(lambda v: "–" if v != v else f"{v:.1f}")
+                            for c in ("last", "tokens", "ids", "oracle")},
+                         **{"fits at step": table["fits at step"].map(lambda v: "–" if v != v else f"{v:,.0f}"),
+                            "final loss": table["final loss"].map("{:.3f}".format)})
+    return head + "\n\n" + markdown_table(shown) + "\n"

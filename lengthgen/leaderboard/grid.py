@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from lengthgen.analysis.sizing import sizing_markdown
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.errors import LengthgenError
@@ -21,7 +22,8 @@ from lengthgen.models import build_model
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
-from lengthgen.results.store import RunOutput
+from lengthgen.results.store import ResultStore, RunOutput
+from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.lm import LMTask
@@ -286,3 +288,14 @@ LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing o
                                 "NoPE on every task with their course of training, stopped where they fit; a sizing "
                                 "seed", configs=sizing_configs, run=run_leaderboard, labels=leaderboard_labels,
                                 build=build_run, profiles=tuple(SIZING_PROFILES), steps=lambda cfg: cfg.train.steps)
+
+
+def sizing_methods(store: ResultStore) -> str:
+    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`)."""
+    return sizing_markdown(stored_runs(LEADERBOARD_SIZING, "cpu", store),
+                           "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
+                           f"mechanism, the first step of the course at >= {TRAINED:.0f}% at the longest training "
+                           "length, where the run stops; \"–\": not within its 10,000 steps). ")
+
+
+METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

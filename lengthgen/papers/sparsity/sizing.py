@@ -27,9 +27,8 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from lengthgen.analysis.sizing import sizing_table
+from lengthgen.analysis.sizing import sizing_markdown
 from lengthgen.analysis.verdicts import TRAINED
-from lengthgen.display import markdown_table
 from lengthgen.papers.sparsity.experiments import (
     DecoderRun,
     DecoderSizes,
@@ -137,14 +136,6 @@ def sizing_methods(store: ResultStore) -> str:
 
 def sizing_section(runs: pd.DataFrame) -> str:
     """The Markdown of `sizing_methods`: the stored runs' `sizing_table`, or a line saying that none is stored."""
-    head = ("**The sizing study, as stored** (`sizing.sizing_table`: the first step of the course at which every seed "
-            f"is >= {TRAINED:.0f}% at the longest training length, where each run stops; the last point and, for "
-            f"PPC, its parts). ")
-    if runs.empty:
-        return head + "No sizing run is stored yet.\n"
-    table = sizing_table(runs)
-    shown = table.assign(**{c: table[c].map(lambda v: "–" if v != v else f"{v:.1f}")
-                            for c in ("last", "tokens", "ids", "oracle")},
-                         **{"fits at step": table["fits at step"].map(lambda v: "–" if v != v else f"{v:,.0f}"),
-                            "final loss": table["final loss"].map("{:.3f}".format)})
-    return head + "\n\n" + markdown_table(shown) + "\n"
+    return sizing_markdown(runs, "**The sizing study, as stored** (`sizing.sizing_table`: the first step of the course "
+                                 f"at which every seed is >= {TRAINED:.0f}% at the longest training length, where "
+                                 "each run stops; the last point and, for PPC, its parts). ")
