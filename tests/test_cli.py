@@ -439,7 +439,7 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     import lengthgen.leaderboard.grid as grid
 
     made = {"rope": [100.0, 95.0, 5.0], "nope": [100.0, 30.0, 10.0]}  # copy at 10, 15, 30 tokens
-    monkeypatch.setattr(grid, "answer_accuracy_by_length", lambda model, task, lengths, n, seed, **kw: pd.DataFrame(
+    monkeypatch.setattr(grid, "exact_match_by_length", lambda model, task, lengths, n, seed, **kw: pd.DataFrame(
         {"length": list(lengths), "metric": "accuracy", "value": made[model.cfg.positional.replace("none", "nope")]}))
     results = str(tmp_path / "results")
     assert main(["run", "leaderboard", "--profile", "smoke", "--task", "copy", "--results", results]) == 0

@@ -19,6 +19,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
+from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
@@ -28,7 +29,8 @@ from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.prompted import Prompted
-from lengthgen.train.evaluate import answer_accuracy_by_length, course_reader
+from lengthgen.tasks.seq2seq import Seq2SeqTask
+from lengthgen.train.evaluate import course_reader, exact_match_by_length
 from lengthgen.train.loop import LMTrainConfig, train
 
 
@@ -43,6 +45,8 @@ class Mechanism:
     positions: str = "given"
     model: tuple[tuple[str, object], ...] = ()  # (TransformerConfig field, value) pairs
     coupled: bool = False  # position ids coupled by the task (`Seq2SeqTask.coupled_ids`): runs only where it has them
+    gru: str = ""  # not a transformer but monotonic attention's GRU encoder-decoder with this cross-attention
+    # (`cross_attention.CROSS_ATTENTION`): runs on the sequence-to-sequence tasks, each as source and target
 
     def architecture(self, model: TransformerConfig) -> TransformerConfig:
         """`model` with this mechanism's scheme and settings."""
@@ -69,6 +73,12 @@ MECHANISMS = Registry("mechanism", {
                          model=(("attention_norm", "ln"),)),
     "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
                          model=(("attention_norm", "ln"),)),
+    **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
+                                     gru=attention)
+       for attention, words in (("content", "content attention"), ("relative", "relative positional attention"),
+                                ("bi_relative", "bidirectional relative attention"),
+                                ("locattn", "location attention (Dubois et al. 2020)"),
+                                ("onestep", "OneStepAttn"), ("mono", "MonoAttn"))},
 })
 
 
@@ -138,6 +148,7 @@ class LeaderboardRun:
     course: int = added(0)  # > 0: every this many steps, exact match at the longest training length (COURSE rows
     # with their step: the course of training, for sizing); 0: none
     course_samples: int = added(100)  # prompts of each point of the course (drawn from eval_seed + 1)
+    gru: Seq2SeqConfig | None = added(None)  # a GRU mechanism's model (then `model` is not used)
     stop_fitted: bool = added(False)  # with a course: stop training at its first point that fits (>= TRAINED)
     progress: bool = ignored(False)  # tqdm bars inside the run
 
@@ -162,18 +173,26 @@ def board_task(name: str, coupled: bool = False) -> LMTask:
     return source
 
 
-def build_run(cfg: LeaderboardRun) -> tuple[LMTask, object]:
-    """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme); the init draws from the
-    seed."""
+def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
+    """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme), or for a GRU mechanism (the
+    sequence-to-sequence task itself, untrained GRU encoder-decoder); the init draws from the seed."""
     mechanism = MECHANISMS[cfg.mechanism]
+    if cfg.gru is not None:
+        task = TASKS[cfg.task](**dict(TASK_LENGTHS[cfg.task].options))
+        if not isinstance(task, Seq2SeqTask):
+            raise LengthgenError(f"{cfg.task} is not a sequence-to-sequence task; {cfg.mechanism} needs one")
+        return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
     task = board_task(cfg.task, mechanism.coupled)
     return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
 
 
 def runs_on(mechanism: str, task: str) -> bool:
-    """Whether a mechanism has a cell on a task: always, but for one that needs coupled ids: where the task has them,
-    PPC where they depend on the input (the model must predict them), the others where they do not."""
+    """Whether a mechanism has a cell on a task: always, but for a GRU (on sequence-to-sequence tasks) and one that
+    needs coupled ids: where the task has them, PPC where they depend on the input (the model must predict them), the
+    others where they do not."""
     chosen = MECHANISMS[mechanism]
+    if chosen.gru:
+        return issubclass(TASKS[task], Seq2SeqTask)
     if not chosen.coupled:
         return True
     try:
@@ -185,7 +204,7 @@ def runs_on(mechanism: str, task: str) -> bool:
 
 
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
-    """Train, then exact match of greedy answers at each test length (`evaluate.answer_accuracy_by_length`, its ids
+    """Train, then exact match of greedy answers at each test length (`evaluate.exact_match_by_length`, its ids
     randomized below max_positions for "randomized"); the final training loss beside. The checkpoint is the trained
     model."""
     task, model = build_run(cfg)
@@ -197,8 +216,8 @@ def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
                          cfg.eval_seed + 1, course, stop_at, randomize) if cfg.course else None
     stats = train(model, task, training, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.mechanism}/{cfg.seed}",
                   callback=read, carry=course)
-    rows = answer_accuracy_by_length(model, task, cfg.tests, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress,
-                                     randomize=randomize)
+    rows = exact_match_by_length(model, task, cfg.tests, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress,
+                                 randomize=randomize)
     loss = pd.DataFrame([{"length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
     return RunOutput(pd.concat([rows, loss, *([pd.DataFrame(course)] if course else [])], ignore_index=True),
                      checkpoint=model.state_dict())
@@ -238,8 +257,9 @@ class LeaderboardSizes:
         model = MECHANISMS[mechanism].architecture(base)
         train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])
+        gru = Seq2SeqConfig(attention=MECHANISMS[mechanism].gru) if MECHANISMS[mechanism].gru else None
         return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,
-                              eval_samples=self.samples, course=self.course, stop_fitted=self.stop_fitted)
+                              eval_samples=self.samples, course=self.course, stop_fitted=self.stop_fitted, gru=gru)
 
 
 # smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three

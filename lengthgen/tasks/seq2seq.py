@@ -50,6 +50,11 @@ class Seq2SeqTask:
     def draw(self, length: int, gen: torch.Generator) -> Example:
         raise NotImplementedError
 
+    def sample(self, batch_size: int, length: int, gen: torch.Generator) -> Seq2SeqBatch:
+        """`batch_size` draws of `length` as one batch (a step-based training's batch, `train.loop.train`), drawn in
+        the order a prompted task draws them (`tasks.prompted`), so the same generator gives both the same examples."""
+        return self.batch([self.draw(length, gen) for _ in range(batch_size)])
+
     def coupled_ids(self, source: Sequence[str], target: Sequence[str]) -> tuple[list[int], list[int]] | None:
         """Position coupling's ids (Cho et al. 2024) of an example: one id per source token and per target token (from
         1; a separator between operands may have 0), a target token sharing its id with the source token(s) it is

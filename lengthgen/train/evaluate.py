@@ -17,6 +17,7 @@ from lengthgen.metrics import ACCURACY, ACCURACY_ADAPTIVE, COURSE, EDIT_DISTANCE
 from lengthgen.models.hooks import capture
 from lengthgen.models.positional import randomized
 from lengthgen.seeding import generator
+from lengthgen.tasks.seq2seq import Seq2SeqTask
 
 # Sub-batches hold at most this many item-feature elements (sets x items x width), ~256 MB of float32.
 ELEMENT_BUDGET = 2**26
@@ -189,18 +190,34 @@ def first_wrong_summary(wrong: pd.DataFrame, token: str = "0") -> dict:
             "share": 100.0 * float((wrong.predicted == token).mean())}
 
 
+def exact_match_by_length(model, task, lengths, n_samples: int, seed: int, metric: str = ACCURACY,
+                          progress: bool = True, randomize: int = 0) -> pd.DataFrame:
+    """% of `n_samples` examples per length answered exactly, from one test seed whatever the model: a decoder-only
+    task's prompts (`answer_accuracy_by_length`), or a sequence-to-sequence task's draws, decoded greedily
+    (`sequence_metrics`); both draw the same examples from a seed (`Seq2SeqTask.sample`). Rows: length, metric,
+    value."""
+    if not isinstance(task, Seq2SeqTask):
+        return answer_accuracy_by_length(model, task, lengths, n_samples, seed, metric, progress, randomize)
+    rows = []
+    for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
+        gen = generator(seed, f"test/{length}")  # `test_set`'s
+        examples = [task.draw(length, gen) for _ in range(n_samples)]
+        rows.append({"length": length, "metric": metric, "value": sequence_metrics(task, model, examples)[ACCURACY]})
+    return pd.DataFrame(rows)
+
+
 def course_reader(model, task, length: int, every: int, last: int, samples: int, seed: int, rows: list,
                   stop_at: float | None = None, randomize: int = 0) -> Callable[[int], bool]:
     """A training callback (`loop.train`'s `callback`) that reads the course of training: after every `every` steps
     and after the `last`, exact match of the greedy answers to `samples` prompts of `length` drawn from `seed` (metric
-    COURSE, `answer_accuracy_by_length`, its ids randomized below `randomize` where > 0), rows appended to `rows` with
+    COURSE, `exact_match_by_length`, its ids randomized below `randomize` where > 0), rows appended to `rows` with
     the step. It returns True, which stops the training, at the first point at or above `stop_at` (None: never)."""
 
     def read(step: int) -> bool:
         if step % every and step != last:
             return False
-        point = answer_accuracy_by_length(model, task, [length], samples, seed, COURSE, progress=False,
-                                          randomize=randomize)
+        point = exact_match_by_length(model, task, [length], samples, seed, COURSE, progress=False,
+                                      randomize=randomize)
         rows.extend(point.assign(step=step).to_dict("records"))
         return stop_at is not None and float(point[point.metric == COURSE].value.iloc[0]) >= stop_at
 

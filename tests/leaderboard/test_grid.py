@@ -59,7 +59,7 @@ def test_every_run_meets_the_test_examples_of_the_test_seed_whatever_its_own(mon
     import lengthgen.leaderboard.grid as grid
 
     asked = []
-    monkeypatch.setattr(grid, "answer_accuracy_by_length", lambda model, task, lengths, n, seed, **kw: asked.append(
+    monkeypatch.setattr(grid, "exact_match_by_length", lambda model, task, lengths, n, seed, **kw: asked.append(
         (task.name, tuple(lengths), n, seed)) or pd.DataFrame({"length": list(lengths), "metric": ACCURACY,
                                                                "value": 0.0}))
     for seed, mechanism in ((3, "nope"), (4, "alibi")):
@@ -151,7 +151,8 @@ def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_
     monkeypatch.setattr(evaluate, "answer_accuracy_by_length", scripted)
     stopped = run_leaderboard(replace(cfg, stop_fitted=True)).metrics
     assert stopped.query(f"metric == '{COURSE}'").step.tolist() == [2, 4]  # 95% >= 90% at step 4: no step 6
-    assert read == [((40,), 4, 1, 256)] * 2  # not the test seed; ids randomized as in training and tests
+    assert read == [((40,), 4, 1, 256)] * 2 + [((40, 50), 8, 0, 256)]  # the course: not the test seed; ids
+    # randomized as in training and in the tests (the last call)
 
 
 def test_the_sizing_study_runs_rope_and_nope_on_every_task_on_a_sizing_seed():
@@ -188,3 +189,27 @@ def test_the_sparsity_papers_tasks_run_as_they_are_with_their_settings_and_ppc_w
         assert model.predicts_ids == (mechanism == "ppc")
         rows = run_leaderboard(cfg).metrics
         assert rows[rows.metric == ACCURACY].length.tolist() == list(tests)
+
+
+def test_a_gru_mechanism_trains_monotonic_attentions_model_on_the_same_examples_as_every_other_mechanism():
+    import torch
+
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.models.gru_seq2seq import GRUSeq2Seq
+    from lengthgen.seeding import generator
+    from lengthgen.tasks import TASKS
+
+    assert grid.runs_on("gru+mono", "reverse_copy") and not grid.runs_on("gru+mono", "sparse_parity")
+    cfg = grid.LEADERBOARD_PROFILES["smoke"].run("copy", "gru+onestep", 0)
+    assert cfg.gru.attention == "onestep" and grid.LEADERBOARD_PROFILES["smoke"].run("copy", "rope", 0).gru is None
+    task, model = build_run(cfg)
+    assert isinstance(model, GRUSeq2Seq) and task.name == "copy"
+    rows = run_leaderboard(cfg).metrics
+    assert rows[rows.metric == ACCURACY].length.tolist() == list(cfg.tests)
+    # a test seed draws the same examples for a GRU (source, target) as for a decoder (prompt, answer)
+    prompted = grid.board_task("copy").sample(5, 12, generator(0, "test/12"))
+    gen = generator(0, "test/12")
+    drawn = [TASKS["copy"]().draw(12, gen) for _ in range(5)]
+    vocab = grid.board_task("copy").vocab
+    assert [vocab.decode(row[13:]) for row in prompted.tokens.tolist()] == [list(t) for _, t in drawn]
+    assert torch.equal(task.sample(5, 12, generator(0, "x")).src, task.sample(5, 12, generator(0, "x")).src)
