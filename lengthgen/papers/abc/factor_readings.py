@@ -17,7 +17,8 @@ of their own (`factor_table(runs, task)`), no effect. The regime's controls
 (`factors.CONTROL_RULES`) are rows of `factor_table` under the regime's factor; effects and courses leave them out;
 `control_reading` says what they decide; `per_layer_reading` what calibrating each layer from its own attention
 changes on the tasks sized with `factors.PER_LAYER_RULES`. The sizing of Successor's scaffold without positions
-(`factors.NOPE_FACTORS`) has no ABC model: `nope_table`.
+(`factors.NOPE_FACTORS`) and of Addition's scaffold with cyclic positions (`factors.SCAFFOLD_FACTORS`) have no ABC
+model: `scaffold_table`.
 """
 
 import pandas as pd
@@ -41,6 +42,7 @@ from lengthgen.papers.abc.factors import (
     FACTORS,
     NOPE_FACTORS,
     PER_LAYER_RULES,
+    SCAFFOLD_FACTORS,
     TASK_FACTORS,
 )
 from lengthgen.papers.abc.paper import title
@@ -181,30 +183,36 @@ def factor_section(runs: pd.DataFrame, grid: str) -> str:
             f"it leaves open per output step, at the longest length (– for runs stored before they were recorded).")
     parts = [head + rule, markdown_table(judged[["factor", "seeds", "effect", "range", "verdict"]]), _shown(table),
              control_reading(runs)]
-    for task in sorted(set(runs.task) - {STUDIED}):
-        table = factor_table(runs, task)
+    with_abc = runs[~runs.variant.isin([*NOPE_FACTORS, *SCAFFOLD_FACTORS])]  # the scaffolds' have their own tables
+    for task in sorted(set(with_abc.task) - {STUDIED}):
+        table = factor_table(with_abc, task)
         factors = and_list(f"`{f}`" for f in dict.fromkeys(table.factor))
         parts += [f"**{title(task)}, sized alone** ({factors}, at its own step budget; the columns as above):",
                   _shown(table)]
     parts.append(per_layer_reading(runs))
-    nope = nope_table(runs)
-    if not nope.empty:
-        parts += ["**Successor's scaffold without positions, in the regime** (Table 3's w = 1 NoPE model on aligned "
-                  "input, no ABC model; `factors.NOPE_FACTORS`): exact match (%) of the trained model at each length, "
-                  "mean over seeds, its final training loss, and the % of its answers right as the public code "
-                  "compares them (as numbers: `<eos>` and the number's leading zeros ignored; – where not recorded).",
-                  markdown_table(nope.assign(loss=nope.loss.map("{:.3f}".format),
-                                             **{c: nope[c].map(lambda v: "–" if v != v else f"{v:.1f}")
-                                                for c in nope.columns if c.endswith("digits") or c.startswith("as")}))]
+    columns = ("exact match (%) of the trained model at each length, mean over seeds, its final training loss, and the "
+               "% of its answers right as the public code compares them (as numbers: `<eos>` and the number's leading "
+               "zeros ignored; – where not recorded)")
+    for factors, what in ((NOPE_FACTORS, "**Successor's scaffold without positions, in the regime** (Table 3's w = 1 "
+                                         "NoPE model on aligned input, no ABC model; `factors.NOPE_FACTORS`): "),
+                          (SCAFFOLD_FACTORS, "**Addition's scaffold with cyclic positions, in the regime** (Table 3's "
+                                             "w = 1, T = 3 model on aligned input, no ABC model, with a window of one "
+                                             "operand pair or one token on each side; `factors.SCAFFOLD_FACTORS`): ")):
+        table = scaffold_table(runs, factors)
+        if not table.empty:
+            parts += [what + columns + ".", markdown_table(table.assign(
+                loss=table.loss.map("{:.3f}".format), **{c: table[c].map(lambda v: "–" if v != v else f"{v:.1f}")
+                                                         for c in table.columns
+                                                         if c.endswith("digits") or c.startswith("as")}))]
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def nope_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per NOPE_FACTORS factor stored: seeds, loss (the final training loss, mean over seeds), "L digits"
-    (the trained model's exact match at each tested length L, mean over seeds) and "as numbers at L" at the shortest
-    and the longest length (right as the public code compares answers, ACCURACY_NUMBER; NaN for runs stored before
-    it was recorded)."""
-    runs = runs[runs.variant.isin(NOPE_FACTORS) & (runs.stage == "trained")] if len(runs) else runs
+def scaffold_table(runs: pd.DataFrame, factors: dict = NOPE_FACTORS) -> pd.DataFrame:
+    """One row per stored factor of `factors` (a scaffold's, without ABC models: NOPE_FACTORS or SCAFFOLD_FACTORS):
+    seeds, loss (the final training loss, mean over seeds), "L digits" (the trained model's exact match at each tested
+    length L, mean over seeds) and "as numbers at L" at the shortest and the longest length (right as the public code
+    compares answers, ACCURACY_NUMBER; NaN for runs stored before it was recorded)."""
+    runs = runs[runs.variant.isin(factors) & (runs.stage == "trained")] if len(runs) else runs
     if runs.empty:
         return pd.DataFrame(columns=["factor", "seeds", "loss"])
     rows, ends = [], (runs.length[runs.metric == ACCURACY].min(), runs.length[runs.metric == ACCURACY].max())
@@ -215,7 +223,7 @@ def nope_table(runs: pd.DataFrame) -> pd.DataFrame:
                      "loss": g[g.metric == FINAL_TRAIN_LOSS].value.mean(),
                      **{f"{length} digits": value for length, value in acc.items()},
                      **{f"as numbers at {length}": number.get(length, float("nan")) for length in ends}})
-    order = list(NOPE_FACTORS).index
+    order = list(factors).index
     return pd.DataFrame(rows).sort_values("factor", key=lambda s: s.map(order)).reset_index(drop=True)
 
 

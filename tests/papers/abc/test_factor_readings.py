@@ -12,9 +12,10 @@ from lengthgen.papers.abc.factor_readings import (
     factor_effects,
     factor_section,
     factor_table,
-    nope_table,
     per_layer_reading,
+    scaffold_table,
 )
+from lengthgen.papers.abc.factors import SCAFFOLD_FACTORS
 from lengthgen.papers.abc.prose import factor_study
 
 LENGTHS = (6, 8, 12, 24, 50)
@@ -174,7 +175,7 @@ def test_the_controls_say_whether_values_or_lines_decide_at_every_seed():
     assert "its values matter too" in reading(*code_holds, controls(100, 98.0, 1.0), controls(101, 95.0, 0.0))
 
 
-def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
+def test_the_scaffold_tables_show_the_trained_models_and_no_abc():
     def nope(factor: str, seed: int, at6: float, loss: float) -> list[dict]:
         return [{"task": "successor", "variant": factor, "seed": seed, "stage": "trained", "step": 3000,
                  "length": length, "metric": ACCURACY, "value": at6 if length == 6 else 0.0} for length in (6, 50)] + [
@@ -185,7 +186,7 @@ def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
                 "length": length, "metric": "accuracy_number", "value": 55.0} for length in (6, 50)]
     runs = frame(run("baseline", 100, 10.0), nope("nope-wide-deep", 100, 90.0, 0.01), numbers,
                  nope("nope-long", 100, 20.0, 0.05), nope("nope-long", 101, 40.0, 0.03))
-    table = nope_table(runs).set_index("factor")
+    table = scaffold_table(runs).set_index("factor")
     assert table.index.tolist() == ["nope-long", "nope-wide-deep"] and table.seeds.tolist() == [2, 1]
     assert table.loc["nope-long", "6 digits"] == 30.0 and table.loc["nope-long", "loss"] == pytest.approx(0.04)
     assert factor_effects(runs).empty and set(factor_table(runs).factor) == {"baseline"}  # not a factor of the study
@@ -193,6 +194,12 @@ def test_the_nope_scaffolds_table_shows_the_trained_models_and_no_abc():
     assert table.loc["nope-wide-deep", "as numbers at 50"] == 55.0 and table["as numbers at 6"].isna()["nope-long"]
     assert "scaffold without positions" in text and "| nope-long | 2 | 0.040 | 30.0 | 0.0 | – | – |" in text
     assert "scaffold without positions" not in factor_section(frame(run("baseline", 100, 10.0)), "abc-factors at cpu")
+    t3 = [{**row, "task": "addition", "variant": factor}
+          for factor, at6 in (("T=3", 50.0), ("T=3, token window", 100.0)) for row in nope("x", 100, at6, 0.02)]
+    both = frame(run("baseline", 100, 10.0), t3)
+    assert scaffold_table(both, SCAFFOLD_FACTORS)["6 digits"].tolist() == [50.0, 100.0]
+    assert scaffold_table(both).empty  # the T = 3 runs are not the NoPE scaffold's
+    assert "| T=3, token window | 1 | 0.020 | 100.0 | 0.0 | – | – |" in factor_section(both, "abc-factors at cpu")
 
 
 def per_layer_run(factor: str, task: str, seed: int, code: tuple[float, float], layers: tuple[float, float]):
