@@ -159,11 +159,16 @@ class LeaderboardRun:
                        pose_length=self.model.max_positions if positions == "pose" else 0)
 
 
+def board_source(name: str):
+    """A leaderboard task as its module defines it, with its settings on the board (`TaskLengths.options`)."""
+    return TASKS[name](**dict(TASK_LENGTHS[name].options))
+
+
 def board_task(name: str, coupled: bool = False) -> LMTask:
     """A leaderboard task as the decoder-only model meets it, with its settings (`TaskLengths.options`): a
     decoder-only task as it is (with `coupled`, its coupled ids: a task without them is refused), a
     sequence-to-sequence one as prompts and answers (`tasks.prompted`)."""
-    source = TASKS[name](**dict(TASK_LENGTHS[name].options))
+    source = board_source(name)
     if not isinstance(source, LMTask):
         return Prompted(source, coupled=coupled)
     if hasattr(source, "coupled"):
@@ -178,7 +183,7 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
     sequence-to-sequence task itself, untrained GRU encoder-decoder); the init draws from the seed."""
     mechanism = MECHANISMS[cfg.mechanism]
     if cfg.gru is not None:
-        task = TASKS[cfg.task](**dict(TASK_LENGTHS[cfg.task].options))
+        task = board_source(cfg.task)
         if not isinstance(task, Seq2SeqTask):
             raise LengthgenError(f"{cfg.task} is not a sequence-to-sequence task; {cfg.mechanism} needs one")
         return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
@@ -272,12 +277,16 @@ LEADERBOARD_PROFILES = {
 }
 
 
-def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """Every (task, mechanism, seed) run of a profile where the mechanism `runs_on` the task, seeds the profile's
-    unless given."""
-    sizes = LEADERBOARD_PROFILES[profile]
+def profile_runs(sizes: LeaderboardSizes, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """Every (task, mechanism, seed) run of a profile's sizes where the mechanism `runs_on` the task, seeds the
+    profile's unless given."""
     return [sizes.run(task, mechanism, seed) for task in sizes.tasks for mechanism in sizes.mechanisms
             if runs_on(mechanism, task) for seed in (seeds or sizes.seeds)]
+
+
+def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """The grid's runs at a profile (`profile_runs`)."""
+    return profile_runs(LEADERBOARD_PROFILES[profile], seeds)
 
 
 # The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice,
@@ -293,10 +302,8 @@ SIZING_PROFILES = {
 
 
 def sizing_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """Every (task, mechanism, seed) run of a sizing profile."""
-    sizes = SIZING_PROFILES[profile]
-    return [sizes.run(task, mechanism, seed) for task in sizes.tasks for mechanism in sizes.mechanisms
-            for seed in (seeds or sizes.seeds)]
+    """The sizing study's runs at a profile (`profile_runs`)."""
+    return profile_runs(SIZING_PROFILES[profile], seeds)
 
 
 LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "
@@ -315,7 +322,8 @@ def sizing_methods(store: ResultStore) -> str:
     return sizing_markdown(stored_runs(LEADERBOARD_SIZING, "cpu", store),
                            "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
                            f"mechanism, the first step of the course at >= {TRAINED:.0f}% at the longest training "
-                           "length, where the run stops; \"–\": not within its 10,000 steps). ")
+                           f"length, where the run stops; \"–\": not within its {SIZING_PROFILES['cpu'].steps:,} "
+                           "steps). ")
 
 
 METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

@@ -221,8 +221,7 @@ class DecoderOnly(nn.Module):
         caches = self.stack.caches(tokens.shape[0], tokens.device, capacity=tokens.shape[1] + steps) if cache else None
         seq, seq_ids = tokens, ids
         keys = None if mask is None else torch.cat([mask, mask.new_ones(mask.shape[0], steps)], 1)  # every key's
-        h = self.stack(tokens, ids, causal=True, caches=caches, mask=None if keys is None else keys[:, :seq.shape[1]])
-        h = h[:, -1]
+        h = self.stack(tokens, ids, causal=True, caches=caches, mask=mask)[:, -1]
         out, out_ids = [], []
         for t in range(steps):
             token = self.head(h).argmax(-1)  # (B,)

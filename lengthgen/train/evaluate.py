@@ -24,9 +24,14 @@ ELEMENT_BUDGET = 2**26
 DECODE_BATCH = 500  # seq2seq examples decoded together
 
 
+def test_generator(seed: int, length: int) -> torch.Generator:
+    """The generator a test set of (length, seed) draws from: the same for every model and task form (paired)."""
+    return generator(seed, f"test/{length}")
+
+
 def test_set(task, length: int, n_samples: int, seed: int):
     """The fixed test set for (length, seed): identical for every model evaluated with the same seed (paired)."""
-    return task.sample(n_samples, length, generator(seed, f"test/{length}"))
+    return task.sample(n_samples, length, test_generator(seed, length))
 
 
 def sub_batches(batch, width: int):
@@ -200,7 +205,7 @@ def exact_match_by_length(model, task, lengths, n_samples: int, seed: int, metri
         return answer_accuracy_by_length(model, task, lengths, n_samples, seed, metric, progress, randomize)
     rows = []
     for length in tqdm(list(lengths), desc="evaluate", disable=not progress, leave=False):
-        gen = generator(seed, f"test/{length}")  # `test_set`'s
+        gen = test_generator(seed, length)
         examples = [task.draw(length, gen) for _ in range(n_samples)]
         rows.append({"length": length, "metric": metric, "value": sequence_metrics(task, model, examples)[ACCURACY]})
     return pd.DataFrame(rows)
