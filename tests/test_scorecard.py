@@ -83,12 +83,12 @@ def _set_vanilla_successor(root, length: int, value: float, runs: int = 3) -> in
 
 
 def test_the_page_follows_the_stored_results(abc_root):
-    row = "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | "
+    row = "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0 | "
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
-    assert row + "0.0 (0-0) | 3 | reproduced |" in page  # the vanilla model collapses, as in the paper
+    assert row + "0 (0-0) | 3 | reproduced |" in page  # the vanilla model collapses, as in the paper
     assert _set_vanilla_successor(abc_root, 10, 100.0) == 3
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
-    assert row + "100.0 (100-100) | 3 | not reproduced (ours higher) |" in page  # a changed result changes its row
+    assert row + "100 (100-100) | 3 | not reproduced (ours higher) |" in page  # a changed result changes its row
 
 
 def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
@@ -99,7 +99,7 @@ def test_the_page_counts_the_reproduced_rows_whose_seeds_split(abc_root):
     before = (card.verdict == verdicts.SEEDS_SPLIT).sum()
     assert _set_vanilla_successor(abc_root, 10, 100.0, runs=1) == 1  # seeds 100 / 0 / 0; the paper's 0 within them
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
-    assert "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0.0 | 0.0 (0-100) | 3 | " \
+    assert "| stored cpu | Table 1 | successor / vanilla / 10 digits | 0 | 0 (0-100) | 3 | " \
            "reproduced (seeds split) |" in page
     card = scorecard.scorecard(ResultStore(abc_root / "results"))
     assert (card.verdict == verdicts.SEEDS_SPLIT).sum() == before + 1
@@ -142,7 +142,7 @@ def test_rule_changes_set_both_rules_on_the_same_numbers(abc_root):
             != changed.verdict.map(verdicts.verdict_class)).all()
     page = write_scorecard(abc_root, "quick", abc_root / "live").read_text()
     assert "## What the strict rules changed" in page
-    assert f"| {cell} | 0.0 | 50.0 (50-50) | 3 | partly | not reproduced (ours higher) |" in page
+    assert f"| {cell} | 0 | 50 (50-50) | 3 | partly | not reproduced (ours higher) |" in page
 
 
 def test_totals_count_every_row_once(abc_root):

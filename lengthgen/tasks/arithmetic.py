@@ -64,6 +64,11 @@ class ArithmeticTask(Seq2SeqTask):
         operand where the operands are interleaved."""
         return self.tail + self.stride * step + self.stride - 1
 
+    def operand_lines_from_end(self, step: torch.Tensor, width: int) -> list[torch.Tensor]:
+        """`line_from_end` for each operand whose digit output step `step` reads (operands `width` digits wide): one
+        line here; Addition's two (`Addition.operand_lines_from_end`)."""
+        return [self.line_from_end(step)]
+
     def __init__(self, data_seed: int = 0, aligned: bool = False, width: int | None = None, markers: bool = False):
         super().__init__(data_seed)
         self.aligned, self.width, self.markers = aligned, width, markers
@@ -178,6 +183,12 @@ class Addition(ArithmeticTask):
     @property
     def stride(self):
         return 2 if self.aligned else 1
+
+    def operand_lines_from_end(self, step, width):
+        """Operand a's digit and operand b's for output step `step`, counted from the source's end: interleaved, the
+        pair's two tokens (a's is `line_from_end`); else b's is `line_from_end` and a's lies past b and the "+"."""
+        b_or_a = self.line_from_end(step)
+        return [b_or_a, b_or_a - 1] if self.aligned else [b_or_a + width + 1, b_or_a]
 
     def _example(self, numbers):
         a, b = numbers

@@ -194,3 +194,16 @@ def test_the_line_reads_digit_t_of_the_operand_it_names_at_every_step(name, alig
         digits = task.digits(read)[::-1]
         for t, digit in enumerate(digits):
             assert source[len(source) - 1 - task.line_from_end(t)] == digit
+
+
+@pytest.mark.parametrize("aligned,markers", [(False, False), (True, False), (True, True), (False, True)])
+def test_addition_names_both_operands_digits_at_every_step(aligned, markers):
+    """Step t reads digit t of a and of b (from the least significant): `operand_lines_from_end` names both keys,
+    a's first; one-operand tasks name `line_from_end` alone."""
+    task = Addition(aligned=aligned, markers=markers)
+    a, b = 4821, 3907
+    source, target = task.example((a, b))
+    for t in range(4):
+        keys = task.operand_lines_from_end(torch.tensor(t), len(target))
+        assert [source[len(source) - 1 - int(k)] for k in keys] == [str(a)[::-1][t], str(b)[::-1][t]]
+    assert Successor().operand_lines_from_end(torch.tensor(2), 5) == [Successor().line_from_end(torch.tensor(2))]

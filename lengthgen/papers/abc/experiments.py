@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
+import torch
 from torch import nn
 
 from lengthgen.analysis.calibration import (
@@ -36,6 +37,7 @@ from lengthgen.metrics import (
     FINAL_TRAIN_LOSS,
     FIRST_ERROR,
     FIRST_WRONG_ZERO,
+    LINE_OPERANDS,
     LINE_TAIL,
     by_construction,
 )
@@ -72,8 +74,9 @@ ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public":
              "code-layers": (replace(CODE_SELF, source="each"), replace(CODE_CROSS, source="each"))}
 # the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
 # anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
-# finding; the paper's third, its diagonal, is our anti-diagonal: for self-attention, causal masking makes the corner
-# cell (0, 0) a one-cell anti-diagonal of weight 1, which every threshold keeps
+# finding. The paper searches a third, its diagonal, our anti-diagonal: we leave it out (a divergence). In
+# self-attention causal masking makes the corner cell (0, 0) a one-cell anti-diagonal of weight 1, which every
+# threshold keeps; in cross-attention it would open other cells (`third_direction` counts them)
 ABC_DIRECTIONS = (("diagonal", "vertical"), ("diagonal", "vertical"))
 ABC_MODELS = ("paper", "code", "paper/nope", "code/nope")  # Table 1's ABC models: both rules, with or without positions
 
@@ -266,15 +269,48 @@ def calibrate_abc(cfg: ArithmeticRun, task, models: nn.ModuleDict, key: str) -> 
                                                        ABC_DIRECTIONS, steps_read))
 
 
+def third_direction(cfg: ArithmeticRun, model, task, length: int) -> pd.DataFrame:
+    """What the direction our cross-attention leaves out would change: the cells of each head's cross-attention bias,
+    over a test of `length` digits (its decoder steps x its source tokens), that differ when ABC also searches our
+    anti-diagonal (the paper's diagonal) beside ABC_DIRECTIONS, calibrated from `model` (a trained run's) on the run's
+    own batch, by each ABC rule of `cfg`. Rows: rule, head, cells (that change), of (the cells of a head)."""
+    batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+    source, target = task.examples(str(length), 1)[0]
+    rows = []
+    for rule in dict.fromkeys(name.split("/")[0] for name in cfg.abc):
+        tables = [calibrated_table(model, batch, cfg.model.max_positions, ABC_RULES[rule], (ABC_DIRECTIONS[0], cross),
+                                   steps_read)[model.decoder_layers[1].start, :, :len(target), :len(source)]
+                  for cross in (ABC_DIRECTIONS[1], (*ABC_DIRECTIONS[1], "anti-diagonal"))]
+        rows += [{"rule": rule, "head": head, "cells": int(n), "of": len(target) * len(source)}
+                 for head, n in enumerate((tables[0] != tables[1]).sum((-2, -1)).tolist())]
+    return pd.DataFrame(rows, columns=["rule", "head", "cells", "of"])
+
+
+def third_directions(models: dict[str, tuple], configs: list[ArithmeticRun]) -> pd.DataFrame:
+    """`third_direction` of each task's trained model in `models` (`trained_models`' names, "<task> / vanilla") whose
+    config runs ABC, at its longest test length: rows task, length, rule, head, cells, of."""
+    parts = []
+    for cfg in configs:
+        name = f"{cfg.task} / {variant(cfg)}"
+        if cfg.abc and name in models and cfg.seed == min(c.seed for c in configs if c.task == cfg.task):
+            model, task = models[name]
+            length = max(cfg.eval_lengths)
+            parts.append(third_direction(cfg, model, task, length).assign(task=cfg.task, length=length))
+    columns = ["task", "length", "rule", "head", "cells", "of"]
+    return pd.concat(parts)[columns] if parts else pd.DataFrame(columns=columns)
+
+
 def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     """Train and test by length; then for each ABC rule, calibrate a bias table from the trained model's attention,
     train that rule's fresh model with it (`retrain_steps`, on the trained model's schedule otherwise: its warmup
     too unless `retrain_warmup` is set, so a retraining shorter than twice the warmup spends half or more of it
-    warming up) and test it the same way, with what its bias does alone (`bias_rows`), and the tail its readings
-    of the line skipped (LINE_TAIL). Dropout draws from the run's own stream. The checkpoint holds every model
-    (bias tables included)."""
+    warming up) and test it the same way, with what its bias does alone (`bias_rows`), the tail its readings of the
+    line skipped (LINE_TAIL) and the operands whose digits they read (LINE_OPERANDS). Dropout draws from the run's
+    own stream. The checkpoint holds every model (bias tables included)."""
     task, models = build_arithmetic(cfg)
-    rows = [{"stage": "trained", "length": 0, "metric": LINE_TAIL, "value": task.tail}]
+    rows = [{"stage": "trained", "length": 0, "metric": LINE_TAIL, "value": task.tail},
+            {"stage": "trained", "length": 0, "metric": LINE_OPERANDS, "value": len(task.operand_lines_from_end(
+                torch.arange(1), 1))}]
     for key, stage in cfg.stages().items():
         model = models[key]
         if key != "trained":
@@ -373,27 +409,28 @@ class ArithmeticSizes:
 
 
 # Every profile pads operands to a fixed width, as the public code (FIXED_LEN), so that a model's positions are all
-# trained and only the digits are new at test lengths; ListOps (Appendix C) alone is unpadded (a padding 0 would
-# change MIN) and runs only the scaffold the paper reports for it (w = 1, T = 3). smoke exercises the code; quick is
-# sized on this machine (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without
-# positions, with Xavier-initialised token embeddings (one of the two factors of `factors` that help; the other,
-# dropout 0.3, does not fit the vanilla model in quick's 1,000 steps); cpu is the first stored grid, three seeds,
-# every task of the paper's Tables 1 and 3 and Appendix C at 3,000 steps (the sizing runs of Methods) but Addition at
-# 30,000 (the least at which it fitted its training numbers) and Parity padded to 49 bits: its training numbers have
-# up to 21 bits, so 25 would test only 3 bits beyond them. regime is cpu's model in the paper's regime as the factor
-# study measured it (`factors`: dropout 0.3 everywhere the public code has it and Xavier-initialised token embeddings,
-# the two factors that help; masks drawn by bits), padded to the paper's 51 digits and tested at its columns (6, 10,
-# 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N x 1's need them (ListOps
-# at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither fitted its training
-# numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at the
-# budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
+# trained and only the digits are new at test lengths; ListOps (Appendix C) alone is unpadded (a padding 0 would change
+# MIN) and runs only the scaffold the paper reports for it (w = 1, T = 3). smoke exercises the code; quick is sized on
+# this machine (book/methods.md) for the page's budget: Successor, without the paper-rule ABC model without positions,
+# with Xavier-initialised token embeddings (one of the two factors of `factors` that help; the other, dropout 0.3, does
+# not fit the vanilla model in quick's 1,000 steps); cpu is the first stored grid, three seeds, every task of the
+# paper's Tables 1 and 3 and Appendix C at 3,000 steps (the sizing runs of Methods) but Addition at 30,000 (the least at
+# which it fitted its training numbers) and Parity padded to 49 bits: its training numbers have up to 21 bits, so 25
+# would test only 3 bits beyond them. regime is cpu's model in the paper's regime as the factor study measured it
+# (`factors`: dropout 0.3 everywhere the public code has it and Xavier-initialised token embeddings, the two factors
+# that help; masks drawn by bits), padded to 51 digits (the paper: a fixed width it does not state) and tested at its
+# columns (6, 10, 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N x 1's need
+# them (ListOps at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither fitted its
+# training numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at
+# the budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
 # source between <sos> and <eos> with its window one digit back (`nope_markers`): without them it could not end its
 # answers (the factor study's NoPE runs). Its scaffolds with positions on two interleaved operands open the paper's
-# window, w tokens on each side of a step's pair (`window_span`; cpu's open w pairs, in which T = 3's ids repeat and
-# T = 3 did not fit Addition: the factor study's "T=3" and "T=3, token window"). full is the paper's model (1
-# encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3, the paper's window) with the public code's
-# Xavier-initialised token embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a
-# step budget of our choosing (the paper gives none).
+# window, w tokens on each side of a step's pair (`window_span`; cpu's open w pairs, in which T = 3's ids repeat and T =
+# 3 did not fit Addition: the factor study's "T=3" and "T=3, token window"). full is the paper's model (1 encoder + 6
+# post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3, the paper's window) with the public code's
+# Xavier-initialised token embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step
+# budget of our choosing (the paper gives none).
+REGIME_CHOSEN_ON = ("successor",)  # the tasks the regime's factors were chosen on (sizing seeds): in sample there
 LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
                  for task in (*LISTOPS_TASKS, "listops_sum_balanced")}  # the last: abc-balanced, beyond the paper
 ARITHMETIC_PROFILES = {

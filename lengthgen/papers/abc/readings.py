@@ -10,6 +10,8 @@ and model by model, under rules stated once here.
   COLLAPSE_FROM digits), else "partly". The paper's class comes from its columns (6, 10, 15, 20, 50 digits), ours from
   the lengths we tested; the verdict is "reproduced" when the classes agree, "not trained" when the paper's model
   interpolates and ours does not, else "not reproduced".
+- An ABC model that does not fit where its vanilla model does is UNFIT_WITH_BIAS, in its cells beyond the training
+  length and as a model: ABC as we ran it produced a model that cannot fit, a finding on ABC, not on our recipe.
 """
 
 from collections.abc import Callable
@@ -27,16 +29,28 @@ from lengthgen.metrics import (
     FINAL_TRAIN_LOSS,
     FIRST_ERROR,
     FIRST_WRONG_ZERO,
+    LINE_OPERANDS,
     LINE_TAIL,
     OPEN_KEYS,
     by_construction,
 )
 from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.papers.abc.paper import UNITS
 from lengthgen.seeding import generator
-from lengthgen.tasks.arithmetic import LISTOPS
+from lengthgen.tasks import TASKS
+from lengthgen.tasks.arithmetic import INTERPOLATION_RANGE, LISTOPS
 
-TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6 or 7
+TRAINED_DIGITS = 6  # the interpolation numbers (0 .. 2^20) have at most 7 digits, most of them 6
 COLLAPSE_FROM = 10  # the first length of the paper's tables past the training numbers
+UNFIT_WITH_BIAS = "not reproduced (does not fit with the bias)"  # an ABC model below TRAINED at TRAINED_DIGITS
+# whose vanilla model (the one its bias came from) fits: the calibrated bias, not the recipe, keeps it from fitting
+
+
+def _vanilla_fits(table: pd.DataFrame) -> pd.Series:
+    """For each row of an `accuracy_table`-like table: whether its task's vanilla model fits (median >= TRAINED at
+    TRAINED_DIGITS)."""
+    vanilla = table[(table.model == "vanilla") & (table.length == TRAINED_DIGITS)].set_index("task").ours
+    return table.task.map((vanilla >= TRAINED).to_dict()).eq(True)
 
 
 def model_name(variant: str, stage: str) -> str:
@@ -75,36 +89,42 @@ def cells(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
         ours: `accuracy_table` of our runs.
         paper: (task, model, length, paper) rows, `experiments.abc_paper.table_rows`.
     """
+    source_fits = _vanilla_fits(ours)
     ours = ours[~ours.rule.map(ours_only)]  # the paper has no cell for them
-    table = ours.assign(iid=_iid(ours)).merge(paper, on=["task", "model", "length"])
+    table = ours.assign(iid=_iid(ours), source_fits=source_fits).merge(paper, on=["task", "model", "length"])
     table["verdict"] = [cell_verdict(p, ours, lo, hi, None if length == TRAINED_DIGITS else iid)
                         for p, ours, lo, hi, iid, length in zip(table.paper, table.ours, table["min"], table["max"],
                                                                 table.iid, table.length, strict=True)]
-    table["range"] = [f"{lo:.0f}-{hi:.0f}" if n > 1 else "" for lo, hi, n in
+    unfit = (table.verdict == NOT_TRAINED) & (table.model == "ABC") & table.source_fits
+    table.loc[unfit, "verdict"] = UNFIT_WITH_BIAS
+    table["range"] = [f"{lo:g}-{hi:g}" if n > 1 else "" for lo, hi, n in
                       zip(table["min"], table["max"], table.seeds, strict=True)]
     return table[["task", "model", "rule", "length", "paper", "ours", "range", "seeds", "verdict"]]
 
 
 def cell_reasons(table: pd.DataFrame) -> list[str]:
     """The scorecard's reason for each row of a `cells` table: "" when reproduced with every seed inside the band;
-    for a cell "not trained", the model's own median at TRAINED_DIGITS digits (for an ABC model, also its vanilla
-    model's where that one fits: then the calibrated bias, not the model it came from, keeps it from fitting); for the
-    others, which side our median lies on, over how many seeds, and their range."""
+    for a cell "not trained", the model's own median at TRAINED_DIGITS digits; for one UNFIT_WITH_BIAS, also its
+    vanilla model's (which fits); for the others, which side our median lies on, over how many seeds, and their
+    range; and for a cell past TRAINED_DIGITS still inside the training numbers' length (Parity's 10-20 bits), so."""
     vanilla = table[(table.model == "vanilla") & (table.length == TRAINED_DIGITS)].set_index("task").ours
     out = []
     for row, iid in zip(table.itertuples(), _iid(table), strict=True):
         seeds = f"{row.seeds} seed{'s' if row.seeds > 1 else ''}"
-        if row.verdict == NOT_TRAINED:
+        if row.verdict in (NOT_TRAINED, UNFIT_WITH_BIAS):
             of = f"median of {seeds}" if row.seeds > 1 else seeds
-            text = f"{iid:.1f}% at {TRAINED_DIGITS} digits (< {TRAINED:.0f}%; {of})"
-            source = vanilla.get(row.task, float("nan"))
-            if row.model == "ABC" and source >= TRAINED:
-                text += f"; calibrated from a vanilla model that fits ({source:.1f}%)"
+            text = f"{iid:g}% at {TRAINED_DIGITS} digits (< {TRAINED:.0f}%; {of})"
+            if row.verdict == UNFIT_WITH_BIAS:
+                text += f"; calibrated from a vanilla model that fits ({vanilla[row.task]:g}%)"
         elif row.verdict.startswith("reproduced"):
             text = f"seeds split: {row.range}" if "split" in row.verdict else ""
         else:
             spread = f" ({row.range})" if row.seeds > 1 else ""
             text = f"median {'higher' if row.ours > row.paper else 'lower'}; {seeds}{spread}"
+        inside = len(TASKS[row.task]().digits(INTERPOLATION_RANGE))
+        if TRAINED_DIGITS < row.length <= inside:
+            units = UNITS.get(row.task, "digits")
+            text += f"{'; ' if text else ''}inside the training numbers (up to {inside} {units})"
         out.append(text)
     return out
 
@@ -131,6 +151,7 @@ def model_claims(ours: pd.DataFrame, paper: pd.DataFrame, stated: dict | None = 
             "extrapolates"), for models absent from `paper`.
     """
     stated = stated or {}
+    source_fits = dict(zip(ours.task, _vanilla_fits(ours), strict=True))
     rows = []
     for (task, model, rule), curve in ours.groupby(["task", "model", "rule"], sort=False):
         theirs = paper[(paper.task == task) & (paper.model == model)]
@@ -138,10 +159,10 @@ def model_claims(ours: pd.DataFrame, paper: pd.DataFrame, stated: dict | None = 
             continue
         mine = curve_class(curve, "ours")
         stated_class = curve_class(theirs, "paper") if not theirs.empty else stated[(task, model)]
-        if mine == stated_class:
-            verdict = "reproduced"
+        if mine == stated_class:  # two models that do not interpolate agree on that alone: say so
+            verdict = "reproduced" if mine != "does not interpolate" else "reproduced (neither fits)"
         elif mine == "does not interpolate":
-            verdict = NOT_TRAINED
+            verdict = UNFIT_WITH_BIAS if model == "ABC" and source_fits[task] else NOT_TRAINED
         else:
             verdict = "not reproduced"
         rows.append({"task": task, "model": model, "rule": rule, "paper": stated_class, "ours": mine,
@@ -261,14 +282,16 @@ def exact_match_by(examples, predictions, key: Callable[[tuple], object]) -> pd.
 def anti_diagonal_mass(model, task, length: int, n: int) -> dict[str, float]:
     """How much of the last decoder layer's cross-attention lies on the reversed output's anti-diagonal (output digit t
     on the source digit t from the end, the cell the paper's Figs. 2, 8 light up), for `n` examples of `length` digits
-    (teacher-forced): per step, the largest weight any head puts there; averaged over the steps of the digits the
-    training numbers have (t < TRAINED_DIGITS + 1) and over the steps beyond them (NaN where there are none).
-    The cell of step t is the source token `task.line_from_end(t)` from the end."""
+    (teacher-forced): per step and operand, the largest weight any head puts on that operand's digit (the paper's
+    Addition heads split the operands between them), averaged over the operands; then over the steps of the digits
+    the training numbers have (t < TRAINED_DIGITS + 1) and over the steps beyond them (NaN where there are none).
+    The cells of step t are the source tokens `task.operand_lines_from_end(t, width)` from the end."""
     examples = task.examples(str(length), min(n, task.splits[str(length)].size))
     weights = decoder_attention(model, task.batch(examples))["cross"][-1]  # the last layer's (B, H, T, S)
     steps = torch.arange(min(length + 1, weights.shape[2]))
-    keys = weights.shape[-1] - 1 - task.line_from_end(steps)
-    on_line = weights[:, :, steps, keys].amax(1).mean(0)  # (steps,)
+    lines = task.operand_lines_from_end(steps, len(examples[0][1]))
+    on_line = torch.stack([weights[:, :, steps, weights.shape[-1] - 1 - keys].amax(1).mean(0)
+                           for keys in lines]).mean(0)  # (steps,)
     inside, beyond = on_line[: TRAINED_DIGITS + 1], on_line[TRAINED_DIGITS + 1:]
     return {"inside": float(inside.mean()), "beyond": float(beyond.mean()) if len(beyond) else float("nan")}
 
@@ -278,7 +301,9 @@ def line_read_right(runs: pd.DataFrame) -> pd.DataFrame:
     wrong keys. A run records the tail its readings skipped (LINE_TAIL), always its format's own. Runs stored before
     they recorded it skipped none, which is right only where no token follows the line's first digit: their readings
     are kept for Successor, Addition, Parity and ListOps without markers (only the sources of the models without
-    positions carry them: variants naming NoPE or markers) and dropped for N x 1 and the rest."""
+    positions carry them: variants naming NoPE or markers) and dropped for N x 1 and the rest. Addition's
+    ANTI_DIAGONAL readings are kept only from runs that record reading both operands (LINE_OPERANDS): before, they
+    read operand b's digit alone, where the model may read a's with another head."""
     line = runs.metric.str.startswith(ANTI_DIAGONAL) | (runs.metric == BIAS_ANTI_DIAGONAL)
     if not line.any():
         return runs
@@ -286,7 +311,9 @@ def line_read_right(runs: pd.DataFrame) -> pd.DataFrame:
     ids = pd.MultiIndex.from_frame(runs[run])
     recorded = ids.isin(ids[(runs.metric == LINE_TAIL).to_numpy()])
     tailless = (runs.task != "times_digit") & ~runs.variant.str.contains("nope|markers", case=False)
-    return runs[~line | recorded | tailless]
+    one_operand = (runs.task == "addition") & runs.metric.str.startswith(f"{ANTI_DIAGONAL}:") & ~ids.isin(
+        ids[(runs.metric == LINE_OPERANDS).to_numpy()])
+    return runs[~(line & ~(recorded | tailless)) & ~one_operand]
 
 
 def first_wrong_table(runs: pd.DataFrame) -> pd.DataFrame:

@@ -4,7 +4,7 @@ sets beside our runs, one row each (`papers.base.ROW`), from a results store and
 import pandas as pd
 
 from lengthgen.analysis.verdicts import former_cell_verdict
-from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, arithmetic_reading
+from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, REGIME_CHOSEN_ON, arithmetic_reading
 from lengthgen.papers.abc.paper import CLAIMS, TABLE_3_ONLY
 from lengthgen.papers.abc.readings import cell_reasons
 from lengthgen.papers.base import ROW, claim_rows, grid_runs, row_frame
@@ -16,9 +16,10 @@ GRIDS = {e.name: e for e in ABC_EXPERIMENTS}
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """Tables 1 and 3 cell by cell (the paper's exact match at 6, 10, 15, 20 digits beside our mean over seeds,
     with its range; a model that does not fit its training numbers is "not trained"; each with its reason,
-    `readings.cell_reasons`), then the paper's claims (`paper.CLAIMS`) that the stored runs judge: every claim on the
-    models' curves, and the attention claim on the weight their last layer put on the anti-diagonal (stored runs
-    that recorded it where the line was read at the right keys, `readings.line_read_right`)."""
+    `readings.cell_reasons`, and at `regime` "in sample" on the tasks its factors were chosen on), then the paper's
+    claims (`paper.CLAIMS`) that the stored runs judge: every claim on the models' curves, and the attention claim
+    on the weight their last layer put on the anti-diagonal (stored runs that recorded it where the line was read at
+    the right keys, `readings.line_read_right`)."""
     runs = pd.concat([grid_runs(GRIDS[name], profile, store) for name in ("abc-table1", "abc-scaffolding")])
     if runs.empty:
         return pd.DataFrame(columns=ROW)
@@ -29,9 +30,12 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
                        for t, m in zip(cells.task, cells.model, strict=True)],
                      [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
                       for r in cells.itertuples()],
-                     [f"{p:.1f}" for p in cells.paper],
-                     [f"{o:.1f} ({r})" if r else f"{o:.1f}" for o, r in zip(cells.ours, cells.range, strict=True)],
-                     cells.seeds.tolist(), cells.verdict.tolist(), cell_reasons(cells),
+                     [f"{p:g}" for p in cells.paper],
+                     [f"{o:g} ({r})" if r else f"{o:g}" for o, r in zip(cells.ours, cells.range, strict=True)],
+                     cells.seeds.tolist(), cells.verdict.tolist(),
+                     [f"{reason}{'; ' if reason else ''}in sample: the regime was chosen on this task"
+                      if profile == "regime" and task in REGIME_CHOSEN_ON else reason
+                      for reason, task in zip(cell_reasons(cells), cells.task, strict=True)],
                      [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
     claims = claim_rows(CLAIMS, {"claims": reading["claims"], "attention": reading["attention"]})
     return pd.concat([table, claims], ignore_index=True)

@@ -202,6 +202,41 @@ def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_determin
     assert replace(cfg, abc=()).stages() == {"trained": "trained"}
 
 
+def test_the_third_direction_count_is_the_cells_where_the_two_calibrations_differ(monkeypatch):
+    from lengthgen.analysis.calibration import average_attention, calibrate
+    from lengthgen.papers.abc import experiments
+    from lengthgen.papers.abc.experiments import ABC_DIRECTIONS, ABC_RULES, one_length_batch, third_direction
+    from lengthgen.seeding import generator
+
+    cfg = EXPERIMENTS["abc-table1"].configs_for("smoke")[0]
+    task, models = build_arithmetic(cfg)
+    models.load_state_dict(run_arithmetic(cfg).checkpoint)
+    counts = third_direction(cfg, models["trained"], task, 8)
+    heads = cfg.model.heads
+    assert counts.rule.tolist() == ["paper"] * heads + ["code"] * heads  # each rule of cfg.abc once, NoPE or not
+    source, target = task.examples("8", 1)[0]
+    assert (counts["of"] == len(source) * len(target)).all()
+    batch, rows = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+    cross = average_attention(models["trained"], batch)["cross"][:, :rows]
+    size = (cfg.model.max_positions,) * 2
+    for rule, part in counts.groupby("rule", sort=False):
+        two, three = (calibrate(cross, size, ABC_RULES[rule][1], d)[:, :len(target), :len(source)]
+                      for d in (ABC_DIRECTIONS[1], (*ABC_DIRECTIONS[1], "anti-diagonal")))
+        assert part.cells.tolist() == (two != three).sum((-2, -1)).tolist()
+
+    def fake(model, batch, size, rules, directions, rows):  # head h: h + 1 cells of its cross-attention differ
+        table = torch.zeros(len(model.decoder.blocks) * 2, heads, size, size)
+        if "anti-diagonal" in directions[1]:
+            table[:, :, -1] = 5.0  # the last row: beyond an 8-digit test's steps, not counted
+            for h in range(heads):
+                table[model.decoder_layers[1], h, 0, : h + 1] = 1.0
+            table[model.decoder_layers[0]] = 7.0  # self-attention: not counted
+        return table
+
+    monkeypatch.setattr(experiments, "calibrated_table", fake)
+    assert third_direction(cfg, models["trained"], task, 8).cells.tolist() == [1, 2] * 2
+
+
 def test_the_recipe_table_reads_each_profile_and_names_the_tasks_that_differ():
     from lengthgen.papers.abc.experiments import ARITHMETIC_PROFILES, recipe, recipe_section
     from lengthgen.papers.abc.paper import PUBLIC_CODE_RECIPE

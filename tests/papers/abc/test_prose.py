@@ -124,7 +124,9 @@ def test_rules_state_the_bars_the_verdicts_use():
 
 
 def test_sizes_and_rules_come_from_the_profiles_and_the_calibration_rules():
-    assert prose.task_sizes(replace(ARITHMETIC_PROFILES["quick"], samples=1234)) == {"tasks_quick_samples": "1,234"}
+    assert prose.task_sizes(replace(ARITHMETIC_PROFILES["quick"], samples=1234)) == {
+        "tasks_quick_samples": "1,234", "tasks_share5": "8.6", "tasks_share6": "85.8",
+        "tasks_share7": "4.6"}  # of 1,048,577 numbers: 90,000 / 900,000 / 48,577 (10^6 .. 2^20)
     assert prose.calibration_rules() == {"calib_paper_sd": "2", "calib_cross_sd": "4.5", "calib_self_sd": "0.87",
                                          "calib_rows": "six"}
     cpu = ARITHMETIC_PROFILES["cpu"]
@@ -238,9 +240,10 @@ def test_the_regime_reading_words_each_table1_model_on_the_seeds_stored_and_says
     assert text.startswith("**Successor** (seeds 0, 1 and 2 of the declared three): the vanilla model fits its "
                            "training numbers (100% at 6 digits) and collapses beyond (0% from 8 digits), as in the "
                            "paper.")
-    assert ("the paper's headline: by the code's rule it fits its training numbers (100% at 6 digits) and "
-            "collapses beyond (0-3% from 10 digits), where the paper's model extrapolates; by the paper's rule it"
-            ) in text  # at 10 digits: the mean of 0, 3 and 6
+    assert ("the paper's headline and the one the verdict is about: it " in text and "By the code's rule (the "
+            "public code's thresholds on our lines, a hybrid of ours) it fits its training numbers (100% at 6 digits) "
+            "and collapses beyond (0-3% from 10 digits), where the paper's model extrapolates.") in text  # at 10
+    # digits: the mean of 0, 3 and 6
     assert ("The same biases on a model without positions (ours, beyond the paper): by the code's rule it holds "
             "95-99% to 24 digits; by the paper's rule it holds 93-97% to 24 digits.") in text
     assert "\n\n" not in text and "Addition" not in text  # one task stored, one paragraph
@@ -523,3 +526,10 @@ def test_the_control_configs_take_the_sinusoids_out_of_alibi_and_rope_only():
     assert len(alone) == sum(c.model.positional in ("sinusoidal+alibi", "sinusoidal+rope") for c in configs)
     back = [replace(c, model=replace(c.model, positional=f"sinusoidal+{c.model.positional}")) for c in alone]
     assert all(c in configs for c in back)  # nothing else changed
+
+
+def test_the_third_direction_sentence_gives_each_rules_range_over_heads():
+    counts = pd.DataFrame({"task": "successor", "length": 24, "rule": ["paper", "paper", "code", "code"],
+                           "head": [0, 1, 0, 1], "cells": [0, 18, 0, 0], "of": 625})
+    assert prose.third_direction(counts) == {"third_length": "24", "third_of": "625", "third_paper": "0-18",
+                                             "third_code": "0"}

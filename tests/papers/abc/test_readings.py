@@ -14,6 +14,7 @@ from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
+    UNFIT_WITH_BIAS,
     abc_fit,
     accuracy_table,
     attention_claim,
@@ -71,8 +72,15 @@ def test_cells_average_seeds_and_flag_untrained_models():
     assert table.loc[("ABC", "paper", 6), "range"] == ""  # one seed
     assert table.loc[("vanilla", "", 10), "verdict"] == "reproduced"  # the paper's 0.0 within 5 of our 0-4
     assert table.loc[("ABC", "paper", 6), "verdict"] == "not reproduced (ours lower)"  # 50 vs 100
-    assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # 0 vs 100, but 50% in distribution
+    # 0 vs 100 at 10 digits, 50% in distribution, calibrated from a vanilla model that fits: ABC's own failure
+    assert table.loc[("ABC", "paper", 10), "verdict"] == UNFIT_WITH_BIAS
     assert len(table) == 4
+    unfit_source = ours.assign(ours=ours.ours.where(ours.model != "vanilla", 50.0))  # no vanilla model fits
+    table = cells(unfit_source, table_rows(TABLE_1)).set_index(["model", "rule", "length"])
+    assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # then its long cells say nothing
+    claims = model_claims(ours, table_rows(TABLE_1)).set_index("model").verdict
+    assert claims["ABC"] == UNFIT_WITH_BIAS
+    assert model_claims(unfit_source, table_rows(TABLE_1)).set_index("model").verdict["ABC"] == "not trained"
 
 
 def test_cell_reasons_name_the_in_distribution_score_and_the_side_and_our_own_variants_have_no_cell():
@@ -89,7 +97,7 @@ def test_cell_reasons_name_the_in_distribution_score_and_the_side_and_our_own_va
     assert why[("", 6)] == ""  # reproduced, every seed inside the band
     assert why[("", 10)] == "seeds split: 0-100"  # the median (0) is the paper's, one seed solves it
     assert why[("paper", 6)] == "median lower; 1 seed"
-    assert why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed); calibrated from a vanilla model that fits (99.0%)"
+    assert why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed); calibrated from a vanilla model that fits (99%)"
     unfit = cells(ours.assign(ours=ours.ours.where(ours.model != "vanilla", 50.0)), table_rows(TABLE_1))
     unfit_why = dict(zip(zip(unfit.rule, unfit.length, strict=True), cell_reasons(unfit), strict=True))
     assert unfit_why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed)"  # its vanilla model (50%) does not fit
@@ -126,7 +134,7 @@ def test_model_claims_compare_classes():
     assert claims.loc[("vanilla", ""), "verdict"] == "reproduced"  # both collapse
     assert claims.loc[("ABC", "code"), ["paper", "ours", "verdict"]].tolist() == [
         "extrapolates", "collapses", "not reproduced"]
-    assert claims.loc[("ALiBi", ""), "verdict"] == "reproduced"  # neither interpolates
+    assert claims.loc[("ALiBi", ""), "verdict"] == "reproduced (neither fits)"  # neither interpolates: said so
     assert claims.loc[("w=1, NoPE", ""), "verdict"] == "not trained"
     assert claims.loc[("vanilla", ""), "ours >= 90% up to"] == 6
 
@@ -242,19 +250,42 @@ def test_the_bias_reading_counts_open_keys_and_the_weight_the_bias_alone_gives_t
 
 
 def test_line_readings_of_runs_that_did_not_record_their_tail_are_kept_only_where_none_follows_the_line():
-    def run(key, task, variant, tail=None):
+    def run(key, task, variant, tail=None, operands=None):
         rows = [(key, task, variant, "anti_diagonal:inside", 0.9), (key, task, variant, "bias_anti_diagonal", 0.5),
                 (key, task, variant, "accuracy", 100.0)]
         rows += [(key, task, variant, "line_tail", tail)] if tail is not None else []
+        rows += [(key, task, variant, "line_operands", operands)] if operands is not None else []
         return rows
     runs = pd.DataFrame(run("a", "successor", "vanilla") + run("b", "times_digit", "vanilla")
                         + run("c", "times_digit", "vanilla", tail=2) + run("d", "addition", "w=1, NoPE, aligned")
-                        + run("e", "addition", "w=1, NoPE, aligned", tail=1),
+                        + run("e", "addition", "w=1, NoPE, aligned", tail=1)
+                        + run("f", "addition", "w=1, NoPE, aligned", tail=1, operands=2),
                         columns=["seed", "task", "variant", "metric", "value"])
     kept = line_read_right(runs)
-    line = kept[kept.metric.isin(["anti_diagonal:inside", "bias_anti_diagonal"])]
-    assert sorted(set(line.seed)) == ["a", "c", "e"]  # b and d read the line as if it ended the source
-    assert (kept.metric == "accuracy").sum() == 5  # every run's other rows stay
+    # b and d read the line as if it ended the source
+    assert sorted(kept[kept.metric == "bias_anti_diagonal"].seed) == ["a", "c", "e", "f"]
+    # e's attention on the line read operand b alone: only f, which read both, keeps Addition's
+    assert sorted(kept[kept.metric == "anti_diagonal:inside"].seed) == ["a", "c", "f"]
+    assert (kept.metric == "accuracy").sum() == 6  # every run's other rows stay
+
+
+def test_the_attention_on_addition_s_line_reads_each_operand_s_digit_with_its_own_best_head(monkeypatch):
+    """Head 0 reads a's digit with weight 1 at every step, head 1 b's with 0.5: each operand's best head, averaged
+    over the operands, is 0.75 (the last operand alone, as stored runs once read it, would say 0.5)."""
+    from lengthgen.papers.abc import readings
+    from lengthgen.tasks.arithmetic import Addition
+
+    task = Addition(width=12)
+    examples = task.examples("8", 4)
+    source, target = examples[0]
+    weights = torch.zeros(4, 2, len(target) + 1, len(source))
+    for t in range(len(target) + 1):
+        a, b = task.operand_lines_from_end(torch.tensor(t), len(target))
+        weights[:, 0, t, len(source) - 1 - int(a)] = 1.0
+        weights[:, 1, t, len(source) - 1 - int(b)] = 0.5
+    monkeypatch.setattr(readings, "decoder_attention", lambda model, batch: {"cross": [weights]})
+    mass = readings.anti_diagonal_mass(None, task, 8, 4)
+    assert mass == {"inside": pytest.approx(0.75), "beyond": pytest.approx(0.75)}
 
 
 def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
@@ -281,8 +312,10 @@ def test_claim_reading_groups_models_by_verdict_in_each_tasks_unit():
     assert reads("Table 3", claims).endswith(f"2 of 4 {NOT_TRAINED}: addition w=1, T=3; times_digit w=1, NoPE")
     assert reads("Appendix C", claims) == ("1 of 1 reproduced: listops_max w=1, T=3 (extrapolates; >= 90% to "
                                                  "24 of 24 items)")
-    assert reads("Table 1, Figs. 4, 5", claims) == ("1 of 1 reproduced: successor ABC (code) (extrapolates; "
-                                                          ">= 90% to 24 of 24 digits)")
+    assert reads("Table 1, Figs. 4, 5", claims) == "not run"  # the code's rule (a hybrid of ours) is read apart
+    claims.loc[len(claims)] = ("successor", "ABC", "paper", "extrapolates", "partly", 8, 24, "not reproduced")
+    assert reads("Table 1, Figs. 4, 5", claims) == ("1 of 1 not reproduced: successor ABC (paper) (ours partly, "
+                                                    "paper extrapolates; >= 90% to 8 of 24 digits)")
     assert reads("Table 1, Figs. 1, 7", claims) == "not run"
 
 
@@ -357,3 +390,18 @@ def test_the_scorecard_judges_the_attention_claim_on_the_stored_runs_that_record
     assert len(row) == 1 and "successor vanilla: " in row.ours.iloc[0]  # Successor's runs recorded the weight
     cpu_row = cpu[cpu.source == "Figs. 2, 8, 9"].ours.iloc[0]  # only N x 1's cpu runs, rerun, recorded it
     assert "times_digit vanilla: " in cpu_row and "successor" not in cpu_row and "addition" not in cpu_row
+    # the regime's factors were chosen on Successor: its cells there say they are in sample, the others' do not
+    in_sample = regime.reason.str.contains("in sample")
+    assert in_sample.any() and regime[in_sample].cell.str.startswith("successor /").all()
+    assert not cpu.reason.str.contains("in sample").any()
+    assert regime.cell.str.startswith("addition /").any()
+
+
+def test_parity_cells_inside_its_training_bits_say_so():
+    ours = accuracy_table(runs([("parity", "w=1, T=3, aligned", "trained", 0, length, 100.0)
+                                for length in (6, 10, 20, 50)]))
+    table = cells(ours, table_rows(TABLE_3))
+    reasons = dict(zip(table.length, cell_reasons(table), strict=True))
+    # 2^20 has 21 bits: 10 and 20 bits are interpolation, 50 bits extrapolation
+    assert reasons == {6: "", 10: "inside the training numbers (up to 21 bits)",
+                       20: "inside the training numbers (up to 21 bits)", 50: ""}
