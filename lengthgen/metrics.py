@@ -21,8 +21,9 @@ BIAS_ANTI_DIAGONAL = "bias_anti_diagonal"  # arithmetic: the weight a bias alone
 # anti-diagonal (`papers.abc.readings.bias_reading`)
 ANTI_DIAGONAL = "anti_diagonal"  # arithmetic: the last layer's cross-attention weight on the reversed output's
 # anti-diagonal (`papers.abc.readings.anti_diagonal_mass`), by_construction "inside" / "beyond" the training digits
-LINE_OPERANDS = "line_operands"  # arithmetic: the operands whose digit a run's ANTI_DIAGONAL reading reads per step
-# (`papers.abc.readings.anti_diagonal_mass`; runs stored before it read one, the last operand's)
+LINE_OPERANDS = "line_operands"  # arithmetic: the operands whose digit a run's readings of the line (ANTI_DIAGONAL,
+# BIAS_ANTI_DIAGONAL) read per step (`tasks.arithmetic.ArithmeticTask.operand_lines_from_end`); runs stored before it
+# read one operand's, the one `line_from_end` names
 LINE_TAIL = "line_tail"  # arithmetic: the source tokens after the line's first digit that a run's readings of the
 # line (ANTI_DIAGONAL, BIAS_ANTI_DIAGONAL) skipped (`tasks.arithmetic.ArithmeticTask.tail`)
 

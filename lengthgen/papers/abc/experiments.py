@@ -416,21 +416,29 @@ class ArithmeticSizes:
 # not fit the vanilla model in quick's 1,000 steps); cpu is the first stored grid, three seeds, every task of the
 # paper's Tables 1 and 3 and Appendix C at 3,000 steps (the sizing runs of Methods) but Addition at 30,000 (the least at
 # which it fitted its training numbers) and Parity padded to 49 bits: its training numbers have up to 21 bits, so 25
-# would test only 3 bits beyond them. regime is cpu's model in the paper's regime as the factor study measured it
-# (`factors`: dropout 0.3 everywhere the public code has it and Xavier-initialised token embeddings, the two factors
-# that help; masks drawn by bits), padded to 51 digits (the paper: a fixed width it does not state) and tested at its
-# columns (6, 10, 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N x 1's need
-# them (ListOps at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither fitted its
-# training numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs); N x 1 at
-# the budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions writes its
-# source between <sos> and <eos> with its window one digit back (`nope_markers`): without them it could not end its
-# answers (the factor study's NoPE runs). Its scaffolds with positions on two interleaved operands open the paper's
-# window, w tokens on each side of a step's pair (`window_span`; cpu's open w pairs, in which T = 3's ids repeat and T =
-# 3 did not fit Addition: the factor study's "T=3" and "T=3, token window"). full is the paper's model (1 encoder + 6
-# post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3, the paper's window) with the public code's
+# would test only 3 bits beyond them. regime is cpu's model with the factors of the paper's set-up that the factor study
+# measured to matter (`factors`: dropout 0.3 everywhere the public code has it and Xavier-initialised token embeddings,
+# the two factors that help; masks drawn by bits), padded to 51 digits (the paper: a fixed width it does not state) and
+# tested at its columns (6, 10, 15, 20, 50) and between, 500 examples per length; 128 positions where two operands or N
+# x 1's need them (ListOps at 50 items has 51 source tokens). Addition and N x 1 run without dropout: with it neither
+# fitted its training numbers within budget, without it both did (the factor study's `xavier` and `xavier+budget` runs);
+# N x 1 at the budget sized there (7,500 steps, ABC 3,000 warmed up over its own 5%). The scaffold without positions
+# writes its source between <sos> and <eos> with its window one digit back (`nope_markers`): without them it could not
+# end its answers (the factor study's NoPE runs). Its scaffolds with positions on two interleaved operands open the
+# paper's window, w tokens on each side of a step's pair (`window_span`; cpu's open w pairs, in which T = 3's ids repeat
+# and T = 3 did not fit Addition: the factor study's "T=3" and "T=3, token window"). full is the paper's model (1
+# encoder + 6 post-LN decoder layers, 8 heads, D 128, FF 512, dropout 0.3, the paper's window) with the public code's
 # Xavier-initialised token embeddings, learning rate and batch (1e-4, 512; the paper says 1e-5 and no batch) and a step
 # budget of our choosing (the paper gives none).
-REGIME_CHOSEN_ON = ("successor",)  # the tasks the regime's factors were chosen on (sizing seeds): in sample there
+REGIME_IN_SAMPLE = {"successor": None, "addition": ("w=1, T=3",)}  # task -> the models (None: all) whose regime
+# rows are in sample: the factors were chosen on Successor's extrapolation, the scaffold's window on Addition's T = 3
+# scaffold to 50 digits (sizing seeds)
+
+
+def in_sample(profile: str, task: str, model: str) -> bool:
+    """Whether a (task, model)'s rows at `profile` were part of what chose that profile's recipe (REGIME_IN_SAMPLE)."""
+    models = REGIME_IN_SAMPLE.get(task, ()) if profile == "regime" else ()
+    return models is None or model in models
 LISTOPS_SIZES = {task: {"operand_width": None, "scaffolds": ("cyclic+bias",)}
                  for task in (*LISTOPS_TASKS, "listops_sum_balanced")}  # the last: abc-balanced, beyond the paper
 ARITHMETIC_PROFILES = {
@@ -521,12 +529,16 @@ def recipe_section(public_code: dict[str, str]) -> str:
     """Methods' section on the arithmetic grids' recipe (Markdown): what `regime` takes from where, and `recipe`."""
     intro = ("**The recipe of each profile** (`ARITHMETIC_PROFILES` in `lengthgen/papers/abc/experiments.py`; "
              "the public code's where it states one). The `regime` profile is not the paper's recipe: it keeps "
-             "`cpu`'s model, optimiser, learning rate, schedule, batch and step budgets, and takes from the paper's "
-             "regime what the factor study found to decide whether ABC extrapolates on Successor (dropout 0.3 "
-             "everywhere the public code has it, Xavier-initialised token embeddings), with the paper's operand "
-             "padding (51 digits) and test columns. Those factors were chosen on Successor (sizing seeds 100-102), so "
-             "Successor's regime results test them again on the declared seeds of the task they were chosen on; "
-             "Addition, N x 1, Parity and ListOps test them out of sample. `full` is the paper's model with the "
+             "`cpu`'s model, optimiser, learning rate, schedule and batch, and `cpu`'s step budgets but for N x 1's "
+             "(7,500 steps, ABC 3,000 warmed up over its own 5%), and takes from the paper's set-up what the factor "
+             "study found to decide whether ABC extrapolates on Successor (dropout 0.3 everywhere the public code "
+             "has it, Xavier-initialised token embeddings), with operands padded to 51 digits (the paper: a fixed "
+             "width it does not state) and the paper's test columns. Those factors were chosen on Successor's "
+             "extrapolation (sizing seeds 100-102), so Successor's regime rows test them again on the task they were "
+             "chosen on (in sample); so do Addition's T = 3 scaffold rows, whose window (w tokens, the paper's) was "
+             "chosen on Addition scored to 50 digits. Addition and N x 1 drop dropout, and N x 1 has its own budget, "
+             "chosen on fit at 6 digits alone (sizing seed 100), not on longer lengths; their other rows, and "
+             "Parity's and ListOps', test the factors out of sample. `full` is the paper's model with the "
              "public code's learning rate and batch and a step budget of ours (the paper gives none); no stored "
              "grid uses it.")
     return intro + "\n\n" + markdown_table(recipe(public_code)) + "\n"

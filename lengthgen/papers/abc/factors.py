@@ -1,4 +1,4 @@
-"""The factor study of the attention-bias-calibration chapter: what in the paper's regime makes ABC extrapolate?
+"""The factor study of the attention-bias-calibration chapter: what in the paper's set-up makes ABC extrapolate?
 
 On Successor, the model of the chapter's first `cpu` grids (`BASELINE`: 2 post-LN decoder layers of width 64, 4 heads,
 no encoder layer, sinusoidal positions, AdamW 1e-3 with warm-up and linear decay, batch 64, 3,000 steps, no dropout,

@@ -1,13 +1,14 @@
-"""What "From Interpolation to Extrapolation: Complete Length Generalization for Arithmetic Transformers" reports,
-as data: exact match (%) by operand length of its Table 1 (vanilla, ALiBi, RoPE and ABC) and Table 3's scaffolding
-rows, and the claims its figures support. Table 3's other rows repeat Table 1's models, but for RoPE on N x 1, which
-only Table 3 reports (TABLE_3_ONLY); the rows of other papers' models that it quotes (RPE, the Parity baselines) are
-left out."""
+"""What "From Interpolation to Extrapolation: Complete Length Generalization for Arithmetic Transformers" reports, as
+data: exact match (%) by operand length of its Table 1 (vanilla, ALiBi, RoPE and ABC) and Table 3's scaffolding rows,
+and the claims its figures support. Table 3's other rows repeat Table 1's models, but for RoPE on N x 1, which only
+Table 3 reports (TABLE_3_ONLY); the rows of other papers' models that it quotes (RPE, the Parity baselines) are left
+out."""
 
 import pandas as pd
 
 from lengthgen.analysis.claims import Claim, claims_versus
-from lengthgen.analysis.verdicts import NOT_TRAINED
+from lengthgen.analysis.verdicts import CLASSES as VERDICT_ORDER
+from lengthgen.analysis.verdicts import NOT_TRAINED, verdict_class
 
 LENGTHS = (6, 10, 15, 20, 50)  # the tables' columns: operand digits
 
@@ -90,9 +91,8 @@ def title(task: str) -> str:
 
 def _models(rows: pd.DataFrame) -> str:
     """A claim's (task, model) rows of `readings.model_claims` as one text, grouped by verdict with their counts
-    (reproduced, not reproduced, not trained): each reproduced or not reproduced model with its class, the paper's
-    where they differ, and how far it holds >= 90%; the models that did not fit their training lengths by name
-    only."""
+    (in the order of their classes, `verdicts.CLASSES`): each model with its class, the paper's where they differ,
+    and how far it holds >= 90%; the models that did not fit their training lengths by name only."""
     if rows.empty:
         return "not run"
 
@@ -104,8 +104,7 @@ def _models(rows: pd.DataFrame) -> str:
         return (f"{name} ({classes}; >= 90% to {r['ours >= 90% up to']} of {r['longest tested']} "
                 f"{UNITS.get(r.task, 'digits')})")
 
-    order = {"reproduced": 0, "not reproduced": 1, NOT_TRAINED: 2}
-    groups = sorted(rows.groupby("verdict", sort=False), key=lambda g: order.get(g[0], len(order)))
+    groups = sorted(rows.groupby("verdict", sort=False), key=lambda g: VERDICT_ORDER.index(verdict_class(g[0])))
     return ". ".join(f"{len(group)} of {len(rows)} {verdict}: {'; '.join(one(r) for _, r in group.iterrows())}"
                      for verdict, group in groups)
 

@@ -184,5 +184,9 @@ def versus_paper(claims: pd.DataFrame, task: str, model: str) -> str:
     if rows.empty:
         return "a model the paper does not report on this task"
     row = rows.iloc[0]
-    return "as in the paper" if row.verdict == "reproduced" else f"where the paper's model {PAPER_WORDS[row.paper]}"
+    if row.verdict.startswith("reproduced"):
+        return "as in the paper"
+    if row.verdict.startswith("inconclusive"):  # neither fits, nor does our vanilla model: agreement says nothing
+        return "as the paper's model, though our vanilla model does not fit either"
+    return f"where the paper's model {PAPER_WORDS[row.paper]}"
 

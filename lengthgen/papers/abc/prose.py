@@ -457,13 +457,20 @@ def unfit_abc(fit: pd.DataFrame, task: str) -> str:
         where, other = (("without positions", "with the sinusoids") if ours_only(model)
                         else ("with the sinusoids", "without positions"))
         beside = "" if twin is None else (
-            f" ({other}: {twin['attention on line']:.2f}, and {num(twin['at 6 digits'])}% at {TRAINED_DIGITS} digits)")
+            f" ({other}: {_weight(twin['attention on line'])}, and {num(twin['at 6 digits'])}% at {TRAINED_DIGITS} "
+            f"digits)")
         said.append(f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "
                     f"{TRAINED_DIGITS} digits, training loss {loss_text(row['training loss'])}, medians over seeds): "
-                    f"its bias alone puts {row['bias on line']:.2f} of the cross-attention on the anti-diagonal and "
-                    f"leaves {row['open keys']:.1f} source keys open per step, and the retrained model's last layer "
-                    f"puts {row['attention on line']:.2f} there{beside}.")
+                    f"its bias alone puts {_weight(row['bias on line'])} of the cross-attention on the anti-diagonal "
+                    f"and leaves {row['open keys']:.1f} source keys open per step, and the retrained model's last "
+                    f"layer puts {_weight(row['attention on line'])} there{beside}.")
     return " ".join(said)
+
+
+def _weight(value: float) -> str:
+    """A weight on the line to two places, or why there is none: runs stored before they read every operand's digit
+    (`readings.line_read_right`)."""
+    return f"{value:.2f}" if value == value else "a weight not recorded (its runs read one operand's digit only)"
 
 
 TABLE3_TASKS = (*dict.fromkeys(task for task, _, _ in TABLE_3), *LISTOPS_TASKS)  # the paper's order, then Appendix C

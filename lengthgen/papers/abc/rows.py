@@ -4,8 +4,8 @@ sets beside our runs, one row each (`papers.base.ROW`), from a results store and
 import pandas as pd
 
 from lengthgen.analysis.verdicts import former_cell_verdict
-from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, REGIME_CHOSEN_ON, arithmetic_reading
-from lengthgen.papers.abc.paper import CLAIMS, TABLE_3_ONLY
+from lengthgen.papers.abc.experiments import ABC_EXPERIMENTS, arithmetic_reading, in_sample
+from lengthgen.papers.abc.paper import CLAIMS, TABLE_3_ONLY, UNITS
 from lengthgen.papers.abc.readings import cell_reasons
 from lengthgen.papers.base import ROW, claim_rows, grid_runs, row_frame
 from lengthgen.results.store import ResultStore
@@ -28,14 +28,14 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     in_table3 = {(task, model) for task, model, _ in TABLE_3_ONLY}
     table = row_frame(["Table 3" if m.startswith("w=") or (t, m) in in_table3 else "Table 1"
                        for t, m in zip(cells.task, cells.model, strict=True)],
-                     [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} digits"
-                      for r in cells.itertuples()],
+                     [f"{r.task} / {r.model}{f' ({r.rule})' if r.rule else ''} / {r.length} "
+                      f"{UNITS.get(r.task, 'digits')}" for r in cells.itertuples()],
                      [f"{p:g}" for p in cells.paper],
                      [f"{o:g} ({r})" if r else f"{o:g}" for o, r in zip(cells.ours, cells.range, strict=True)],
                      cells.seeds.tolist(), cells.verdict.tolist(),
                      [f"{reason}{'; ' if reason else ''}in sample: the regime was chosen on this task"
-                      if profile == "regime" and task in REGIME_CHOSEN_ON else reason
-                      for reason, task in zip(cell_reasons(cells), cells.task, strict=True)],
+                      if in_sample(profile, task, model) else reason
+                      for reason, task, model in zip(cell_reasons(cells), cells.task, cells.model, strict=True)],
                      [former_cell_verdict(p, o) for p, o in zip(cells.paper, cells.ours, strict=True)])
     claims = claim_rows(CLAIMS, {"claims": reading["claims"], "attention": reading["attention"]})
     return pd.concat([table, claims], ignore_index=True)

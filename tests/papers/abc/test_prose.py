@@ -270,6 +270,10 @@ def test_an_abc_model_that_does_not_fit_is_worded_with_its_readings_and_its_twin
         "training loss 0.1, medians over seeds): its bias alone puts 0.75 of the cross-attention on the anti-diagonal "
         "and leaves 13.5 source keys open per step, and the retrained model's last layer puts 1.00 there.")
     assert prose.unfit_abc(fit, "addition") == "" and prose.unfit_abc(fit[fit["at 6 digits"] > 90], "successor") == ""
+    unread = fit.assign(**{"bias on line": float("nan"), "attention on line": float("nan")})  # runs that read one
+    text = prose.unfit_abc(unread, "successor")  # operand only: their readings were dropped, not printed as nan
+    assert "nan" not in text and "its bias alone puts a weight not recorded (its runs read one operand's digit " \
+        "only) of the cross-attention" in text
 
 
 def test_the_regime_reading_of_table3_words_each_scaffold_and_listops_by_the_lengths_it_holds():

@@ -14,6 +14,7 @@ from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.abc.experiments import build_arithmetic
 from lengthgen.papers.abc.paper import APPENDIX_C, TABLE_1, TABLE_3, table_rows
 from lengthgen.papers.abc.readings import (
+    NEITHER_FITS,
     UNFIT_WITH_BIAS,
     abc_fit,
     accuracy_table,
@@ -34,7 +35,7 @@ from lengthgen.papers.abc.readings import (
     monotone_lists,
     stored_mass,
 )
-from lengthgen.tasks.arithmetic import TimesDigit
+from lengthgen.tasks.arithmetic import Addition, TimesDigit
 
 
 def runs(rows: list[tuple]) -> pd.DataFrame:
@@ -75,9 +76,12 @@ def test_cells_average_seeds_and_flag_untrained_models():
     # 0 vs 100 at 10 digits, 50% in distribution, calibrated from a vanilla model that fits: ABC's own failure
     assert table.loc[("ABC", "paper", 10), "verdict"] == UNFIT_WITH_BIAS
     assert len(table) == 4
-    unfit_source = ours.assign(ours=ours.ours.where(ours.model != "vanilla", 50.0))  # no vanilla model fits
+    unfit_source = ours.assign(**{c: ours[c].where(ours.model != "vanilla", 50.0) for c in ("ours", "min")})
     table = cells(unfit_source, table_rows(TABLE_1)).set_index(["model", "rule", "length"])
     assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # then its long cells say nothing
+    one_fails = ours.assign(**{"min": ours["min"].where(ours.model != "vanilla", 0.4)})  # a seed's vanilla model
+    table = cells(one_fails, table_rows(TABLE_1)).set_index(["model", "rule", "length"])  # fails: the ABC model may
+    assert table.loc[("ABC", "paper", 10), "verdict"] == "not trained"  # be that seed's, whose source did not fit
     claims = model_claims(ours, table_rows(TABLE_1)).set_index("model").verdict
     assert claims["ABC"] == UNFIT_WITH_BIAS
     assert model_claims(unfit_source, table_rows(TABLE_1)).set_index("model").verdict["ABC"] == "not trained"
@@ -97,8 +101,10 @@ def test_cell_reasons_name_the_in_distribution_score_and_the_side_and_our_own_va
     assert why[("", 6)] == ""  # reproduced, every seed inside the band
     assert why[("", 10)] == "seeds split: 0-100"  # the median (0) is the paper's, one seed solves it
     assert why[("paper", 6)] == "median lower; 1 seed"
-    assert why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed); calibrated from a vanilla model that fits (99%)"
-    unfit = cells(ours.assign(ours=ours.ours.where(ours.model != "vanilla", 50.0)), table_rows(TABLE_1))
+    assert why[("paper", 10)] == ("1.5% at 6 digits (< 90%; 1 seed); calibrated from vanilla models that fit in "
+                                  "every seed")
+    unfit = cells(ours.assign(**{c: ours[c].where(ours.model != "vanilla", 50.0) for c in ("ours", "min")}),
+                  table_rows(TABLE_1))
     unfit_why = dict(zip(zip(unfit.rule, unfit.length, strict=True), cell_reasons(unfit), strict=True))
     assert unfit_why[("paper", 10)] == "1.5% at 6 digits (< 90%; 1 seed)"  # its vanilla model (50%) does not fit
     assert why[("code", 10)] == "median lower; 1 seed"  # 40 against the paper's 100, trained at 6 digits
@@ -134,7 +140,10 @@ def test_model_claims_compare_classes():
     assert claims.loc[("vanilla", ""), "verdict"] == "reproduced"  # both collapse
     assert claims.loc[("ABC", "code"), ["paper", "ours", "verdict"]].tolist() == [
         "extrapolates", "collapses", "not reproduced"]
-    assert claims.loc[("ALiBi", ""), "verdict"] == "reproduced (neither fits)"  # neither interpolates: said so
+    assert claims.loc[("ALiBi", ""), "verdict"] == NEITHER_FITS  # neither interpolates, and the vanilla model fits
+    unfit = ours.assign(**{"min": ours["min"].where(ours.model != "vanilla", 0.0)})  # no vanilla model fits either:
+    assert model_claims(unfit, paper).set_index("model").verdict["ALiBi"] == "inconclusive (neither fits)"  # says
+    # nothing (and the class is not reproduced)
     assert claims.loc[("w=1, NoPE", ""), "verdict"] == "not trained"
     assert claims.loc[("vanilla", ""), "ours >= 90% up to"] == 6
 
@@ -247,6 +256,13 @@ def test_the_bias_reading_counts_open_keys_and_the_weight_the_bias_alone_gives_t
     bias_table(model).set_table(table)
     assert bias_reading(model, times, 5, 8)["bias_anti_diagonal"] == pytest.approx(1.0)
     assert bias_reading(model, task, 5, 8)["bias_anti_diagonal"] == pytest.approx(0.0, abs=1e-6)
+    addition = Addition()  # a 5-digit sum of "a + b": 11 source tokens; each step opens a's digit and b's equally
+    table[cross_layers.start] = CLOSED
+    for t in range(5):
+        for key in addition.operand_lines_from_end(torch.tensor(t), 5):
+            table[cross_layers.start, :, t, int(key)] = 0.0
+    bias_table(model).set_table(table)
+    assert bias_reading(model, addition, 5, 11)["bias_anti_diagonal"] == pytest.approx(1.0)  # b's alone: 0.5
 
 
 def test_line_readings_of_runs_that_did_not_record_their_tail_are_kept_only_where_none_follows_the_line():
@@ -262,10 +278,10 @@ def test_line_readings_of_runs_that_did_not_record_their_tail_are_kept_only_wher
                         + run("f", "addition", "w=1, NoPE, aligned", tail=1, operands=2),
                         columns=["seed", "task", "variant", "metric", "value"])
     kept = line_read_right(runs)
-    # b and d read the line as if it ended the source
-    assert sorted(kept[kept.metric == "bias_anti_diagonal"].seed) == ["a", "c", "e", "f"]
-    # e's attention on the line read operand b alone: only f, which read both, keeps Addition's
-    assert sorted(kept[kept.metric == "anti_diagonal:inside"].seed) == ["a", "c", "f"]
+    # b and d read the line as if it ended the source; e read one operand alone: only f, which read both, keeps
+    # Addition's readings of the line
+    for metric in ("bias_anti_diagonal", "anti_diagonal:inside"):
+        assert sorted(kept[kept.metric == metric].seed) == ["a", "c", "f"], metric
     assert (kept.metric == "accuracy").sum() == 6  # every run's other rows stay
 
 
@@ -390,9 +406,11 @@ def test_the_scorecard_judges_the_attention_claim_on_the_stored_runs_that_record
     assert len(row) == 1 and "successor vanilla: " in row.ours.iloc[0]  # Successor's runs recorded the weight
     cpu_row = cpu[cpu.source == "Figs. 2, 8, 9"].ours.iloc[0]  # only N x 1's cpu runs, rerun, recorded it
     assert "times_digit vanilla: " in cpu_row and "successor" not in cpu_row and "addition" not in cpu_row
-    # the regime's factors were chosen on Successor: its cells there say they are in sample, the others' do not
+    # the regime's factors were chosen on Successor, its window on Addition's T = 3 scaffold: their cells say they are
+    # in sample, the others' do not
     in_sample = regime.reason.str.contains("in sample")
-    assert in_sample.any() and regime[in_sample].cell.str.startswith("successor /").all()
+    chosen_on = regime.cell.str.startswith(("successor /", "addition / w=1, T=3 /"))
+    assert in_sample.any() and in_sample.equals(chosen_on)
     assert not cpu.reason.str.contains("in sample").any()
     assert regime.cell.str.startswith("addition /").any()
 
