@@ -449,28 +449,31 @@ def unfit_abc(fit: pd.DataFrame, task: str) -> str:
     """What the stored readings say of each of a task's ABC models that does not fit its training numbers
     (`readings.abc_fit`, medians over seeds): its score and training loss, the weight its bias alone puts on the
     anti-diagonal, the keys it leaves open, the weight the retrained model puts there, and the same biases on the
-    model with (or without) positions beside it. "" when every ABC model fits."""
+    model with (or without) positions beside it; weights that no stored run read right are left out, and said so
+    once. "" when every ABC model fits."""
     rows = fit[fit.task == task].set_index("model")
-    said = []
+    said, unread = [], False
     for model, row in rows[rows["at 6 digits"] < TRAINED].iterrows():
         twin = rows.loc[TWIN[model]] if TWIN[model] in rows.index else None
         where, other = (("without positions", "with the sinusoids") if ours_only(model)
                         else ("with the sinusoids", "without positions"))
-        beside = "" if twin is None else (
-            f" ({other}: {_weight(twin['attention on line'])}, and {num(twin['at 6 digits'])}% at {TRAINED_DIGITS} "
-            f"digits)")
-        said.append(f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "
-                    f"{TRAINED_DIGITS} digits, training loss {loss_text(row['training loss'])}, medians over seeds): "
-                    f"its bias alone puts {_weight(row['bias on line'])} of the cross-attention on the anti-diagonal "
-                    f"and leaves {row['open keys']:.1f} source keys open per step, and the retrained model's last "
-                    f"layer puts {_weight(row['attention on line'])} there{beside}.")
+        bias, attention = row["bias on line"], row["attention on line"]
+        unread |= bias != bias or attention != attention or (twin is not None and twin["attention on line"] !=
+                                                             twin["attention on line"])
+        on_line = "" if bias != bias else f"puts {bias:.2f} of the cross-attention on the anti-diagonal and "
+        text = (f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "
+                f"{TRAINED_DIGITS} digits, training loss {loss_text(row['training loss'])}, medians over seeds): its "
+                f"bias alone {on_line}leaves {row['open keys']:.1f} source keys open per step")
+        if attention == attention:
+            text += f", and the retrained model's last layer puts {attention:.2f} there"
+        if twin is not None:
+            weight = twin["attention on line"]
+            text += (f" ({other}: {'' if weight != weight else f'{weight:.2f}, and '}{num(twin['at 6 digits'])}% at "
+                     f"{TRAINED_DIGITS} digits)")
+        said.append(text + ".")
+    if unread:
+        said.append("The weights on the line of these runs are not recorded: they read one operand's digit only.")
     return " ".join(said)
-
-
-def _weight(value: float) -> str:
-    """A weight on the line to two places, or why there is none: runs stored before they read every operand's digit
-    (`readings.line_read_right`)."""
-    return f"{value:.2f}" if value == value else "a weight not recorded (its runs read one operand's digit only)"
 
 
 TABLE3_TASKS = (*dict.fromkeys(task for task, _, _ in TABLE_3), *LISTOPS_TASKS)  # the paper's order, then Appendix C
