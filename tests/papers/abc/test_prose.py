@@ -411,10 +411,12 @@ def test_not_yet_counts_the_vanilla_seeds_that_fit():
                         ("addition", "w=1, T=3"): {s: {6: 50.0} for s in SEEDS},
                         ("addition", "w=1, NoPE"): {s: {6: 20.0} for s in SEEDS}})
     items = prose.not_yet(curves, SEEDS, 30_000, regime_done=False).split("\n")
-    assert len(items) == 3 and items[0].startswith("- **A budget")
+    assert len(items) == 5 and items[0].startswith("- **A budget")
     assert "30,000 steps fit two of three vanilla" in items[0]
-    assert "regime" in items[1] and items[2].startswith("- **The paper's scale**")
-    assert prose.not_yet(curves, SEEDS, 30_000, regime_done=True).split("\n") == [items[0], items[2]]
+    assert "regime" in items[1] and items[2].startswith("- **Figs. 2, 8, 9 on Addition**")
+    assert items[3].startswith("- **The paper's third direction") and items[4].startswith("- **The paper's scale**")
+    assert prose.not_yet(curves, SEEDS, 30_000, regime_done=True, attention_tasks={"successor", "addition"}).split(
+        "\n") == [items[0], *items[3:]]  # Addition's attention judged: no item for it
     curves.loc[(curves.model == "w=1, NoPE") & (curves.seed == 1), "value"] = 95.0
     with pytest.raises(ProseCheckFailed):
         prose.not_yet(curves, SEEDS, 30_000, regime_done=False)
