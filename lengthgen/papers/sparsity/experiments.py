@@ -278,11 +278,12 @@ SPARSITY_EXPERIMENTS = (
 )
 
 
-def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(accuracy by K, k and length; the T1 table) of a profile's sparse-parity runs, judged at its longest training
-    length."""
+def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(accuracy by K, k and length; the T1 table per bound K; T1 across bounds and beyond the trained k,
+    `readings.k_claims`) of a profile's sparse-parity runs, judged at its longest training length."""
     table = sparsity.by_k(runs)
-    return table, sparsity.sparsity_claim(table, trained_length=PARITY_PROFILES[profile].train_lengths[1])
+    trained = PARITY_PROFILES[profile].train_lengths[1]
+    return table, sparsity.sparsity_claim(table, trained), sparsity.k_claims(table, trained)
 
 
 def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

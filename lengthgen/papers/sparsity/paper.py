@@ -17,6 +17,10 @@ def _t1(t1: pd.DataFrame) -> str:
                      f"{r.iloc[3]} at the longest length)" for _, r in t1.iterrows())
 
 
+def _k_rows(table: pd.DataFrame) -> str:
+    return "; ".join(f"{r.variant}: {r.verdict} ({r.detail})" for r in table.itertuples())
+
+
 def _reach(t: pd.DataFrame) -> str:
     return "; ".join(f"{r.variant}: {r['in distribution']:.0f}% in distribution, >= 90% up to "
                      f"{r['stays >= 90% up to']}" for _, r in t.iterrows())
@@ -50,6 +54,10 @@ CLAIMS = [  # each figure's statement, and the reading of ours that judges it (p
     Claim("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and "
                         "out of distribution (T1)", "sparsity-parity", "parity", _t1,
           each="variant"),  # readings.sparsity_claim, one row per training bound K
+    Claim("Figs. 1, 7 (larger k)", "larger k degrades: across training bounds K (the same training lengths), and "
+                                   "at sparsities k > K, in and out of distribution (T1)", "sparsity-parity",
+          "parity k", _k_rows,
+          each="variant"),  # readings.k_claims, one row across K and one per bound with k > K tested
     Claim("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
                     "although its scratchpad is longer", "sparsity-scratchpad", "jumps", _each_row,
           each="variant"),  # readings.jump_claim, one row per jump against the next smaller one

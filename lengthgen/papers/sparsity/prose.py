@@ -20,7 +20,7 @@ from lengthgen.papers.sparsity.experiments import (
     DecoderSizes,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
-from lengthgen.papers.sparsity.readings import DROP, REACH
+from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, REACH
 from lengthgen.tasks.sparsity import ScratchpadParity
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
@@ -108,9 +108,10 @@ def parity_setup(sizes: DecoderSizes) -> dict:
 
 def t1_rule() -> dict:
     """The T1 rule: the bar of a trained model and of a solved k, how far the paper finds k = 1 solved, and the
-    least fall from k = 1 to k = K that counts."""
+    least fall from k = 1 to k = K that counts, and the rank correlation across bounds at or below which accuracy
+    falls with K."""
     return {"t1_bar": TRAINED, "t1_paper_reach": paper.PARITY_TEST_TOKENS / paper.PARITY_TRAIN_TOKENS[1],
-            "t1_drop": DROP}
+            "t1_drop": DROP, "t1_rho": FALLS_RHO}
 
 
 def scratchpad_setup(sizes: DecoderSizes) -> dict:

@@ -5,6 +5,7 @@ baselines) as stated, tested rules; and where a trained sparse-parity model atte
 import numpy as np
 import pandas as pd
 import torch
+from scipy.stats import spearmanr
 
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
@@ -71,6 +72,62 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
                          f"k={k}: {v:.0f}" for k, v in zip(longest.k, longest.value, strict=True)),
                      "fall k=1 to k=K": round(drop, 1), "verdict": verdict})
     return pd.DataFrame(rows)
+
+
+FALLS_RHO = -0.8  # Spearman's rho of accuracy against the training bound K at or below which it "falls as K grows"
+# (with three or more bounds; with two, the fall of DROP points alone decides)
+
+
+def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
+    """T1's two other statements, on `by_k` output: "larger k degrades" across training bounds and beyond the k a model
+    was trained on. One row "across K": at the longest test length, each trained bound's mean accuracy over its k <= K
+    (a bound is trained when its worst k <= K is >= TRAINED at `trained_length`); "reproduced" when it falls by at
+    least DROP points from the smallest bound to the largest and, with three or more bounds, Spearman's rho of
+    accuracy against K is <= FALLS_RHO; else "not reproduced"; "not trained" with fewer than two trained bounds. Then
+    one row per bound with sparsities k > K tested ("K=<K>, k > K"): the best unseen k against the worst trained k, in
+    distribution (at `trained_length`) and at the longest length; "reproduced" when both fall by at least DROP
+    points, "partly" when one does, else "not reproduced"; "not trained" when the bound is not.
+
+    Returns:
+        Rows: variant, in distribution (the worst k <= K at `trained_length`; for "across K", the worst bound's),
+        detail (the numbers judged), verdict.
+    """
+    longest = table.length.max()
+    rows, across = [], {}
+    for variant, g in table.groupby("variant", sort=False):
+        K = bound(variant)
+        at = g.pivot_table(index="k", columns="length", values="value")
+        seen, unseen = at.loc[at.index <= K], at.loc[at.index > K]
+        iid = float(seen[trained_length].min())
+        if iid >= TRAINED:
+            across[K] = (float(seen[longest].mean()), iid)
+        if unseen.empty:
+            continue
+        falls = {where: float(seen[length].min() - unseen[length].max())
+                 for where, length in (("in distribution", trained_length), ("at the longest length", longest))}
+        held = [where for where, fall in falls.items() if fall >= DROP]
+        verdict = (NOT_TRAINED if iid < TRAINED else "reproduced" if len(held) == 2 else
+                   f"partly (falls only {held[0]})" if held else
+                   f"not reproduced (k > K within {DROP:g} points of k <= K)")
+        rows.append({"variant": f"{variant}, k > K", "in distribution": round(iid, 1),
+                     "detail": "; ".join(f"{where}: worst k <= K {seen[length].min():.0f}, best k > K "
+                                         f"{unseen[length].max():.0f}" for where, length in
+                                         (("in distribution", trained_length), ("at the longest length", longest))),
+                     "verdict": verdict})
+    bounds = sorted(across)
+    values = [across[K][0] for K in bounds]
+    if len(bounds) < 2:
+        verdict = NOT_TRAINED
+    else:
+        fall = values[0] - values[-1]
+        rho = float(spearmanr(bounds, values)[0]) if len(bounds) > 2 else float("nan")
+        verdict = ("reproduced" if fall >= DROP and not rho > FALLS_RHO else
+                   f"not reproduced (falls {fall:.0f} points" + (f", rho {rho:.2f})" if rho == rho else ")"))
+    first = {"variant": "across K", "in distribution": round(min((iid for _, iid in across.values()),
+                                                                   default=float("nan")), 1),
+             "detail": f"at length {longest}, mean over k <= K: " + ", ".join(
+                 f"K={K}: {v:.0f}" for K, v in zip(bounds, values, strict=True)), "verdict": verdict}
+    return pd.DataFrame([first, *rows], columns=["variant", "in distribution", "detail", "verdict"])
 
 
 def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:

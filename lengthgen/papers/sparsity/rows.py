@@ -24,7 +24,7 @@ def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFram
     parity, scratch, assign, language = (grid_runs(GRIDS[f"sparsity-{name}"], profile, store)
                                          for name in ("parity", "scratchpad", "assignment", "language"))
     if not parity.empty:
-        readings["parity"] = parity_reading(parity, profile)[1]
+        readings["parity"], readings["parity k"] = parity_reading(parity, profile)[1:]
     if not scratch.empty:
         readings["scratchpad"], readings["jumps"] = scratchpad_reading(scratch, profile)[1:]
     if not assign.empty:

@@ -12,6 +12,7 @@ from lengthgen.papers.sparsity.readings import (
     by_k,
     coupling_claim,
     jump_claim,
+    k_claims,
     mass_on_bits,
     sparsity_claim,
 )
@@ -53,6 +54,27 @@ def test_sparsity_claim_by_hand():
     assert out.loc["K=2", "fall k=1 to k=K"] == 30.0  # k = 3 > K is not part of the K = 2 claim
     assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at length 250"] == "k=1: 95"
     assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
+
+
+def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand():
+    def model(K, seen, unseen, far_seen, far_unseen):  # every k <= K at `seen` in distribution, `far_seen` at 250
+        values = {(k, 25): [seen] for k in range(1, K + 1)} | {(k, 250): [far_seen] for k in range(1, K + 1)}
+        return k_rows(f"K={K}", values | {(K + 1, 25): [unseen], (K + 1, 250): [far_unseen]})
+
+    falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 80, 50) + model(3, 95, 50, 60, 55)))
+    out = k_claims(falling, trained_length=25).set_index("variant")
+    assert out.loc["across K", "verdict"] == "reproduced"  # 95, 80, 60: falls 35 points, rho -1
+    assert out.loc["across K", "detail"] == "at length 250, mean over k <= K: K=1: 95, K=2: 80, K=3: 60"
+    assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
+    assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at the longest length)"  # 100 vs 95 inside
+    assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 60 vs 55 at 250
+    flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85) + model(2, 100, 99, 92, 91) + model(3, 100, 99, 85, 84)))
+    out = k_claims(flat, 25).set_index("variant")
+    assert out.loc["across K", "verdict"] == "not reproduced (falls 5 points, rho -0.50)"  # 90, 92, 85
+    assert out.loc["K=1, k > K", "verdict"] == "not reproduced (k > K within 10 points of k <= K)"
+    unfit = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 70, 50, 60, 50)))  # K = 2 does not fit
+    out = k_claims(unfit, 25).set_index("variant")
+    assert out.loc["across K", "verdict"] == "not trained" and out.loc["K=2, k > K", "verdict"] == "not trained"
 
 
 def test_coupling_claim_by_hand():
