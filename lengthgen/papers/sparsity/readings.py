@@ -96,8 +96,8 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     rows, across = [], {}
     for variant, g in table.groupby("variant", sort=False):
         K = bound(variant)
-        at = g.pivot_table(index="k", columns="length", values="value")
-        seen, unseen = at.loc[at.index <= K], at.loc[at.index > K]
+        at = g.pivot_table(index="k", columns="length", values="value").reindex(columns=[trained_length, longest])
+        seen, unseen = at.loc[at.index <= K], at.loc[at.index > K]  # an untested training length: NaN, not trained
         iid = float(seen[trained_length].min())
         if iid >= TRAINED:
             across[K] = (float(seen[longest].mean()), iid)
@@ -106,7 +106,7 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         falls = {where: float(seen[length].min() - unseen[length].max())
                  for where, length in (("in distribution", trained_length), ("at the longest length", longest))}
         held = [where for where, fall in falls.items() if fall >= DROP]
-        verdict = (NOT_TRAINED if iid < TRAINED else "reproduced" if len(held) == 2 else
+        verdict = (NOT_TRAINED if not iid >= TRAINED else "reproduced" if len(held) == 2 else
                    f"partly (falls only {held[0]})" if held else
                    f"not reproduced (k > K within {DROP:g} points of k <= K)")
         rows.append({"variant": f"{variant}, k > K", "in distribution": round(iid, 1),

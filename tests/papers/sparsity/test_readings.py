@@ -75,6 +75,7 @@ def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand(
     unfit = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 70, 50, 60, 50)))  # K = 2 does not fit
     out = k_claims(unfit, 25).set_index("variant")
     assert out.loc["across K", "verdict"] == "not trained" and out.loc["K=2, k > K", "verdict"] == "not trained"
+    assert (k_claims(falling, trained_length=50).verdict == "not trained").all()  # a training length never tested
 
 
 def test_coupling_claim_by_hand():
