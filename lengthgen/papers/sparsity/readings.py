@@ -83,7 +83,8 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     was trained on. One row "across K": at the longest test length, each trained bound's mean accuracy over its k <= K
     (a bound is trained when its worst k <= K is >= TRAINED at `trained_length`); "reproduced" when it falls by at
     least DROP points from the smallest bound to the largest and, with three or more bounds, Spearman's rho of
-    accuracy against K is <= FALLS_RHO; else "not reproduced"; "not trained" with fewer than two trained bounds. Then
+    accuracy against K is <= FALLS_RHO; else "not reproduced"; "not trained" with fewer than two trained bounds,
+    "inconclusive" with one bound run. Then
     one row per bound with sparsities k > K tested ("K=<K>, k > K"): the best unseen k against the worst trained k, in
     distribution (at `trained_length`) and at the longest length; "reproduced" when both fall by at least DROP
     points, "partly" when one does, else "not reproduced"; "not trained" when the bound is not.
@@ -116,7 +117,9 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
                      "verdict": verdict})
     bounds = sorted(across)
     values = [across[K][0] for K in bounds]
-    if len(bounds) < 2:
+    if table.variant.nunique() < 2:
+        verdict = "inconclusive (one training bound)"
+    elif len(bounds) < 2:
         verdict = NOT_TRAINED
     else:
         fall = values[0] - values[-1]

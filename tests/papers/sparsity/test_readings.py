@@ -76,6 +76,8 @@ def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand(
     out = k_claims(unfit, 25).set_index("variant")
     assert out.loc["across K", "verdict"] == "not trained" and out.loc["K=2, k > K", "verdict"] == "not trained"
     assert (k_claims(falling, trained_length=50).verdict == "not trained").all()  # a training length never tested
+    one = k_claims(falling[falling.variant == "K=2"], 25).set_index("variant").verdict  # one bound: nothing across K
+    assert one["across K"] == "inconclusive (one training bound)" and one["K=2, k > K"].startswith("partly")
 
 
 def test_coupling_claim_by_hand():
