@@ -13,7 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
-import torch
 from torch import nn
 
 from lengthgen.analysis.calibration import (
@@ -261,9 +260,19 @@ def one_length_batch(task, n: int, gen) -> tuple:
     return task.batch([task.example(t) for t in picked]), shape[1] + 1
 
 
+def abc_batch(cfg: ArithmeticRun, task) -> tuple:
+    """The run's calibration batch and the decoder steps ABC reads (`one_length_batch` from the run's own stream)."""
+    return one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+
+
+def first_seeds(configs: list[ArithmeticRun]) -> list[ArithmeticRun]:
+    """The configs of each task's first seed."""
+    return [cfg for cfg in configs if cfg.seed == min(c.seed for c in configs if c.task == cfg.task)]
+
+
 def calibrate_abc(cfg: ArithmeticRun, task, models: nn.ModuleDict, key: str) -> None:
     """Set the bias table of the ABC model `key` from the trained model's attention, by the key's rule."""
-    batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+    batch, steps_read = abc_batch(cfg, task)
     rules = ABC_RULES[key.split("_")[1]]
     bias_table(models[key]).set_table(calibrated_table(models["trained"], batch, cfg.model.max_positions, rules,
                                                        ABC_DIRECTIONS, steps_read))
@@ -274,7 +283,7 @@ def third_direction(cfg: ArithmeticRun, model, task, length: int) -> pd.DataFram
     over a test of `length` digits (its decoder steps x its source tokens), that differ when ABC also searches our
     anti-diagonal (the paper's diagonal) beside ABC_DIRECTIONS, calibrated from `model` (a trained run's) on the run's
     own batch, by each ABC rule of `cfg`. Rows: rule, head, cells (that change), of (the cells of a head)."""
-    batch, steps_read = one_length_batch(task, cfg.abc_samples, generator(cfg.seed, "abc"))
+    batch, steps_read = abc_batch(cfg, task)
     source, target = task.examples(str(length), 1)[0]
     rows = []
     for rule in dict.fromkeys(name.split("/")[0] for name in cfg.abc):
@@ -290,9 +299,9 @@ def third_directions(models: dict[str, tuple], configs: list[ArithmeticRun]) -> 
     """`third_direction` of each task's trained model in `models` (`trained_models`' names, "<task> / vanilla") whose
     config runs ABC, at its longest test length: rows task, length, rule, head, cells, of."""
     parts = []
-    for cfg in configs:
+    for cfg in first_seeds(configs):
         name = f"{cfg.task} / {variant(cfg)}"
-        if cfg.abc and name in models and cfg.seed == min(c.seed for c in configs if c.task == cfg.task):
+        if cfg.abc and name in models:
             model, task = models[name]
             length = max(cfg.eval_lengths)
             parts.append(third_direction(cfg, model, task, length).assign(task=cfg.task, length=length))
@@ -309,8 +318,8 @@ def run_arithmetic(cfg: ArithmeticRun) -> RunOutput:
     own stream. The checkpoint holds every model (bias tables included)."""
     task, models = build_arithmetic(cfg)
     rows = [{"stage": "trained", "length": 0, "metric": LINE_TAIL, "value": task.tail},
-            {"stage": "trained", "length": 0, "metric": LINE_OPERANDS, "value": len(task.operand_lines_from_end(
-                torch.arange(1), 1))}]
+            {"stage": "trained", "length": 0, "metric": LINE_OPERANDS,
+             "value": len(task.operand_lines_from_end(0, 1))}]
     for key, stage in cfg.stages().items():
         model = models[key]
         if key != "trained":
@@ -613,9 +622,7 @@ def trained_models(store, experiment, configs: list[ArithmeticRun]) -> dict[str,
     """The stored models of the configs' first seed on each task, by name ("successor / vanilla", "successor / ABC
     (paper)", ...): (model, task), rebuilt from the store's checkpoints."""
     out = {}
-    for cfg in configs:
-        if cfg.seed != min(c.seed for c in configs if c.task == cfg.task):
-            continue
+    for cfg in first_seeds(configs):
         models, task = load_trained(experiment, cfg, store)
         for key, stage in cfg.stages().items():
             name = variant(cfg) if key == "trained" else stage

@@ -464,8 +464,8 @@ def unfit_abc(fit: pd.DataFrame, task: str) -> str:
         where, other = (("without positions", "with the sinusoids") if ours_only(model)
                         else ("with the sinusoids", "without positions"))
         bias, attention = row["bias on line"], row["attention on line"]
-        unread |= bias != bias or attention != attention or (twin is not None and twin["attention on line"] !=
-                                                             twin["attention on line"])
+        weights = [bias, attention] + ([] if twin is None else [twin["attention on line"]])
+        unread |= any(w != w for w in weights)  # NaN: no stored run read the line right
         on_line = "" if bias != bias else f"puts {bias:.2f} of the cross-attention on the anti-diagonal and "
         text = (f"The ABC model {RULE_WORDS[model]} {where} does not fit ({num(row['at 6 digits'])}% at "
                 f"{TRAINED_DIGITS} digits, training loss {loss_text(row['training loss'])}, medians over seeds): its "
