@@ -3,14 +3,14 @@ their training lengths?
 
 A result on lengths beyond training counts only on a model that fits its training lengths (>= TRAINED). The chapter's
 first `cpu` models (2 layers of width 64) did not fit several of the paper's mechanisms: PPC with learned absolute ids
-on variable assignment, PPC with jumps j = 2 and 3, both of Fig. 8's ablations. The paper's models are GPT-NeoX
-decoders of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at
-each candidate size (`CANDIDATES`: depth x width, heads of width 16) on its paper's training lengths and reads the
-course of training (`DecoderRun.course`: exact match at the longest training length every `course` steps, with a
-PPC model's tokens, ids and oracle apart), so that one run tells how many steps a size needs, or that it does not
-fit in the budget. A run stops at the first point of its course that fits (`DecoderRun.stop_fitted`): the steps after
-it would say nothing more about the size, and its tests beyond the training lengths are those of a model that just
-fits (on a learning-rate schedule set for the whole budget):
+on variable assignment, PPC with jumps j = 2 and 3, both of Fig. 8's ablations. The paper's models are GPT-NeoX decoders
+of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at each
+candidate size (`CANDIDATES`: depth x width, heads of width 16; a mechanism that fits at none, at `LARGER` too) on its
+paper's training lengths and reads the course of training (`DecoderRun.course`: exact match at the longest training
+length every `course` steps, with a PPC model's tokens, ids and oracle apart), so that one run tells how many steps a
+size needs, or that it does not fit in the budget. A run stops at the first point of its course that fits
+(`DecoderRun.stop_fitted`): the steps after it would say nothing more about the size, and its tests beyond the training
+lengths are those of a model that just fits (on a learning-rate schedule set for the whole budget):
 
 - `sparsity-sizing-scratchpad`: parity with a scratchpad, every jump j with coupled ids and PPC (learned absolute
   ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
@@ -37,6 +37,7 @@ from lengthgen.papers.sparsity.experiments import (
     decoder_labels,
     run_decoder,
     scratchpad_runs,
+    variant,
 )
 from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
@@ -45,6 +46,8 @@ from lengthgen.results.sweep import stored_runs
 SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
 CANDIDATES = ((2, 64), (4, 128))  # (decoder layers, width): the chapter's first size and the next one up; a
 # training step of the second costs about 5x the first's (measured side by side on this machine)
+LARGER = (4, 256)  # the size after them, for the mechanisms that fit at neither (j = 3 PPC stayed at chance for
+# 10,000 steps at both): twice the width, a step about 2.7x a 4x128 one's (measured side by side)
 HEAD_WIDTH = 16  # heads = width / HEAD_WIDTH (4 at width 64, as the chapter's models)
 
 
@@ -59,6 +62,8 @@ class SizingSizes:
     course: int  # steps between two points of the course
     course_samples: int  # test prompts per point
     seeds: tuple[int, ...]
+    larger: tuple[int, int] = (0, 0)  # (layers, width) of a further size, for the scratchpad's `larger_variants` only
+    larger_variants: tuple[str, ...] = ()  # the mechanisms (`experiments.variant`) that fit at no candidate
 
     def at(self, sizes: DecoderSizes, layers: int, width: int) -> DecoderSizes:
         """`sizes` at one candidate size."""
@@ -79,7 +84,7 @@ SIZING_PROFILES = {
         assignment=DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5,
                                 train_lengths=(4, 8), eval_lengths=(8, 12), samples=8, max_positions=32,
                                 seeds=(100,), depths=(2,), positions="learned", variables=20, format="paper"),
-        course=10, course_samples=8, seeds=(100,)),
+        course=10, course_samples=8, seeds=(100,), larger=(1, 32), larger_variants=("j=2 PPC",)),
     "cpu": SizingSizes(
         candidates=CANDIDATES,
         scratchpad=DecoderSizes(width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, warmup=100,
@@ -89,7 +94,7 @@ SIZING_PROFILES = {
                                 train_lengths=(20, 60), eval_lengths=(20, 40, 60, 100, 150, 200), samples=192,
                                 max_positions=256, seeds=SIZING_SEEDS, depths=(2, 3), positions="learned",
                                 variables=200, format="paper"),
-        course=500, course_samples=64, seeds=SIZING_SEEDS[:1]),
+        course=500, course_samples=64, seeds=SIZING_SEEDS[:1], larger=LARGER, larger_variants=("j=3 PPC",)),
 }
 
 
@@ -100,11 +105,13 @@ def sized_labels(cfg: DecoderRun) -> dict:
 
 
 def scratchpad_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
-    """Every scratchpad mechanism at every candidate size."""
+    """Every scratchpad mechanism at every candidate size, then the ones that fit at none at the larger size."""
     p = SIZING_PROFILES[profile]
     seeds = seeds if seeds is not None else p.seeds
-    return [run for layers, width in p.candidates
-            for run in p.coursed(scratchpad_runs(p.at(p.scratchpad, layers, width), seeds))]
+    candidates = [run for layers, width in p.candidates
+                  for run in p.coursed(scratchpad_runs(p.at(p.scratchpad, layers, width), seeds))]
+    larger = p.coursed(scratchpad_runs(p.at(p.scratchpad, *p.larger), seeds)) if p.larger_variants else []
+    return candidates + [run for run in larger if variant(run) in p.larger_variants]
 
 
 def assignment_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:

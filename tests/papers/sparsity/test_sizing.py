@@ -8,6 +8,7 @@ from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
 from lengthgen.papers.sparsity.sizing import (
     CANDIDATES,
+    LARGER,
     SIZING_EXPERIMENTS,
     SIZING_PROFILES,
     SIZING_SEEDS,
@@ -23,6 +24,9 @@ def test_every_mechanism_at_every_candidate_size_on_sizing_seeds_with_its_course
     assign = EXPERIMENTS["sparsity-sizing-assignment"].configs_for("cpu")
     declared = {s for p in (SCRATCHPAD_PROFILES, ASSIGNMENT_PROFILES) for sizes in p.values() for s in sizes.seeds}
     assert not {c.seed for c in scratch + assign} & declared and {c.seed for c in scratch} <= set(SIZING_SEEDS)
+    *scratch, larger = scratch  # the larger size: only j = 3 PPC, which fit at neither candidate
+    assert (larger.model.layers, larger.model.width, larger.model.heads) == (*LARGER, 16)
+    assert sized_labels(larger)["variant"] == "4x256 j=3 PPC" and larger.course and larger.stop_fitted
     for configs, mechanisms in ((scratch, 5), (assign, 8)):  # 3 jumps + 2 ablations; 2 depths x 4 variants
         assert len(configs) == mechanisms * len(CANDIDATES)
         assert {(c.model.layers, c.model.width, c.model.heads) for c in configs} == {(2, 64, 4), (4, 128, 8)}
