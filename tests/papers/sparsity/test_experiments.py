@@ -17,7 +17,9 @@ from lengthgen.papers.sparsity.experiments import (
     ScratchpadRun,
     assignment_reading,
     run_decoder,
+    variant,
 )
+from lengthgen.papers.sparsity.sizing import scratchpad_sizing
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
 from lengthgen.train.evaluate import answer_accuracy_by_length
 from lengthgen.train.evaluate import test_set as fixed_test_set
@@ -35,6 +37,16 @@ def test_variants_and_labels_of_each_experiment():
     assert (j3.train.min_length, j3.train.max_length) == (3, 10)  # combined lengths 12-40, as 10-40 for j = 1
     assert j3.task.combined(j3.eval_lengths[-1]) == 200  # tested to combined length 200, as the paper
     assert all(c.model.positional == "learned" and c.train.positions == "offset" for c in full if c.task.coupled)
+
+
+def test_the_scratchpad_regime_grid_is_the_sized_recipe_at_declared_seeds():
+    regime = EXPERIMENTS["sparsity-scratchpad"].configs_for("regime")
+    sized = {variant(c): c for c in scratchpad_sizing("cpu", None) if (c.model.layers, c.model.width) == (4, 128)}
+    assert len(regime) == 4 * 3 and {c.seed for c in regime} == {0, 1, 2}  # j = 1, 2 PPC and both ablations
+    for cfg in regime:  # the model and training that fit in the sizing study, run to the end of their schedule
+        assert cfg.model == sized[variant(cfg)].model and cfg.train == sized[variant(cfg)].train
+        assert not cfg.course and cfg.task.combined(max(cfg.eval_lengths)) >= 198  # tested to the paper's 200
+    assert "j=3 PPC" not in {variant(c) for c in regime}  # fit at no size of the study
 
 
 def test_the_assignment_grid_shifts_the_ids_of_ppc_only_and_reads_one_panel_per_depth():
