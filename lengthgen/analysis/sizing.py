@@ -9,11 +9,11 @@ from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 
 
 def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (task, variant, depth: 0 where the task has none) of stored sizing runs: seeds, the first step
-    at which the course reaches TRAINED at every seed (NaN: not within the budget), the course's last point and, for
-    PPC models, its tokens, ids and oracle parts (mean over seeds), the final training loss, and whether the last
-    point fits (>= TRAINED)."""
-    keys = ["task", "variant", "depth"]
+    """One row per (task, variant, depth: 0 where the task has none, and budget: training steps, where the runs are
+    labelled with it) of stored sizing runs: seeds, the first step at which the course reaches TRAINED at every seed
+    (NaN: not within the budget), the course's last point and, for PPC models, its tokens, ids and oracle parts (mean
+    over seeds), the final training loss, and whether the last point fits (>= TRAINED)."""
+    keys = ["task", "variant", "depth", *(["budget"] if "budget" in runs else [])]
     runs = runs.assign(depth=runs["depth"].fillna(0).astype(int) if "depth" in runs else 0)
     losses = runs[runs.metric == FINAL_TRAIN_LOSS].groupby(keys).value.mean()
     course = runs[runs.metric.str.startswith(COURSE)]
@@ -38,6 +38,7 @@ def sizing_markdown(runs: pd.DataFrame, head: str) -> str:
     table = sizing_table(runs)
     shown = table.assign(**{c: table[c].map(lambda v: "–" if v != v else f"{v:.1f}")
                             for c in ("last", "tokens", "ids", "oracle")},
-                         **{"fits at step": table["fits at step"].map(lambda v: "–" if v != v else f"{v:,.0f}"),
-                            "final loss": table["final loss"].map("{:.3f}".format)})
+                         **{c: table[c].map(lambda v: "–" if v != v else f"{v:,.0f}")
+                            for c in ("fits at step", "budget") if c in table},
+                         **{"final loss": table["final loss"].map("{:.3f}".format)})
     return head + "\n\n" + markdown_table(shown) + "\n"

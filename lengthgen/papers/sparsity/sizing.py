@@ -4,13 +4,13 @@ their training lengths?
 A result on lengths beyond training counts only on a model that fits its training lengths (>= TRAINED). The chapter's
 first `cpu` models (2 layers of width 64) did not fit several of the paper's mechanisms: PPC with learned absolute ids
 on variable assignment, PPC with jumps j = 2 and 3, both of Fig. 8's ablations. The paper's models are GPT-NeoX decoders
-of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at each
-candidate size (`CANDIDATES`: depth x width, heads of width 16; a mechanism that fits at none, at `LARGER` too) on its
-paper's training lengths and reads the course of training (`DecoderRun.course`: exact match at the longest training
-length every `course` steps, with a PPC model's tokens, ids and oracle apart), so that one run tells how many steps a
-size needs, or that it does not fit in the budget. A run stops at the first point of its course that fits
-(`DecoderRun.stop_fitted`): the steps after it would say nothing more about the size, and its tests beyond the training
-lengths are those of a model that just fits (on a learning-rate schedule set for the whole budget):
+of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at each size in
+turn (`SCRATCHPAD_SIZES`, `ASSIGNMENT_SIZES`: depth x width, heads of width 16, and a budget; a later size holds only
+what fit at no earlier one) on its paper's training lengths and reads the course of training (`DecoderRun.course`: exact
+match at the longest training length every `course` steps, with a PPC model's tokens, ids and oracle apart), so that one
+run tells how many steps a size needs, or that it does not fit in the budget. A run stops at the first point of its
+course that fits (`DecoderRun.stop_fitted`): the steps after it would say nothing more about the size, and its tests
+beyond the training lengths are those of a model that just fits (on a learning-rate schedule set for the whole budget):
 
 - `sparsity-sizing-scratchpad`: parity with a scratchpad, every jump j with coupled ids and PPC (learned absolute
   ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
@@ -44,49 +44,72 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
 SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
-CANDIDATES = ((2, 64), (4, 128))  # (decoder layers, width): the chapter's first size and the next one up; a
-# training step of the second costs about 5x the first's (measured side by side on this machine)
-LARGER = (4, 256)  # the size after them, for the mechanisms that fit at neither (j = 3 PPC stayed at chance for
-# 10,000 steps at both): twice the width, a step about 2.7x a 4x128 one's (measured side by side)
 HEAD_WIDTH = 16  # heads = width / HEAD_WIDTH (4 at width 64, as the chapter's models)
+
+
+@dataclass(frozen=True)
+class Size:
+    """One size of the study, in the order they are tried: a model size, a training budget other than the recipe's
+    (0: the recipe's), and the mechanisms it holds (`experiments.variant`; empty: all) at which depths (variable
+    assignment; empty: all). A later size holds only what fit at no earlier one."""
+
+    layers: int
+    width: int
+    steps: int = 0
+    variants: tuple[str, ...] = ()
+    depths: tuple[int, ...] = ()
+
+    def holds(self, run: DecoderRun) -> bool:
+        return ((not self.variants or variant(run) in self.variants)
+                and (not self.depths or getattr(run.task, "depth", None) in self.depths))
+
+
+# The chapter's first size, then the next one up (a training step about 5x the first's, measured side by side on this
+# machine). j = 3 PPC stayed at chance for 10,000 steps at both: twice the width for it (a step about 2.7x a 4x128
+# one's). Variable assignment fit at neither in its 20,000 steps (2x64: every mechanism; 4x128: PPC at depth 2,
+# tried first, the baselines only where it fits): PPC at depth 2 on the paper's budget of 50,000 steps.
+SCRATCHPAD_SIZES = (Size(2, 64), Size(4, 128), Size(4, 256, variants=("j=3 PPC",)))
+ASSIGNMENT_SIZES = (Size(2, 64), Size(4, 128, variants=("PPC",), depths=(2,)),
+                    Size(4, 128, steps=50_000, variants=("PPC",), depths=(2,)))
 
 
 @dataclass(frozen=True, kw_only=True)
 class SizingSizes:
-    """One profile of the sizing study: the candidate sizes, each experiment's recipe (its model size replaced by
-    each candidate's) and how the course is read."""
+    """One profile of the sizing study: each experiment's recipe and sizes (its model size and budget replaced by
+    each size's) and how the course is read."""
 
-    candidates: tuple[tuple[int, int], ...]  # (layers, width)
     scratchpad: DecoderSizes  # parity with a scratchpad: training, lengths, jumps
     assignment: DecoderSizes  # variable assignment: training, lengths, depths, format
+    scratchpad_sizes: tuple[Size, ...]
+    assignment_sizes: tuple[Size, ...]
     course: int  # steps between two points of the course
     course_samples: int  # test prompts per point
     seeds: tuple[int, ...]
-    larger: tuple[int, int] = (0, 0)  # (layers, width) of a further size, for the scratchpad's `larger_variants` only
-    larger_variants: tuple[str, ...] = ()  # the mechanisms (`experiments.variant`) that fit at no candidate
 
-    def at(self, sizes: DecoderSizes, layers: int, width: int) -> DecoderSizes:
-        """`sizes` at one candidate size."""
-        return replace(sizes, layers=layers, width=width, heads=max(1, width // HEAD_WIDTH))
-
-    def coursed(self, runs: list[DecoderRun]) -> list[DecoderRun]:
-        """The runs with their course read every `course` steps, each stopping at its first point that fits."""
-        return [replace(run, course=self.course, course_samples=self.course_samples, stop_fitted=True)
-                for run in runs]
+    def runs(self, recipe: DecoderSizes, sizes: tuple[Size, ...], runs, seeds: tuple[int, ...] | None) -> list:
+        """`runs` (`experiments.scratchpad_runs` or `assignment_runs`) of the recipe at each size that holds them,
+        each with its course read every `course` steps and stopping at its first point that fits."""
+        out = []
+        for size in sizes:
+            sized = replace(recipe, layers=size.layers, width=size.width, heads=max(1, size.width // HEAD_WIDTH),
+                            steps=size.steps or recipe.steps)
+            out += [replace(run, course=self.course, course_samples=self.course_samples, stop_fitted=True)
+                    for run in runs(sized, seeds if seeds is not None else self.seeds) if size.holds(run)]
+        return out
 
 
 SIZING_PROFILES = {
     "smoke": SizingSizes(
-        candidates=((1, 16),),
         scratchpad=DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5,
                                 train_lengths=(2, 4), eval_lengths=(4, 6), samples=8, max_positions=32, seeds=(100,),
                                 jumps=(1, 2)),
         assignment=DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5,
                                 train_lengths=(4, 8), eval_lengths=(8, 12), samples=8, max_positions=32,
                                 seeds=(100,), depths=(2,), positions="learned", variables=20, format="paper"),
-        course=10, course_samples=8, seeds=(100,), larger=(1, 32), larger_variants=("j=2 PPC",)),
+        scratchpad_sizes=(Size(1, 16), Size(1, 32, variants=("j=2 PPC",))),
+        assignment_sizes=(Size(1, 16), Size(1, 16, steps=30, variants=("PPC",))),
+        course=10, course_samples=8, seeds=(100,)),
     "cpu": SizingSizes(
-        candidates=CANDIDATES,
         scratchpad=DecoderSizes(width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, warmup=100,
                                 train_lengths=(5, 20), eval_lengths=(5, 10, 20, 40, 60, 100), samples=192,
                                 max_positions=210, seeds=SIZING_SEEDS, jumps=(1, 2, 3)),
@@ -94,32 +117,29 @@ SIZING_PROFILES = {
                                 train_lengths=(20, 60), eval_lengths=(20, 40, 60, 100, 150, 200), samples=192,
                                 max_positions=256, seeds=SIZING_SEEDS, depths=(2, 3), positions="learned",
                                 variables=200, format="paper"),
-        course=500, course_samples=64, seeds=SIZING_SEEDS[:1], larger=LARGER, larger_variants=("j=3 PPC",)),
+        scratchpad_sizes=SCRATCHPAD_SIZES, assignment_sizes=ASSIGNMENT_SIZES,
+        course=500, course_samples=64, seeds=SIZING_SEEDS[:1]),
 }
 
 
 def sized_labels(cfg: DecoderRun) -> dict:
-    """The chapter's labels with the candidate size ahead of the variant: "4x128 j=1 PPC"."""
+    """The chapter's labels with the model size ahead of the variant ("4x128 j=1 PPC") and the training budget
+    (`budget`: steps)."""
     labels = decoder_labels(cfg)
-    return labels | {"variant": f"{cfg.model.layers}x{cfg.model.width} {labels['variant']}"}
+    return labels | {"variant": f"{cfg.model.layers}x{cfg.model.width} {labels['variant']}",
+                     "budget": cfg.train.steps}
 
 
 def scratchpad_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
-    """Every scratchpad mechanism at every candidate size, then the ones that fit at none at the larger size."""
+    """Every scratchpad mechanism at each size that holds it."""
     p = SIZING_PROFILES[profile]
-    seeds = seeds if seeds is not None else p.seeds
-    candidates = [run for layers, width in p.candidates
-                  for run in p.coursed(scratchpad_runs(p.at(p.scratchpad, layers, width), seeds))]
-    larger = p.coursed(scratchpad_runs(p.at(p.scratchpad, *p.larger), seeds)) if p.larger_variants else []
-    return candidates + [run for run in larger if variant(run) in p.larger_variants]
+    return p.runs(p.scratchpad, p.scratchpad_sizes, scratchpad_runs, seeds)
 
 
 def assignment_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
-    """PPC and its baselines on variable assignment, in the paper's format, at every candidate size."""
+    """PPC and its baselines on variable assignment, in the paper's format, at each size that holds them."""
     p = SIZING_PROFILES[profile]
-    seeds = seeds if seeds is not None else p.seeds
-    return [run for layers, width in p.candidates
-            for run in p.coursed(assignment_runs(p.at(p.assignment, layers, width), seeds))]
+    return p.runs(p.assignment, p.assignment_sizes, assignment_runs, seeds)
 
 
 def _experiment(name: str, description: str, configs) -> Experiment:
@@ -129,9 +149,9 @@ def _experiment(name: str, description: str, configs) -> Experiment:
 
 SIZING_EXPERIMENTS = (
     _experiment("sparsity-sizing-scratchpad", "sizing: every scratchpad mechanism (jumps with PPC, Fig. 8's "
-                "ablations) at each candidate size, with its course of training; sizing seeds", scratchpad_sizing),
+                "ablations) at each size in turn, with its course of training; sizing seeds", scratchpad_sizing),
     _experiment("sparsity-sizing-assignment", "sizing: variable assignment in the paper's format (PPC with learned "
-                "ids, its baselines) at each candidate size, with its course of training; sizing seeds",
+                "ids, its baselines) at each size in turn, with its course of training; sizing seeds",
                 assignment_sizing),
 )
 

@@ -1,5 +1,7 @@
 """The sparsity sizing study: every mechanism at every candidate size with its course, and the table read from it."""
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -7,8 +9,6 @@ from lengthgen.analysis.sizing import sizing_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
 from lengthgen.papers.sparsity.sizing import (
-    CANDIDATES,
-    LARGER,
     SIZING_EXPERIMENTS,
     SIZING_PROFILES,
     SIZING_SEEDS,
@@ -19,23 +19,27 @@ from lengthgen.papers.sparsity.sizing import (
 EXPERIMENTS = {e.name: e for e in SIZING_EXPERIMENTS}
 
 
-def test_every_mechanism_at_every_candidate_size_on_sizing_seeds_with_its_course():
+def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_course():
     scratch = EXPERIMENTS["sparsity-sizing-scratchpad"].configs_for("cpu")
     assign = EXPERIMENTS["sparsity-sizing-assignment"].configs_for("cpu")
     declared = {s for p in (SCRATCHPAD_PROFILES, ASSIGNMENT_PROFILES) for sizes in p.values() for s in sizes.seeds}
     assert not {c.seed for c in scratch + assign} & declared and {c.seed for c in scratch} <= set(SIZING_SEEDS)
-    *scratch, larger = scratch  # the larger size: only j = 3 PPC, which fit at neither candidate
-    assert (larger.model.layers, larger.model.width, larger.model.heads) == (*LARGER, 16)
-    assert sized_labels(larger)["variant"] == "4x256 j=3 PPC" and larger.course and larger.stop_fitted
-    for configs, mechanisms in ((scratch, 5), (assign, 8)):  # 3 jumps + 2 ablations; 2 depths x 4 variants
-        assert len(configs) == mechanisms * len(CANDIDATES)
-        assert {(c.model.layers, c.model.width, c.model.heads) for c in configs} == {(2, 64, 4), (4, 128, 8)}
-        assert all(c.course == SIZING_PROFILES["cpu"].course > 0 and c.stop_fitted for c in configs)
+    assert all(c.course == SIZING_PROFILES["cpu"].course > 0 and c.stop_fitted for c in scratch + assign)
+
+    def sized(configs):
+        return [(sized_labels(c)["variant"], getattr(c.task, "depth", 0), c.train.steps) for c in configs]
+
+    first = [f"{size} {v}" for size in ("2x64", "4x128") for v in
+             ("j=1 PPC", "j=2 PPC", "j=3 PPC", "j=1 absolute+shift", "j=1 RoPE+PoSE")]
+    assert sized(scratch) == [(v, 0, 10_000) for v in [*first, "4x256 j=3 PPC"]]  # j = 3 only at the larger size
+    assert scratch[-1].model.heads == 16
+    baselines = [(f"2x64 {v}", d, 20_000) for d in (2, 3) for v in ("PPC", "no coupling", "no scratchpad", "RoPE+PoSE")]
+    assert sized(assign) == [*baselines, ("4x128 PPC", 2, 20_000), ("4x128 PPC", 2, 50_000)]
     ppc = [c for c in assign if c.model.ppc]
     assert {(c.task.format, c.task.variables, c.model.positional, c.train.positions) for c in ppc} == {
         ("paper", 200, "learned", "offset")}  # the paper's format, vocabulary and ids
     assert (ppc[0].train.min_length, ppc[0].train.max_length, max(ppc[0].eval_lengths)) == (20, 60, 200)
-    assert sized_labels(ppc[-1])["variant"] == "4x128 PPC" and sized_labels(scratch[0])["variant"] == "2x64 j=1 PPC"
+    assert ppc[-2].model == ppc[-1].model and ppc[-2].train == replace(ppc[-1].train, steps=20_000)
 
 
 def test_the_sizing_table_by_hand():
@@ -60,6 +64,11 @@ def test_the_sizing_table_by_hand():
     assert "| t | PPC | 2 | 2 | 300 | 96.0 | 96.0 | 98.0 | 99.0 | 0.150 | True |" in text
     assert "| t | plain | 2 | 1 | – | 40.0 | – | – | – | 0.100 | False |" in text
     assert sizing_section(pd.DataFrame()).endswith("No sizing run is stored yet.\n")
+    longer = pd.DataFrame(course("plain", 0, [10, 20, 40], parts=False)).assign(budget=20_000)
+    budgets = pd.concat([runs.assign(budget=10_000), longer.assign(value=longer.value * 2)])
+    by_budget = sizing_table(budgets).set_index(["variant", "budget"])["last"]  # a longer budget is its own row
+    assert by_budget[("plain", 10_000)] == 40.0 and by_budget[("plain", 20_000)] == 80.0
+    assert "| t | plain | 2 | 20,000 | 1 | – | 80.0 |" in sizing_section(budgets)
 
 
 def test_a_smoke_sizing_run_reads_its_course():
