@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from lengthgen.analysis.sizing import sizing_markdown
+from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.papers.sparsity.experiments import (
     DecoderRun,
@@ -161,8 +161,42 @@ def sizing_methods(store: ResultStore) -> str:
     return sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
 
 
-def sizing_section(runs: pd.DataFrame) -> str:
-    """The Markdown of `sizing_methods`: the stored runs' `sizing_table`, or a line saying that none is stored."""
-    return sizing_markdown(runs, "**The sizing study, as stored** (`sizing.sizing_table`: the first step of the course "
-                                 f"at which every seed is >= {TRAINED:.0f}% at the longest training length, where "
-                                 "each run stops; the last point and, for PPC, its parts). ")
+def sizing_section(runs: pd.DataFrame, profile: str = "cpu") -> str:
+    """The Markdown of `sizing_methods`: the sizes in the order tried, the stored runs' `sizing_table` (or a line
+    saying that none is stored) and, per mechanism, the first size at which it fits (`first_fits`)."""
+    p = SIZING_PROFILES[profile]
+    tried = "; ".join(f"{name}: " + ", ".join(size_words(size, recipe.steps) for size in sizes)
+                      for name, recipe, sizes in (("scratchpad", p.scratchpad, p.scratchpad_sizes),
+                                                  ("variable assignment", p.assignment, p.assignment_sizes)))
+    text = sizing_markdown(runs, f"**The sizing study, as stored.** Sizes in the order tried ({tried}). The table "
+                                 "(`analysis.sizing.sizing_table`): the first step of the course at which every seed "
+                                 f"is >= {TRAINED:.0f}% at the longest training length, where each run stops; the "
+                                 "last point and, for PPC, its parts. ")
+    return text if runs.empty else text + "\n" + first_fits(sizing_table(runs)) + "\n"
+
+
+def size_words(size: Size, recipe_steps: int) -> str:
+    """"4x128 (PPC at depth 2, 50,000 steps)": a size as the Methods page names it."""
+    held = [*([" and ".join(size.variants)] if size.variants else []),
+            *([f"depth {', '.join(map(str, size.depths))}"] if size.depths else []),
+            *([f"{size.steps:,} steps"] if size.steps and size.steps != recipe_steps else [])]
+    return f"{size.layers}x{size.width}" + (f" ({', '.join(held)})" if held else "")
+
+
+def first_fits(table: pd.DataFrame) -> str:
+    """Per mechanism (task, variant without its size, depth), in the table's order: the first size whose run fits,
+    with its budget and the step it fit at, or the sizes tried where none does, as a Markdown list."""
+    table = table.assign(size=table.variant.str.split(" ", n=1).str[0],
+                         mechanism=table.variant.str.split(" ", n=1).str[1])
+    lines = []
+    for (task, mechanism, depth), group in table.groupby(["task", "mechanism", "depth"], sort=False):
+        name = f"{task.replace('_', ' ')}, {mechanism}" + (f", depth {depth}" if depth else "")
+        fit = group[group.fits]
+        if len(fit):
+            first = fit.iloc[0]
+            lines.append(f"- {name}: fits at {first['size']} (step {first['fits at step']:,.0f} of "
+                         f"{first['budget']:,})")
+        else:
+            tried = ", ".join(f"{r['size']} ({r['budget']:,} steps)" for _, r in group.iterrows())
+            lines.append(f"- {name}: fits at none of {tried}")
+    return "**First size that fits, per mechanism:**\n\n" + "\n".join(lines) + "\n"

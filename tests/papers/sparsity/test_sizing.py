@@ -5,7 +5,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from lengthgen.analysis.sizing import sizing_table
+from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
 from lengthgen.papers.sparsity.sizing import (
@@ -42,16 +42,19 @@ def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_cou
     assert ppc[-2].model == ppc[-1].model and ppc[-2].train == replace(ppc[-1].train, steps=20_000)
 
 
-def test_the_sizing_table_by_hand():
-    def course(variant, seed, values, depth=2, parts=True):
-        rows = [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": COURSE, "step": step,
-                 "length": 60, "value": v} for step, v in zip((100, 200, 300), values, strict=True)]
-        if parts:
-            rows += [{**rows[-1], "metric": f"{COURSE} {part}", "value": v}
-                     for part, v in (("tokens", 96.0), ("ids", 98.0), ("oracle", 99.0))]
-        return rows + [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": FINAL_TRAIN_LOSS,
-                        "step": float("nan"), "length": 60, "value": 0.1 * (seed + 1)}]
+def course(variant, seed, values, depth=2, parts=True, budget=None):
+    """Sizing rows of one run by hand: its course at steps 100, 200, 300 (with a PPC model's parts), its loss."""
+    rows = [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": COURSE, "step": step,
+             "length": 60, "value": v} for step, v in zip((100, 200, 300), values, strict=True)]
+    if parts:
+        rows += [{**rows[-1], "metric": f"{COURSE} {part}", "value": v}
+                 for part, v in (("tokens", 96.0), ("ids", 98.0), ("oracle", 99.0))]
+    rows += [{"task": "t", "variant": variant, "depth": depth, "seed": seed, "metric": FINAL_TRAIN_LOSS,
+              "step": float("nan"), "length": 60, "value": 0.1 * (seed + 1)}]
+    return [row | {"budget": budget} for row in rows] if budget else rows
 
+
+def test_the_sizing_table_by_hand():
     runs = pd.DataFrame(course("PPC", 0, [50, 92, 95]) + course("PPC", 1, [91, 85, 97])  # both >= 90 from 300
                         + course("plain", 0, [10, 20, 40], parts=False))
     table = sizing_table(runs).set_index("variant")
@@ -60,15 +63,27 @@ def test_the_sizing_table_by_hand():
     assert table.loc["PPC", "seeds"] == 2 and table.loc["PPC", "depth"] == 2
     assert pd.isna(table.loc["plain", "fits at step"]) and not table.loc["plain", "fits"]
     assert pd.isna(table.loc["plain", "ids"])
-    text = sizing_section(runs)
+    text = sizing_markdown(runs, "")
     assert "| t | PPC | 2 | 2 | 300 | 96.0 | 96.0 | 98.0 | 99.0 | 0.150 | True |" in text
     assert "| t | plain | 2 | 1 | – | 40.0 | – | – | – | 0.100 | False |" in text
-    assert sizing_section(pd.DataFrame()).endswith("No sizing run is stored yet.\n")
     longer = pd.DataFrame(course("plain", 0, [10, 20, 40], parts=False)).assign(budget=20_000)
     budgets = pd.concat([runs.assign(budget=10_000), longer.assign(value=longer.value * 2)])
     by_budget = sizing_table(budgets).set_index(["variant", "budget"])["last"]  # a longer budget is its own row
     assert by_budget[("plain", 10_000)] == 40.0 and by_budget[("plain", 20_000)] == 80.0
-    assert "| t | plain | 2 | 20,000 | 1 | – | 80.0 |" in sizing_section(budgets)
+    assert "| t | plain | 2 | 20,000 | 1 | – | 80.0 |" in sizing_markdown(budgets, "")
+
+
+def test_the_methods_section_names_the_first_size_that_fits_each_mechanism():
+    runs = pd.DataFrame(course("2x64 PPC", 0, [10, 20, 30], budget=10) + course("4x128 PPC", 0, [50, 92, 95], budget=10)
+                        + course("4x128 PPC", 0, [95, 96, 97], budget=50)  # fits too, but after a size that fits
+                        + course("2x64 plain", 0, [10, 20, 40], parts=False, budget=10)
+                        + course("4x128 plain", 0, [10, 20, 40], parts=False, budget=50))
+    text = sizing_section(runs)
+    assert "- t, PPC, depth 2: fits at 4x128 (step 200 of 10)\n" in text
+    assert "- t, plain, depth 2: fits at none of 2x64 (10 steps), 4x128 (50 steps)\n" in text
+    assert "variable assignment: 2x64, 4x128 (PPC, depth 2), 4x128 (PPC, depth 2, 50,000 steps)" in text
+    assert "scratchpad: 2x64, 4x128, 4x256 (j=3 PPC)" in text  # the sizes of the cpu profile, in the order tried
+    assert sizing_section(pd.DataFrame()).endswith("No sizing run is stored yet.\n")
 
 
 def test_a_smoke_sizing_run_reads_its_course():
