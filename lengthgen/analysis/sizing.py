@@ -9,11 +9,12 @@ from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 
 
 def sizing_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (task, variant, depth: 0 where the task has none, and budget: training steps, where the runs are
-    labelled with it) of stored sizing runs: seeds, the first step at which the course reaches TRAINED at every seed
-    (NaN: not within the budget), the course's last point and, for PPC models, its tokens, ids and oracle parts (mean
-    over seeds), the final training loss, and whether the last point fits (>= TRAINED)."""
-    keys = ["task", "variant", "depth", *(["budget"] if "budget" in runs else [])]
+    """One row per (task, variant, depth: 0 where the task has none, and where the runs are labelled with them,
+    budget: training steps, and train: training lengths) of stored sizing runs: seeds, the first step at which the
+    course reaches TRAINED at every seed (NaN: not within the budget), the course's last point and, for PPC models,
+    its tokens, ids and oracle parts (mean over seeds), the final training loss, and whether the last point fits
+    (>= TRAINED)."""
+    keys = ["task", "variant", "depth", *(key for key in ("budget", "train") if key in runs)]
     runs = runs.assign(depth=runs["depth"].fillna(0).astype(int) if "depth" in runs else 0)
     losses = runs[runs.metric == FINAL_TRAIN_LOSS].groupby(keys).value.mean()
     course = runs[runs.metric.str.startswith(COURSE)]

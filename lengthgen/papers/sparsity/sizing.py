@@ -50,7 +50,8 @@ HEAD_WIDTH = 16  # heads = width / HEAD_WIDTH (4 at width 64, as the chapter's m
 @dataclass(frozen=True)
 class Size:
     """One size of the study, in the order they are tried: a model size, a training budget other than the recipe's
-    (0: the recipe's), and the mechanisms it holds (`experiments.variant`; empty: all) at which depths (variable
+    (0: the recipe's), training lengths other than the recipe's (its test lengths scaled by the same factor; empty:
+    the recipe's), and the mechanisms it holds (`experiments.variant`; empty: all) at which depths (variable
     assignment; empty: all). A later size holds only what fit at no earlier one."""
 
     layers: int
@@ -58,6 +59,17 @@ class Size:
     steps: int = 0
     variants: tuple[str, ...] = ()
     depths: tuple[int, ...] = ()
+    lengths: tuple[int, int] | tuple[()] = ()
+
+    def recipe(self, recipe: DecoderSizes) -> DecoderSizes:
+        """`recipe` at this size."""
+        sized = replace(recipe, layers=self.layers, width=self.width, heads=max(1, self.width // HEAD_WIDTH),
+                        steps=self.steps or recipe.steps)
+        if not self.lengths:
+            return sized
+        scale = self.lengths[1] / recipe.train_lengths[1]
+        return replace(sized, train_lengths=self.lengths,
+                       eval_lengths=tuple(dict.fromkeys(round(n * scale) for n in recipe.eval_lengths)))
 
     def holds(self, run: DecoderRun) -> bool:
         return ((not self.variants or variant(run) in self.variants)
@@ -67,10 +79,13 @@ class Size:
 # The chapter's first size, then the next one up (a training step about 5x the first's, measured side by side on this
 # machine). j = 3 PPC stayed at chance for 10,000 steps at both: twice the width for it (a step about 2.7x a 4x128
 # one's). Variable assignment fit at neither in its 20,000 steps (2x64: every mechanism; 4x128: PPC at depth 2,
-# tried first, the baselines only where it fits): PPC at depth 2 on the paper's budget of 50,000 steps.
+# tried first, the baselines only where it fits): PPC at depth 2 on the paper's budget of 50,000 steps, then on
+# shorter prompts (8-20 tokens, tested to 67: the paper's 3.3x), where models without coupling learned the lookup
+# several times faster than on 20-60 in trial runs.
 SCRATCHPAD_SIZES = (Size(2, 64), Size(4, 128), Size(4, 256, variants=("j=3 PPC",)))
 ASSIGNMENT_SIZES = (Size(2, 64), Size(4, 128, variants=("PPC",), depths=(2,)),
-                    Size(4, 128, steps=50_000, variants=("PPC",), depths=(2,)))
+                    Size(4, 128, steps=50_000, variants=("PPC",), depths=(2,)),
+                    Size(4, 128, variants=("PPC",), depths=(2,), lengths=(8, 20)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,10 +106,9 @@ class SizingSizes:
         each with its course read every `course` steps and stopping at its first point that fits."""
         out = []
         for size in sizes:
-            sized = replace(recipe, layers=size.layers, width=size.width, heads=max(1, size.width // HEAD_WIDTH),
-                            steps=size.steps or recipe.steps)
             out += [replace(run, course=self.course, course_samples=self.course_samples, stop_fitted=True)
-                    for run in runs(sized, seeds if seeds is not None else self.seeds) if size.holds(run)]
+                    for run in runs(size.recipe(recipe), seeds if seeds is not None else self.seeds)
+                    if size.holds(run)]
         return out
 
 
@@ -123,11 +137,11 @@ SIZING_PROFILES = {
 
 
 def sized_labels(cfg: DecoderRun) -> dict:
-    """The chapter's labels with the model size ahead of the variant ("4x128 j=1 PPC") and the training budget
-    (`budget`: steps)."""
+    """The chapter's labels with the model size ahead of the variant ("4x128 j=1 PPC"), the training budget
+    (`budget`: steps) and lengths (`train`: "20-60", in the task's unit)."""
     labels = decoder_labels(cfg)
     return labels | {"variant": f"{cfg.model.layers}x{cfg.model.width} {labels['variant']}",
-                     "budget": cfg.train.steps}
+                     "budget": cfg.train.steps, "train": f"{cfg.train.min_length}-{cfg.train.max_length}"}
 
 
 def scratchpad_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
@@ -171,7 +185,8 @@ def sizing_section(runs: pd.DataFrame, profile: str = "cpu") -> str:
     text = sizing_markdown(runs, f"**The sizing study, as stored.** Sizes in the order tried ({tried}). The table "
                                  "(`analysis.sizing.sizing_table`): the first step of the course at which every seed "
                                  f"is >= {TRAINED:.0f}% at the longest training length, where each run stops; the "
-                                 "last point and, for PPC, its parts. ")
+                                 "last point and, for PPC, its parts; training lengths in the task's unit (scratchpad "
+                                 "tokens; tokens between the separators). ")
     return text if runs.empty else text + "\n" + first_fits(sizing_table(runs)) + "\n"
 
 
@@ -179,7 +194,8 @@ def size_words(size: Size, recipe_steps: int) -> str:
     """"4x128 (PPC at depth 2, 50,000 steps)": a size as the Methods page names it."""
     held = [*([" and ".join(size.variants)] if size.variants else []),
             *([f"depth {', '.join(map(str, size.depths))}"] if size.depths else []),
-            *([f"{size.steps:,} steps"] if size.steps and size.steps != recipe_steps else [])]
+            *([f"{size.steps:,} steps"] if size.steps and size.steps != recipe_steps else []),
+            *([f"trained on {size.lengths[0]}-{size.lengths[1]}"] if size.lengths else [])]
     return f"{size.layers}x{size.width}" + (f" ({', '.join(held)})" if held else "")
 
 
@@ -195,8 +211,8 @@ def first_fits(table: pd.DataFrame) -> str:
         if len(fit):
             first = fit.iloc[0]
             lines.append(f"- {name}: fits at {first['size']} (step {first['fits at step']:,.0f} of "
-                         f"{first['budget']:,})")
+                         f"{first['budget']:,}, trained on {first['train']})")
         else:
-            tried = ", ".join(f"{r['size']} ({r['budget']:,} steps)" for _, r in group.iterrows())
+            tried = ", ".join(f"{r['size']} ({r['budget']:,} steps on {r['train']})" for _, r in group.iterrows())
             lines.append(f"- {name}: fits at none of {tried}")
     return "**First size that fits, per mechanism:**\n\n" + "\n".join(lines) + "\n"
