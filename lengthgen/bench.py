@@ -2,7 +2,8 @@
 
 Suites: `vv` (the vanishing-variance probe), `mla` (GRU seq2seq training and greedy decoding per mechanism),
 `transformer` (our decoder against PyTorch's own encoder layers; cached against uncached generation), `compile` (our
-decoder's training step in eager mode and compiled, per width), `arithmetic`
+decoder's training step in eager mode and compiled, per width; a leaderboard cell's training, a length drawn every
+step, both ways), `arithmetic`
 (the attention-bias-calibration chapter's evaluation: decoding speed against the machine's matrix-product limit),
 `dropout` (a training step of that chapter's model with dropout 0.3, by how it draws its masks) and `ensemble` (the
 most that training several seeds as one batched model could gain on this machine).
@@ -19,6 +20,8 @@ from torch import nn
 
 from lengthgen.data import EOS, LMBatch
 from lengthgen.device import device_of
+from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES
+from lengthgen.leaderboard.grid import build_run as build_leaderboard_run
 from lengthgen.models import build_model
 from lengthgen.models.dropout import DROPOUT_MASKS
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
@@ -263,10 +266,11 @@ def bench_transformer(steps: int = 30, rounds: int = 3, batch: int = 64, length:
 
 
 def bench_compile(widths: tuple[int, ...] = (64, 128), steps: int = 30, rounds: int = 3, batch: int = 64,
-                  length: int = 40) -> pd.DataFrame:
+                  length: int = 40, board_steps: int = 300) -> pd.DataFrame:
     """Training tokens/s of our 2-layer RoPE decoder (FF 4 D, 4 heads, batch `batch` x `length` tokens) in eager mode
     and with its loss compiled by `torch.compile`, per width, alternated over `rounds` rounds (best of each), and the
-    seconds the first compiled step took (the compile itself, paid once per run and sequence shape)."""
+    seconds the first compiled step took (the compile itself, paid once per run and sequence shape); then
+    `board_steps` of a leaderboard cell's training both ways (`_board_training`), compiling included."""
     vocab, rows = 32, []
     tokens = torch.randint(4, vocab, (batch, length), generator=generator(0, "bench compile"))
     data = LMBatch(tokens, None, prompt=1)
@@ -289,7 +293,37 @@ def bench_compile(widths: tuple[int, ...] = (64, 128), steps: int = 30, rounds: 
                   "measured": f"best of {rounds} x {steps} steps; compiled in {compile_s:.0f} s",
                   "rate": f"{best['compiled']:.0f} tokens/s ({ratio:.2f}x eager)",
                   "target": "wins" if ratio > 1 else "loses"}]
+    eager, compiled = (_board_training(mode, board_steps) for mode in (False, True))
+    ratio = eager[1] / compiled[1]
+    what = "train the leaderboard's quick cell (Copy, RoPE; a length drawn every step)"
+    rows += [{"what": f"{what}, eager", "N": board_steps, "measured": f"{board_steps} steps in {eager[0]:.0f} s",
+              "rate": f"{1000 * eager[1]:.1f} ms/step after the first {FIRST_STEPS}", "target": ""},
+             {"what": f"{what}, torch.compile (dynamic shapes)", "N": board_steps,
+              "measured": f"{board_steps} steps in {compiled[0]:.0f} s, compiling included",
+              "rate": f"{1000 * compiled[1]:.1f} ms/step after the first {FIRST_STEPS} ({ratio:.2f}x eager)",
+              "target": "wins" if compiled[0] < eager[0] else "loses"}]
     return pd.DataFrame(rows)
+
+
+FIRST_STEPS = 5  # steps of a training run left out of its pace (compiling happens in them)
+
+
+def _board_training(compiled: bool, steps: int) -> tuple[float, float]:
+    """(seconds in all, seconds per step after the first FIRST_STEPS) of training the leaderboard's quick cell, its
+    loss eager or compiled for dynamic shapes (each step draws its own length, so static shapes would compile anew
+    for every length)."""
+    cfg = LEADERBOARD_PROFILES["quick"].run("copy", "rope", 0)
+    task, model = build_leaderboard_run(cfg)
+    if compiled:
+        model.loss = torch.compile(model.loss, dynamic=True)
+    marks = {}
+
+    def mark(step: int) -> None:
+        marks[step] = time.perf_counter()
+
+    start = time.perf_counter()
+    train(model, task, replace(cfg.training(), steps=steps), generator(0, "bench board"), callback=mark)
+    return marks[steps] - start, (marks[steps] - marks[FIRST_STEPS]) / (steps - FIRST_STEPS)
 
 
 ARITHMETIC_TEST_S = 15 * 60  # target: the full extrapolation test of one full-profile model within 15 minutes

@@ -398,9 +398,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--suite", choices=("all", "vv", "mla", "transformer", "compile", "arithmetic", "dropout",
                                        "ensemble"),
                    default="all", help="vv: attention probe; mla: GRU seq2seq per mechanism; transformer: our decoder "
-                   "vs torch's layers, cached generation; compile: a training step eager vs torch.compile; "
-                   "arithmetic: decoding vs the machine's matmul limit; dropout: a training step by how dropout draws "
-                   "its masks; ensemble: the most that training 5 seeds as one batched model could gain (default all)")
+                   "vs torch's layers, cached generation; compile: training eager vs torch.compile (fixed and drawn "
+                   "lengths); arithmetic: decoding vs the machine's matmul limit; dropout: a training step by how "
+                   "dropout draws its masks; ensemble: the most that training 5 seeds as one batched model could gain "
+                   "(default all)")
     s.add_argument("--steps", type=int, default=200, help="vv: training steps timed per task")
     s.add_argument("--threads", type=int, help="torch threads (default: torch's; with another process busy, 1 - "
                                                "two threads then wait on each other)")

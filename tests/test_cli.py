@@ -291,9 +291,10 @@ def test_bench_reports_rates(capsys, monkeypatch):
     monkeypatch.setattr(lengthgen.bench, "bench_dropout", dropout)
     monkeypatch.setattr(lengthgen.bench, "bench_ensemble", functools.partial(lengthgen.bench.bench_ensemble, steps=3,
                                                                              rounds=1))
-    monkeypatch.setattr(lengthgen.bench.torch, "compile", lambda fn: fn)  # the code path; compiling takes ~30 s
+    monkeypatch.setattr(lengthgen.bench.torch, "compile", lambda fn, **_: fn)  # the code path; compiling takes ~30 s
     monkeypatch.setattr(lengthgen.bench, "bench_compile", functools.partial(lengthgen.bench.bench_compile, widths=(8,),
-                                                                            steps=2, rounds=1, length=6))
+                                                                            steps=2, rounds=1, length=6,
+                                                                            board_steps=8))
     code, out, _ = run(capsys, "bench", "--steps", "5")
     assert code == 0 and "5 steps in" in out and "s per 1,000 sets" in out
     assert "samples/s" in out and "sequences/s" in out and "greedy decode onestep" in out
@@ -302,6 +303,7 @@ def test_bench_reports_rates(capsys, monkeypatch):
     assert "masks by bits" in out and "(target 1.3 x torch)" in out
     assert "ensemble ceiling: GRU seq2seq, OneStep (Copy)" in out and "ms at 160" in out and "(target 3 x)" in out
     assert "train ours, RoPE (2 layers, D 8), torch.compile" in out and "x eager)" in out
+    assert "quick cell (Copy, RoPE; a length drawn every step), torch.compile (dynamic shapes)" in out
 
 
 def test_decoding_multiply_adds_by_hand():
