@@ -140,6 +140,8 @@ class DecoderSizes:
     bounds: tuple[int, ...] = ()  # sparse parity: the training bounds K, one model each (k ~ U{1..K})
     test_ks: tuple[int, ...] = ()  # sparse parity: the sparsities k tested, each separately
     jumps: tuple[int, ...] = ()  # parity with a scratchpad: the jump lengths j of the coupled models
+    jump_models: tuple[tuple[int, int, int], ...] = ()  # (j, layers, width) of a jump whose model is larger than the
+    # profile's (heads of width width / heads of the profile's)
     depths: tuple[int, ...] = ()  # variable assignment: the chain depths d
     positions: str = ""  # variable assignment: the positional scheme of its models but RoPE + PoSE
     variables: int = 0  # variable assignment: the number of variable names
@@ -183,8 +185,8 @@ def parity_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ParityRu
 
 # Parity with a scratchpad (lengths in scratchpad tokens; combined length = (j + 1) x that; the paper trains on
 # combined lengths 10-40 and tests to 200). Learned absolute positions, as the paper. regime is the smallest size of
-# the sizing study (sizing.py) at which every mechanism it holds fit within its 10,000 steps; j = 3 PPC fit at no
-# size there and is left out.
+# the sizing study (sizing.py) at which every mechanism fit within its 10,000 steps: 4x128, and 4x256 for j = 3 PPC,
+# which fit at no smaller size.
 SCRATCHPAD_PROFILES = {
     "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(2, 4),
                           eval_lengths=(2, 4, 6), samples=16, max_positions=32, seeds=(0,), jumps=(1,)),
@@ -195,7 +197,7 @@ SCRATCHPAD_PROFILES = {
                         jumps=(1, 2, 3)),
     "regime": DecoderSizes(width=128, heads=8, layers=4, steps=10_000, batch=64, lr=1e-3, warmup=100,
                            train_lengths=(5, 20), eval_lengths=(5, 10, 20, 30, 40, 60, 80, 100), samples=192,
-                           max_positions=210, seeds=(0, 1, 2), jumps=(1, 2)),
+                           max_positions=210, seeds=(0, 1, 2), jumps=(1, 2, 3), jump_models=((3, 4, 256),)),
     "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=64, lr=1e-4, warmup=300,
                          train_lengths=(5, 20), eval_lengths=tuple(range(5, 101, 5)), samples=192, max_positions=210,
                          seeds=tuple(range(10)), jumps=(1, 2, 3, 4)),
@@ -216,9 +218,11 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
         for jump in p.jumps:
             lo, hi = (max(1, -(-2 * n // (jump + 1))) for n in p.train_lengths)  # the same combined lengths as j=1
             lengths = tuple(dict.fromkeys(max(1, 2 * n // (jump + 1)) for n in p.eval_lengths))
-            out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=p.model("learned", ppc=True),
-                                     train=p.training("offset", (lo, hi)), eval_lengths=lengths,
-                                     eval_samples=p.samples))
+            q = next((replace(p, layers=layers, width=width, heads=width * p.heads // p.width)
+                      for j, layers, width in p.jump_models if j == jump), p)
+            out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=q.model("learned", ppc=True),
+                                     train=q.training("offset", (lo, hi)), eval_lengths=lengths,
+                                     eval_samples=q.samples))
         for positional, positions in (("learned", "offset"), ("rope", "pose")):
             out.append(ScratchpadRun(task=ScratchpadParity(coupled=False), seed=seed, model=p.model(positional),
                                      train=p.training(positions), eval_lengths=p.eval_lengths,

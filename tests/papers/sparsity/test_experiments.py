@@ -41,12 +41,13 @@ def test_variants_and_labels_of_each_experiment():
 
 def test_the_scratchpad_regime_grid_is_the_sized_recipe_at_declared_seeds():
     regime = EXPERIMENTS["sparsity-scratchpad"].configs_for("regime")
-    sized = {variant(c): c for c in scratchpad_sizing("cpu", None) if (c.model.layers, c.model.width) == (4, 128)}
-    assert len(regime) == 4 * 3 and {c.seed for c in regime} == {0, 1, 2}  # j = 1, 2 PPC and both ablations
+    fitted = {(4, 128), (4, 256)}  # the first sizes at which the mechanisms fit: j = 3 PPC only at the larger
+    sized = {variant(c): c for c in scratchpad_sizing("cpu", None) if (c.model.layers, c.model.width) in fitted}
+    assert len(regime) == 5 * 3 and {c.seed for c in regime} == {0, 1, 2}  # j = 1, 2, 3 PPC and both ablations
     for cfg in regime:  # the model and training that fit in the sizing study, run to the end of their schedule
         assert cfg.model == sized[variant(cfg)].model and cfg.train == sized[variant(cfg)].train
         assert not cfg.course and cfg.task.combined(max(cfg.eval_lengths)) >= 198  # tested to the paper's 200
-    assert "j=3 PPC" not in {variant(c) for c in regime}  # fit at no size of the study
+    assert {(c.model.width, c.model.heads) for c in regime if c.task.jump == 3} == {(256, 16)}
 
 
 def test_the_assignment_grid_shifts_the_ids_of_ppc_only_and_reads_one_panel_per_depth():
