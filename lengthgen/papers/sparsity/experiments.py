@@ -141,7 +141,7 @@ class DecoderSizes:
     test_ks: tuple[int, ...] = ()  # sparse parity: the sparsities k tested, each separately
     jumps: tuple[int, ...] = ()  # parity with a scratchpad: the jump lengths j of the coupled models
     jump_models: tuple[tuple[int, int, int], ...] = ()  # (j, layers, width) of a jump whose model is larger than the
-    # profile's (heads of width width / heads of the profile's)
+    # profile's; its heads as wide as the profile's
     depths: tuple[int, ...] = ()  # variable assignment: the chain depths d
     positions: str = ""  # variable assignment: the positional scheme of its models but RoPE + PoSE
     variables: int = 0  # variable assignment: the number of variable names
