@@ -23,6 +23,8 @@ from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAss
 from lengthgen.train.evaluate import answer_accuracy_by_length, course_reader
 from lengthgen.train.loop import LMTrainConfig, train
 
+HEAD_WIDTH = 16  # the width of each head of a model sized by `DecoderSizes.at` (that of the chapter's 2x64 models)
+
 
 @dataclass(frozen=True)
 class DecoderRun:
@@ -141,11 +143,15 @@ class DecoderSizes:
     test_ks: tuple[int, ...] = ()  # sparse parity: the sparsities k tested, each separately
     jumps: tuple[int, ...] = ()  # parity with a scratchpad: the jump lengths j of the coupled models
     jump_models: tuple[tuple[int, int, int], ...] = ()  # (j, layers, width) of a jump whose model is larger than the
-    # profile's; its heads as wide as the profile's
+    # profile's (`at`)
     depths: tuple[int, ...] = ()  # variable assignment: the chain depths d
     positions: str = ""  # variable assignment: the positional scheme of its models but RoPE + PoSE
     variables: int = 0  # variable assignment: the number of variable names
     format: str = "ours"  # variable assignment: its format (`tasks.sparsity.ASSIGNMENT_FORMATS`)
+
+    def at(self, layers: int, width: int) -> "DecoderSizes":
+        """These sizes with another model size, its heads HEAD_WIDTH wide."""
+        return replace(self, layers=layers, width=width, heads=max(1, width // HEAD_WIDTH))
 
     def model(self, positional: str, ppc: bool = False) -> TransformerConfig:
         return TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
@@ -218,8 +224,7 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
         for jump in p.jumps:
             lo, hi = (max(1, -(-2 * n // (jump + 1))) for n in p.train_lengths)  # the same combined lengths as j=1
             lengths = tuple(dict.fromkeys(max(1, 2 * n // (jump + 1)) for n in p.eval_lengths))
-            q = next((replace(p, layers=layers, width=width, heads=width * p.heads // p.width)
-                      for j, layers, width in p.jump_models if j == jump), p)
+            q = next((p.at(layers, width) for j, layers, width in p.jump_models if j == jump), p)
             out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=q.model("learned", ppc=True),
                                      train=q.training("offset", (lo, hi)), eval_lengths=lengths,
                                      eval_samples=q.samples))

@@ -44,7 +44,6 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
 SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
-HEAD_WIDTH = 16  # heads = width / HEAD_WIDTH (4 at width 64, as the chapter's models)
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,7 @@ class Size:
 
     def recipe(self, recipe: DecoderSizes) -> DecoderSizes:
         """`recipe` at this size."""
-        return replace(recipe, layers=self.layers, width=self.width, heads=max(1, self.width // HEAD_WIDTH),
-                       steps=self.steps or recipe.steps)
+        return replace(recipe.at(self.layers, self.width), steps=self.steps or recipe.steps)
 
     def holds(self, run: DecoderRun) -> bool:
         return ((not self.variants or variant(run) in self.variants)
