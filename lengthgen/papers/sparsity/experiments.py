@@ -235,10 +235,12 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
     return out
 
 
-# Variable assignment (lengths in chains; the paper trains on 20-60 step tokens and tests to 200, max position id 230:
-# we train every depth on 1-3 chains and test to 3x, 9 chains). The scheme of positions is the profile's: the paper's
-# learned absolute ids with a random shift at full size; RoPE at cpu size, where learned ids did not fit even two
-# chains (2% after 10,000 steps; methods.md).
+# Variable assignment. cpu: our format (a separator after every step, the query copied; lengths in chains, trained
+# on 1-3 and tested to 3x, 9 chains) with RoPE, where learned ids did not fit even two chains (2% after 10,000 steps;
+# methods.md); it stands beside regime as the controlled comparison of format and positions. regime and full: the
+# paper's format (Appendix E.3; lengths in tokens, trained on 20-60 and tested to 200, max id 230) with its learned
+# absolute ids; regime is the sizing study's first size at which PPC fit (4x128 on the paper's 50,000 steps; depth 3
+# joins once a depth-3 PPC sizing run fits).
 ASSIGNMENT_PROFILES = {
     "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(1, 2),
                           eval_lengths=(1, 3), samples=16, max_positions=64, seeds=(0,), depths=(2,), positions="rope",
@@ -246,9 +248,14 @@ ASSIGNMENT_PROFILES = {
     "cpu": DecoderSizes(width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, warmup=100, train_lengths=(1, 3),
                         eval_lengths=(1, 2, 3, 4, 5, 6, 9), samples=192, max_positions=128, seeds=(0, 1, 2),
                         depths=(2, 3), positions="rope", variables=48),
+    "regime": DecoderSizes(width=128, heads=8, layers=4, steps=50_000, batch=32, lr=1e-3, warmup=300,
+                           train_lengths=(20, 60), eval_lengths=(20, 40, 60, 80, 100, 120, 150, 200), samples=192,
+                           max_positions=256, seeds=(0, 1, 2), depths=(2,), positions="learned", variables=200,
+                           format="paper"),
     "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=32, lr=1e-4, warmup=300,
-                         train_lengths=(1, 3), eval_lengths=tuple(range(1, 10)), samples=192, max_positions=256,
-                         seeds=(0, 1, 2), depths=(2, 3, 4, 5), positions="learned", variables=200),
+                         train_lengths=(20, 60), eval_lengths=tuple(range(20, 201, 20)), samples=192,
+                         max_positions=256, seeds=(0, 1, 2), depths=(2, 3, 4, 5), positions="learned", variables=200,
+                         format="paper"),
 }
 
 

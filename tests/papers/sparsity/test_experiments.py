@@ -19,7 +19,7 @@ from lengthgen.papers.sparsity.experiments import (
     run_decoder,
     variant,
 )
-from lengthgen.papers.sparsity.sizing import scratchpad_sizing
+from lengthgen.papers.sparsity.sizing import assignment_sizing, scratchpad_sizing
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
 from lengthgen.train.evaluate import answer_accuracy_by_length
 from lengthgen.train.evaluate import test_set as fixed_test_set
@@ -50,6 +50,20 @@ def test_the_scratchpad_regime_grid_is_the_sized_recipe_at_declared_seeds():
     assert {(c.model.width, c.model.heads) for c in regime if c.task.jump == 3} == {(256, 16)}
 
 
+def test_the_assignment_regime_grid_is_the_sized_ppc_recipe_in_the_papers_format():
+    regime = EXPERIMENTS["sparsity-assignment"].configs_for("regime")
+    ppc = next(c for c in assignment_sizing("cpu", None) if variant(c) == "PPC" and c.train.steps == 50_000)
+    assert len(regime) == 4 * 3 and {c.seed for c in regime} == {0, 1, 2}  # PPC and its three baselines, depth 2
+    for cfg in regime:  # the size and budget at which PPC fit, run to the end of its schedule
+        assert cfg.model.width == 128 and cfg.model.layers == 4 and cfg.train.steps == 50_000 and not cfg.course
+        assert (cfg.task.format, cfg.task.variables, cfg.task.depth) == ("paper", 200, 2)
+        assert (cfg.train.min_length, cfg.train.max_length, max(cfg.eval_lengths)) == (20, 60, 200)  # the paper's
+    sized = next(c for c in regime if variant(c) == "PPC" and c.seed == 0)
+    assert sized.model == ppc.model and sized.train == ppc.train
+    assert {variant(c): c.model.positional for c in regime} == {
+        "PPC": "learned", "no coupling": "learned", "no scratchpad": "learned", "RoPE+PoSE": "rope"}
+
+
 def test_the_assignment_grid_shifts_the_ids_of_ppc_only_and_reads_one_panel_per_depth():
     cfgs = EXPERIMENTS["sparsity-assignment"].configs_for("cpu")
     assert len(cfgs) == 2 * 3 * 4 and {(c.task.depth, c.task.variables) for c in cfgs} == {(2, 48), (3, 48)}
@@ -58,6 +72,7 @@ def test_the_assignment_grid_shifts_the_ids_of_ppc_only_and_reads_one_panel_per_
         "PPC": ("rope", True, "offset"), "no coupling": ("rope", False, "given"),
         "no scratchpad": ("rope", False, "given"), "RoPE+PoSE": ("rope", False, "pose")}
     full = EXPERIMENTS["sparsity-assignment"].configs_for("full")
+    assert {(c.task.format, c.train.max_length, max(c.eval_lengths)) for c in full} == {("paper", 60, 200)}
     assert {c.model.positional for c in full if not c.train.positions == "pose"} == {"learned"}
     assert {c.train.positions for c in full if c.model.positional == "learned"} == {"offset"}
     runs = pd.DataFrame([{"variant": v, "depth": d, "metric": m, "length": n, "value": 100.0 if n <= 3 else 0.0,
