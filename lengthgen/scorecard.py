@@ -20,7 +20,7 @@ from lengthgen.analysis.verdicts import (
     SEEDS_SPLIT,
     verdict_class,
 )
-from lengthgen.display import markdown_table
+from lengthgen.display import and_list, markdown_table
 from lengthgen.papers import CHAPTER, EXPERIMENTS, PAPERS
 from lengthgen.papers.base import ROW
 from lengthgen.results.experiment import PROFILES
@@ -205,20 +205,24 @@ def _nearest_profile(paper: str, profiles: list[str], grid_table: pd.DataFrame |
 
 
 def findings(card: pd.DataFrame, grid_table: pd.DataFrame | None = None) -> str:
-    """What the book found, one Markdown list item per paper: the verdict classes of its stored rows at the profile
-    nearest the paper's regime whose grids are complete (`_nearest_profile`; without `grid_table`, full where stored,
-    else the first), and each of its tables or figures in one phrase (a source's name is its text up to the first
-    colon). Empty when nothing is stored."""
+    """What the book found, one Markdown list item per paper: the verdict classes of its stored rows, each of its
+    tables or figures read at the profile nearest the paper's regime among those it is stored at whose grids are
+    complete (`_nearest_profile`; without `grid_table`, full where stored, else the first), and each source in one
+    phrase (a source's name is its text up to the first colon). Empty when nothing is stored."""
     stored = card[_kind(card) == "stored"]
     lines = []
     for paper, rows in stored.groupby("paper", sort=False):
-        profiles = [runs.removeprefix("stored ") for runs in dict.fromkeys(rows.runs)]
-        runs = f"stored {_nearest_profile(paper, profiles, grid_table)}"
-        rows = rows[rows.runs == runs]
-        sources = rows.assign(source=rows.source.str.split(":").str[0]).groupby("source", sort=False)
-        parts = "; ".join(_source_summary(source, group) for source, group in sources)
-        lines.append(f"- **{paper}** ({runs.removeprefix('stored ')} runs; {_counted(rows)}). {parts}.")
+        rows = rows.assign(source=rows.source.str.split(":").str[0])
+        rows = pd.concat([group[group.runs == f"stored {_nearest_profile(paper, _profiles(group), grid_table)}"]
+                          for _, group in rows.groupby("source", sort=False)])
+        parts = "; ".join(_source_summary(source, group) for source, group in rows.groupby("source", sort=False))
+        lines.append(f"- **{paper}** ({and_list(_profiles(rows))} runs; {_counted(rows)}). {parts}.")
     return "\n".join(lines)
+
+
+def _profiles(rows: pd.DataFrame) -> list[str]:
+    """The profiles of stored rows, in the order they first appear ("stored cpu" -> "cpu")."""
+    return [runs.removeprefix("stored ") for runs in dict.fromkeys(rows.runs)]
 
 
 def page(card: pd.DataFrame, sources: str, grid_table: pd.DataFrame | None = None) -> str:

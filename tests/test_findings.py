@@ -45,3 +45,16 @@ def test_a_paper_is_read_at_the_nearest_profile_whose_grids_are_complete():
     assert findings(rows).startswith(f"- **{abc}** (cpu runs; 1 row: 1 reproduced)")  # no grid table: the first
     assert findings(rows, grid("no")).startswith(f"- **{abc}** (cpu runs")  # the regime grids are not complete
     assert findings(rows, grid("yes")).startswith(f"- **{abc}** (regime runs; 1 row: 1 not reproduced)")
+
+
+def test_each_source_is_read_at_its_own_nearest_profile():
+    sparsity = "Sparsity and length generalization"
+    rows = card([(sparsity, "stored cpu", "Figs. 1, 7", "parity (K=1)", "...", "reproduced"),  # parity: cpu only
+                 (sparsity, "stored cpu", "Fig. 2", "jumps (j=2)", "...", "not trained"),
+                 (sparsity, "stored regime", "Fig. 2", "jumps (j=2)", "...", "not reproduced"),
+                 (sparsity, "stored regime", "Fig. 3", "assignment (depth 2)", "...", "reproduced")])
+    grid = pd.DataFrame([{"experiment": "sparsity-scratchpad", "profile": "regime", "complete": "yes"},
+                         {"experiment": "sparsity-assignment", "profile": "regime", "complete": "yes"}])
+    assert findings(rows, grid) == (f"- **{sparsity}** (cpu and regime runs; 3 rows: 2 reproduced, 1 not reproduced). "
+                                    "Figs. 1, 7: reproduced; Fig. 2: not reproduced; Fig. 3: reproduced.")
+    assert "Fig. 2: not trained" in findings(rows)  # no grid table: each source at the first profile stored

@@ -73,8 +73,12 @@ def stdlib_sources(root: Path | None = None) -> list[tuple[str, str]]:
     return [("/".join(parts), text) for parts, text in _stdlib_files(root)]
 
 
-SOURCES = ("docs", "code")  # Corpus.source
-WINDOWS = ("stream", "documents")  # Corpus.windows
+SOURCES = {  # Corpus.source: what the prose calls it
+    "docs": "Python's own documentation (its help topics and the standard library's docstrings)",
+    "code": "the Python standard library's own source files"}
+WINDOWS = {  # Corpus.windows: what the prose says of it
+    "stream": "windows run across the boundaries between documents",
+    "documents": "every window lies inside one document, so that its far tokens come from the same file"}
 
 
 @cache

@@ -137,14 +137,14 @@ class LanguageSizes:
                            examples=self.examples, ks=self.ks)
 
 
-# The paper: 1.3 B-parameter OLMo models, 25 B tokens of C4, contexts 64 and 128. Ours: Python's documentation
-# (426 k training tokens) and RoPE decoders of 0.36 M (cpu) parameters; cpu was sized by timing on 2 CPU cores
-# (book/methods.md). regime is cpu's pair on documents long enough for its windows, which never cross one: the
-# standard library's source files (a median of ~2,000 tokens each), for 10,000 steps (PoSE for the last 3,000; the
-# paper's 15,000 PoSE steps are 5x that, at its scale), about an hour of one thread per pair at cpu's rate. No quick
-# size: a pair that learns enough to say anything takes ~15 CPU-minutes, beyond the chapter's budget, so the chapter
-# shows the stored cpu runs. full is larger, for a GPU, on the same small corpus
-# (~40 passes over it): the paper's scale needs a corpus this machine cannot hold offline.
+# The paper: 1.3 B-parameter OLMo models, 25 B tokens of C4, contexts 64 and 128. Ours: RoPE decoders of 0.36 M
+# parameters. cpu reads Python's documentation (426 k training tokens) as one stream, sized by timing on 2 CPU cores
+# (book/methods.md). regime, the profile the chapter reads, is cpu's pair on documents long enough for its windows,
+# which never cross one: the standard library's source files (a median of ~2,000 tokens each), for 10,000 steps (PoSE
+# for the last 3,000; the paper's 15,000 PoSE steps are 5x that, at its scale), about an hour of one thread per pair.
+# No quick size: a pair that learns enough to say anything takes ~15 CPU-minutes at cpu's size, beyond the chapter's
+# budget, so the chapter shows stored runs only. full is larger, for a GPU, on the docs corpus (~40 passes over it):
+# the paper's scale needs a corpus this machine cannot hold offline.
 LANGUAGE_PROFILES = {
     "smoke": LanguageSizes(width=16, layers=1, vocab=512, steps=20, tokens=256, lr=1e-3, short=16, long=32, examples=4,
                            ks=(1, 2), seeds=(0,)),

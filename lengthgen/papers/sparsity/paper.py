@@ -78,9 +78,10 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
 
     Args:
         live, stored: reading tables by key ("parity", "jumps", "scratchpad", "assignment", "language"; see
-            CLAIMS); a claim whose table is missing, None or empty says "not run yet".
+            CLAIMS); a claim whose table is missing, None or empty says "not run yet". The stored readings are each
+            grid's at the profile it is read at (`rows.READ_AT`).
     """
-    return claims_versus(CLAIMS, live, stored, "figure", "stored cpu runs")
+    return claims_versus(CLAIMS, live, stored, "figure", "stored runs")
 
 
 # The paper's settings that the chapter's prose quotes (Appendices E and F; the symbols of Section 5's text are lost

@@ -15,12 +15,12 @@ from lengthgen.metrics import PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
-    PARITY_PROFILES,
-    SCRATCHPAD_PROFILES,
     DecoderSizes,
+    assignment_runs,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
 from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, REACH
+from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
@@ -131,24 +131,34 @@ def t2_rule() -> dict:
 
 # Section 6: the stored runs.
 
-def stored_setup(profile: str = "cpu") -> dict:
-    """Section 6's first paragraph: the stored profile's steps, bounds K, test sparsities, jumps and seeds."""
-    parity, scratch = PARITY_PROFILES[profile], SCRATCHPAD_PROFILES[profile]
-    return {"stored_steps": span({parity.steps, scratch.steps}, "{:,}"),
-            "stored_bounds": int_range(parity.bounds), "stored_ks": int_range(parity.test_ks),
-            "stored_jumps": int_range(scratch.jumps), "stored_seeds": word(len(parity.seeds))}
+def model_text(sizes: DecoderSizes) -> str:
+    """A decoder's size as the prose names it: "4 layers of width 128"."""
+    return f"{sizes.layers} layer{'s' * (sizes.layers != 1)} of width {sizes.width}"
 
 
-def assignment_setup(profile: str = "cpu") -> dict:
-    """The variable-assignment paragraph: depths, variables, training and test chains (and the paper's tokens),
-    steps, seeds, the length the rule judges at."""
-    p = ASSIGNMENT_PROFILES[profile]
-    lo, hi = p.train_lengths
-    return {"assign_depths": and_list(p.depths), "assign_variables": p.variables,
-            "assign_train": f"{lo}-{hi}", "assign_longest": max(p.eval_lengths),
-            "assign_ratio": max(p.eval_lengths) / hi,
-            "assign_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
-            "assign_steps": p.steps, "assign_seeds": word(len(p.seeds)), "assign_judged": hi}
+def stored_setup(parity: DecoderSizes, scratch: DecoderSizes) -> dict:
+    """Section 6's first paragraph: the stored parity grid's steps, bounds K and test sparsities; the scratchpad
+    grid's model (and a jump's larger one), steps and jumps; the seeds."""
+    larger = [f"{model_text(scratch.at(layers, width))} for j = {j} PPC" for j, layers, width in scratch.jump_models]
+    return {"stored_parity_steps": parity.steps, "stored_bounds": int_range(parity.bounds),
+            "stored_ks": int_range(parity.test_ks), "stored_scratch_model": model_text(scratch),
+            "stored_scratch_larger": f" ({and_list(larger)})" if larger else "",
+            "stored_scratch_steps": scratch.steps, "stored_jumps": int_range(scratch.jumps),
+            "stored_seeds": word(len(parity.seeds))}
+
+
+def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
+    """A variable-assignment grid's paragraph, its values named `<name>_...`: the format and its unit of length
+    (chains in ours, tokens in the paper's), the model, depths, variables, training and test lengths (and the
+    paper's tokens), steps, seeds, the length the rule judges at."""
+    lo, hi = sizes.train_lengths
+    return {f"{name}_model": model_text(sizes), f"{name}_depths": and_list(sizes.depths),
+            f"{name}_variables": sizes.variables, f"{name}_unit": "tokens" if sizes.format == "paper" else "chains",
+            f"{name}_train": f"{lo}-{hi}", f"{name}_longest": max(sizes.eval_lengths),
+            f"{name}_ratio": max(sizes.eval_lengths) / hi,
+            f"{name}_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
+            f"{name}_steps": sizes.steps, f"{name}_batch": sizes.batch, f"{name}_seeds": word(len(sizes.seeds)),
+            f"{name}_judged": hi}
 
 
 def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length: int) -> dict:
@@ -212,13 +222,16 @@ def language_setup(sizes: LanguageSizes, summary: dict, parameters: int, python:
         parameters: `model_parameters(sizes)`.
         python: the interpreter's version ("3.11"), which fixes the corpus.
     """
+    documents, words = summary["documents"], summary["train tokens"] + summary["test tokens"]
     cfg = sizes.run(0)
     tokens = sizes.steps * sizes.tokens
     fewer = (round_to(paper.LANGUAGE_PARAMETERS / parameters), round_to(paper.LANGUAGE_TOKENS / tokens))
     short, long = paper.LANGUAGE_CONTEXTS
     return {"lang_paper_params": paper.LANGUAGE_PARAMETERS / 1e9, "lang_paper_tokens": paper.LANGUAGE_TOKENS / 1e9,
             "lang_paper_short": short, "lang_paper_long": long, "lang_paper_pose": paper.LANGUAGE_POSE_SHARE,
-            "lang_orders": orders_phrase(fewer), "lang_python": python, "lang_documents": summary["documents"],
+            "lang_orders": orders_phrase(fewer), "lang_corpus": SOURCES[cfg.corpus.source],
+            "lang_windows_rule": WINDOWS[cfg.corpus.windows], "lang_python": python, "lang_documents": documents,
+            "lang_document_tokens": words / documents,
             "lang_characters": summary["characters"] / 1e6, "lang_train_tokens": summary["train tokens"] / 1e3,
             "lang_test_tokens": summary["test tokens"] / 1e3, "lang_vocab": summary["vocabulary"],
             "lang_unknown": summary["unknown (test)"], "lang_width": cfg.model.width, "lang_layers": cfg.model.layers,
@@ -245,9 +258,10 @@ def few_phrase(verdict: str) -> str:
 
 def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataFrame, claims: pd.DataFrame,
                     points: pd.DataFrame, sizes: LanguageSizes) -> dict:
-    """"What the stored runs say" of the language study: Table 1's verdict, medians and seeds; the PoSE steps
-    beside the paper's; the few-tokens verdict, what the far context does on average, and the shares and
-    correlations with the model's own choice and with the other's; the sentences about them are bound.
+    """"What the stored runs say" of the language study: Table 1's verdict, medians and in how many seeds the PoSE
+    model is lower at the long length; the PoSE steps beside the paper's; the few-tokens verdict; what the far context
+    does on average for each model, and the shares its own choice, the controls and the other model's choice recover;
+    the one sentence about them that is not a number is bound.
 
     Args:
         runs: the stored runs; table_1, summary, claims, points: `language_reading` of them.
@@ -260,48 +274,51 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
           for lm in (short, long)}
     ppl = runs[(runs.metric == PERPLEXITY) & (runs.lm == short)].pivot_table(index="seed", columns="length",
                                                                            values="value")
-    worse = int((ppl[sizes.long] > ppl[sizes.short]).sum())
+    lower = int((ppl[sizes.long] < ppl[sizes.short]).sum())
     table_verdict, few_verdict = (claims[claims.claim.str.contains(text)].verdict.iloc[0]
                                   for text in ("perplexity", "far tokens"))
-    holds(at[short][1] > at[short][0], f"the {sizes.short}-token model trained with PoSE is worse at {sizes.long} "
-                                       f"than at {sizes.short}: PoSE ... did not teach this small model to use "
-                                       "tokens beyond its training window")
-    holds(at[long][1] < at[long][0], f"the {sizes.long}-token model gains from its longer window")
-    own, at_k = summary.loc[(k, short, short)], summary.loc[k]
-    r, share = float(own["pearson r"]), float(own["share recovered"])
-    holds(share > 1, "mostly through selection: tokens chosen by the loss of the predicted token itself recover more "
-                     "than what the far context gives")
-    mine = points[(points.k == k) & (points.lm == short) & (points.chooser == short)]
+    at_k = summary.loc[k]
+    own = {lm: at_k.loc[(lm, lm)] for lm in (short, long)}
     cross = at_k[at_k.index.get_level_values("lm") != at_k.index.get_level_values("chooser")]
-    chosen = at_k[at_k.index.get_level_values("lm") == at_k.index.get_level_values("chooser")]
-    holds(bool(cross["share recovered"].max() < chosen["share recovered"].min()
-               and cross["pearson r"].max() < chosen["pearson r"].min()),
-          "scored with the other model's choice, the share falls ... and r ...: much of what leave-one-out finds is "
-          "particular to the model that chose it")
-    table_phrase = "reproduces" if table_verdict == "reproduced" else "does not reproduce"
-    return {"langres_seeds": int(ppl.index.nunique()), "langres_table_verdict": table_phrase,
+    holds(bool(cross["share recovered"].max() < min(o["share recovered"] for o in own.values())),
+          "scored with the other model's choice, the share falls: much of what leave-one-out finds is particular to "
+          "the model that chose it")
+
+    def far(lm: str) -> dict:  # what the far context does for a model, and what its controls recover
+        gain = points[(points.k == k) & (points.lm == lm) & (points.chooser == lm)].far_gain
+        return {"effect": "hurts" if gain.mean() < 0 else "helps", "mean": float(gain.mean()),
+                "helps": float((gain > 0).mean()), "other": float(own[lm]["share other"]),
+                "random": float(own[lm]["share random"])}
+
+    mine, theirs = far(short), far(long)
+    return {"langres_seeds": int(ppl.index.nunique()),
+            "langres_table_verdict": "reproduces" if table_verdict == "reproduced" else "does not reproduce",
             "langres_short_at_short": at[short][0], "langres_short_at_long": at[short][1],
-            "langres_worse_seeds": count_of_seeds(worse, int(ppl.index.nunique())),
+            "langres_lower_seeds": count_of_seeds(lower, int(ppl.index.nunique())),
             "langres_long_at_short": at[long][0], "langres_long_at_long": at[long][1],
             "langres_pose_steps": sum(1 for s in range(cfg.short.steps) if s >= cfg.short.pose_from * cfg.short.steps),
             "langres_steps": cfg.short.steps, "langres_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,
             "langres_paper_pose_steps": paper.LANGUAGE_POSE_STEPS,
-            "langres_few_verdict": few_phrase(few_verdict),
-            "langres_r": r, "langres_k": k, "langres_far_effect": "hurts" if mine.far_gain.mean() < 0 else "helps",
-            "langres_far_mean": float(mine.far_gain.mean()), "langres_far_helps": float((mine.far_gain > 0).mean()),
-            "langres_share": share, "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
+            "langres_few_verdict": few_phrase(few_verdict), "langres_k": k,
+            "langres_far_effect": mine["effect"], "langres_far_mean": mine["mean"], "langres_far_helps": mine["helps"],
+            "langres_share": float(own[short]["share recovered"]), "langres_r": float(own[short]["pearson r"]),
+            "langres_other": mine["other"], "langres_random": mine["random"],
+            "langres_long_effect": theirs["effect"], "langres_long_mean": theirs["mean"],
+            "langres_long_other": theirs["other"], "langres_long_random": theirs["random"],
+            "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
             "langres_cross_r": span(cross["pearson r"], "{:.2f}")}
 
 
 # Section 9.
 
-def not_yet(assign_runs: pd.DataFrame, profile: str = "cpu", beyond: str = "full") -> dict:
-    """Section 9: what a stored PPC run of variable assignment cost (wall-clock minutes), its steps, how many
-    variants a depth has, and what the larger profile adds (depths, variables, positions)."""
+def not_yet(sizing_runs: pd.DataFrame, profile: str = "regime", beyond: str = "full") -> dict:
+    """Section 9: what the sizing run that found the profile's variable-assignment PPC cost (its model and budget;
+    CPU-hours, `sizing_runs`: the stored runs of `sparsity-sizing-assignment`), how many variants a depth has, and
+    what the larger profile adds (depths, model)."""
     p, larger = ASSIGNMENT_PROFILES[profile], ASSIGNMENT_PROFILES[beyond]
-    return {"notyet_chains": word(p.train_lengths[1]), "notyet_minutes": minutes(
-                assign_runs[assign_runs.variant == "PPC"], "{:.1f}"), "notyet_steps": p.steps,
-            "notyet_variants": word(int(assign_runs.variant.nunique())),
+    found = sizing_runs[(sizing_runs.variant == f"{p.layers}x{p.width} PPC") & (sizing_runs.budget == p.steps)]
+    return {"notyet_model": model_text(p), "notyet_steps": p.steps,
+            "notyet_hours": span(found.groupby("key").wall_seconds.first() / 3600, "{:.1f}"),
+            "notyet_variants": word(len(assignment_runs(p, p.seeds[:1])) // len(p.depths)),
             "notyet_depths": and_list(sorted(set(larger.depths) - set(p.depths))),
-            "notyet_variables": larger.variables, "notyet_positions": larger.positions,
-            "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}
+            "notyet_larger": model_text(larger), "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}

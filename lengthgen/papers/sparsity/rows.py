@@ -15,14 +15,28 @@ from lengthgen.papers.sparsity.language import LANGUAGE, language_reading
 from lengthgen.results.store import ResultStore
 
 GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
+# The profile at which the chapter and the scorecard read each grid: regime where the paper's mechanisms needed a
+# larger model than cpu's to fit (scratchpad, assignment; the sizing study) or documents longer than the windows
+# (language); cpu for sparse parity, where every training bound K already fits (>= 98% in distribution).
+READ_AT = {"sparsity-parity": "cpu", "sparsity-scratchpad": "regime", "sparsity-assignment": "regime",
+           "sparsity-language": "regime"}
+STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
+
+
+def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.DataFrame:
+    """The stored runs of a grid of the chapter (`sparsity-<name>`) at `profile`, which is READ_AT's unless given;
+    none when the grid is not read there."""
+    experiment = GRIDS[f"sparsity-{name}"]
+    return grid_runs(experiment, profile or READ_AT[experiment.name], store)
 
 
 def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFrame]:
-    """The readings of a profile's stored runs by key (the `reading` of each of `sparsity_paper.CLAIMS`); a reading
-    without runs is left out."""
+    """The readings of the stored runs of the grids read at `profile` (READ_AT), by key (the `reading` of each of
+    `sparsity_paper.CLAIMS`); a reading without runs is left out."""
     readings = {}
-    parity, scratch, assign, language = (grid_runs(GRIDS[f"sparsity-{name}"], profile, store)
-                                         for name in ("parity", "scratchpad", "assignment", "language"))
+    parity, scratch, assign, language = (
+        read_runs(name, store) if READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
+        for name in ("parity", "scratchpad", "assignment", "language"))
     if not parity.empty:
         readings["parity"], readings["parity k"] = parity_reading(parity, profile)[1:]
     if not scratch.empty:

@@ -2,6 +2,7 @@
 values, the sentences bound by `holds` failing when the data contradict them, and holding on the committed runs;
 every value the chapter's prose names is one a function returns."""
 
+import math
 import re
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from lengthgen.papers.sparsity.experiments import (
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, language_reading
 from lengthgen.papers.sparsity.readings import assignment_claim
+from lengthgen.papers.sparsity.rows import READ_AT, read_runs
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -63,12 +65,19 @@ def test_live_setups_follow_the_profile():
 
 
 def test_stored_setups_read_the_profile():
-    assert prose.stored_setup("smoke") == {"stored_steps": "20", "stored_bounds": "1 and 2", "stored_ks": "1 and 2",
-                                           "stored_jumps": "1", "stored_seeds": "one"}
-    setup = prose.assignment_setup("smoke")
-    assert setup == {"assign_depths": "2", "assign_variables": 200, "assign_train": "1-2", "assign_longest": 3,
-                     "assign_ratio": 1.5, "assign_paper_tokens": "60 to 200", "assign_steps": 20,
-                     "assign_seeds": "one", "assign_judged": 2}
+    assert prose.stored_setup(PARITY_PROFILES["smoke"], SCRATCHPAD_PROFILES["regime"]) == {
+        "stored_parity_steps": 20, "stored_bounds": "1 and 2", "stored_ks": "1 and 2",
+        "stored_scratch_model": "4 layers of width 128",
+        "stored_scratch_larger": " (4 layers of width 256 for j = 3 PPC)",
+        "stored_scratch_steps": 10_000, "stored_jumps": "1-3", "stored_seeds": "one"}
+    assert prose.stored_setup(PARITY_PROFILES["smoke"], SCRATCHPAD_PROFILES["smoke"])["stored_scratch_larger"] == ""
+    assert prose.assignment_setup(ASSIGNMENT_PROFILES["smoke"], "a") == {
+        "a_model": "1 layer of width 16", "a_depths": "2", "a_variables": 200, "a_unit": "chains", "a_train": "1-2",
+        "a_longest": 3, "a_ratio": 1.5, "a_paper_tokens": "60 to 200", "a_steps": 20, "a_batch": 8, "a_seeds": "one",
+        "a_judged": 2}
+    regime = prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "b")
+    assert (regime["b_unit"], regime["b_train"], regime["b_longest"], regime["b_model"]) == (
+        "tokens", "20-60", 200, "4 layers of width 128")
 
 
 def _assignment_curves(pose_at_longest: float = 100.0) -> pd.DataFrame:
@@ -135,17 +144,21 @@ def test_stored_language_on_hand_made_runs():
     values = prose.stored_language(runs, table_1, summary, claims, points, LANGUAGE_PROFILES["smoke"])
     assert values == pytest.approx({
         "langres_seeds": 2, "langres_table_verdict": "does not reproduce",
-        "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_worse_seeds": "in one of two seeds",
+        "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_lower_seeds": "in one of two seeds",
         "langres_long_at_short": 61.0, "langres_long_at_long": 56.0, "langres_pose_steps": 6, "langres_steps": 20,
         "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000,
         "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats)",
-        "langres_r": 1.0, "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5,
-        "langres_far_helps": 0.5, "langres_share": 2.0, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
+        "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5, "langres_far_helps": 0.5,
+        "langres_share": 2.0, "langres_r": 1.0, "langres_other": math.nan, "langres_random": math.nan,
+        "langres_long_effect": "hurts", "langres_long_mean": -0.5, "langres_long_other": math.nan,
+        "langres_long_random": math.nan, "langres_cross_share": "33%", "langres_cross_r": "-0.44"}, nan_ok=True)
 
 
-def test_stored_language_refuses_a_short_model_better_at_the_long_length():
-    runs = _language_runs(short_ppl=((40.0, 39.0), (50.0, 49.0)))  # the PoSE model gains: Table 1 would reproduce
-    with pytest.raises(ProseCheckFailed, match="worse at 32"):
+def test_stored_language_refuses_a_cross_choice_that_recovers_as_much():
+    runs = _language_runs()
+    cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers twice
+    runs.loc[cross, "value"] = 10.0 - 2 * runs.loc[cross].example.map(dict(enumerate(FAR_GAIN)))
+    with pytest.raises(ProseCheckFailed, match="the share falls"):
         prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
 
 
@@ -160,41 +173,51 @@ def test_language_setup_and_rules():
         "lang_unknown": 0.05, "lang_width": 16, "lang_layers": 1, "lang_heads": 4, "lang_parameters": 0.13,
         "lang_fewer_parameters": 10_000.0, "lang_steps": 20, "lang_step_tokens": 256, "lang_tokens": 0.00512,
         "lang_fewer_tokens": 4.9e6, "lang_passes": 2.0, "lang_windows": 4, "lang_long": 32, "lang_context": 31,
-        "lang_recent": 16, "lang_short": 16})
+        "lang_recent": 16, "lang_short": 16, "lang_document_tokens": 2970 / 1234,
+        "lang_corpus": "Python's own documentation (its help topics and the standard library's docstrings)",
+        "lang_windows_rule": "windows run across the boundaries between documents"})
+    regime = prose.language_setup(LANGUAGE_PROFILES["regime"], summary, 130_000, "3.11.9")
+    assert (regime["lang_corpus"], regime["lang_windows_rule"]) == (
+        "the Python standard library's own source files",
+        "every window lies inside one document, so that its far tokens come from the same file")
     runs = pd.DataFrame({"key": ["a", "a", "b"], "wall_seconds": [660.0, 660.0, 899.0]})
     assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_margin": 0.1,
                                           "langrule_minutes": "11-15"}
 
 
 def test_not_yet():
-    runs = pd.DataFrame({"variant": ["PPC", "PPC", "PPC", "no coupling", "no scratchpad", "RoPE+PoSE"],
-                         "key": ["a", "a", "b", "c", "d", "e"], "wall_seconds": [300.0, 300.0, 330.0, 1, 1, 1]})
-    assert prose.not_yet(runs, "smoke", "cpu") == {
-        "notyet_chains": "two", "notyet_minutes": "5.0-5.5", "notyet_steps": 20, "notyet_variants": "four",
-        "notyet_depths": "3", "notyet_variables": 48, "notyet_positions": "rope", "notyet_paper_params": 1.3}
+    runs = pd.DataFrame({"variant": ["1x16 PPC", "1x16 PPC", "1x16 PPC", "1x16 PPC", "2x32 PPC"],
+                         "budget": [20, 20, 20, 10, 20], "key": ["a", "a", "b", "c", "d"],
+                         "wall_seconds": [3600.0, 3600.0, 5400.0, 1.0, 1.0]})  # c: another budget, d: another size
+    assert prose.not_yet(runs, "smoke", "regime") == {
+        "notyet_model": "1 layer of width 16", "notyet_steps": 20, "notyet_hours": "1.0-1.5", "notyet_variants": "four",
+        "notyet_depths": "", "notyet_larger": "4 layers of width 128", "notyet_paper_params": 1.3}
 
 
 @pytest.fixture(scope="module")
 def committed() -> dict:
     store = ResultStore(ROOT / "results")
-    return {name: stored_runs(EXPERIMENTS[f"sparsity-{name}"], "cpu", store) for name in ("assignment", "language")}
+    return {"ours": read_runs("assignment", store, "cpu"), "language": read_runs("language", store),
+            "sizing": stored_runs(EXPERIMENTS["sparsity-sizing-assignment"], "cpu", store)}
 
 
 def test_the_bound_sentences_hold_on_the_committed_runs(committed):
     """Every value of the chapter's prose comes from one function (names unique), and the sentences bound by
     `holds` hold on the committed stored runs."""
-    curves, claim = assignment_reading(committed["assignment"], "cpu")
+    curves, claim = assignment_reading(committed["ours"], "cpu")
     language = committed["language"]
-    sizes = LANGUAGE_PROFILES["cpu"]
+    sizes = LANGUAGE_PROFILES[READ_AT["sparsity-language"]]
     summary = {"documents": 1, "characters": 1, "train tokens": 1, "test tokens": 1, "vocabulary": 1,
                "unknown (test)": 0.0}
     parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(),
              prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"]), prose.t2_rule(),
-             prose.stored_setup("cpu"), prose.assignment_setup("cpu"),
+             prose.stored_setup(PARITY_PROFILES["cpu"], SCRATCHPAD_PROFILES["regime"]),
+             prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "assign"),
+             prose.assignment_setup(ASSIGNMENT_PROFILES["cpu"], "ours"),
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
              prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
-             prose.stored_language(language, *language_reading(language, "cpu"), sizes),
-             prose.not_yet(committed["assignment"])]
+             prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
+             prose.not_yet(committed["sizing"])]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

@@ -193,7 +193,7 @@ def test_paper_versus_ours_gives_live_and_stored_verdicts():
     assert table.loc["Fig. 8", "ours, live"] == ("j=1 PPC: baseline (100% in distribution); j=1 RoPE+PoSE: not "
                                                  "trained: j=1 RoPE+PoSE does not fit the training lengths (6% in "
                                                  "distribution)")
-    assert (table["ours, stored cpu runs"] == "not run yet").all()
+    assert (table["ours, stored runs"] == "not run yet").all()
     assert table.loc["Fig. 3", "ours, live"] == table.loc["Fig. 2", "ours, live"] == "not run yet"
     claims = pd.DataFrame([{"claim": "c", "ours": "20.50 -> 19.75", "verdict": "reproduced"}])
     jumps = pd.DataFrame([{"variant": "j=2 PPC", "in distribution": 14.0, "stays >= 90% up to": 0,
@@ -201,13 +201,13 @@ def test_paper_versus_ours_gives_live_and_stored_verdicts():
     assignment = pd.concat([t2.assign(depth=2), t2.assign(depth=3)])
     stored = sparsity_paper.versus({}, {"language": claims, "jumps": jumps, "assignment": assignment,
                                         "parity": t1.iloc[:0]}).set_index("figure")
-    assert stored.loc["Table 1, Figs. 4-6", "ours, stored cpu runs"] == "reproduced (20.50 -> 19.75)"
+    assert stored.loc["Table 1, Figs. 4-6", "ours, stored runs"] == "reproduced (20.50 -> 19.75)"
     assert stored.loc["Table 1, Figs. 4-6", "ours, live"] == "not run yet"  # no quick size
-    assert stored.loc["Fig. 2", "ours, stored cpu runs"] == ("j=2 PPC: not trained: j=2 do not fit their training "
+    assert stored.loc["Fig. 2", "ours, stored runs"] == ("j=2 PPC: not trained: j=2 do not fit their training "
                                                              "lengths (14% in distribution)")
-    fig3 = stored.loc["Fig. 3", "ours, stored cpu runs"]
+    fig3 = stored.loc["Fig. 3", "ours, stored runs"]
     assert fig3.startswith("depth 2: coupled ahead") and "; depth 3: coupled ahead" in fig3
-    assert stored.loc["Figs. 1, 7", "ours, stored cpu runs"] == "not run yet"  # an empty table
+    assert stored.loc["Figs. 1, 7", "ours, stored runs"] == "not run yet"  # an empty table
 
 
 def test_influence_scatter_has_a_frame_per_k_and_a_panel_per_model_pair():
