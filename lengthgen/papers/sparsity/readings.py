@@ -10,7 +10,7 @@ from scipy.stats import spearmanr
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, PPC_PARTS
 from lengthgen.models.hooks import capture, hook_names
 
 K_PREFIX = f"{ACCURACY} k="
@@ -232,6 +232,21 @@ def assignment_claim(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     """Fig. 3: `coupling_claim` with PPC as the coupled variant, at each chain depth (rows carry a column depth)."""
     return pd.concat([coupling_claim(g, trained_length, "PPC").assign(depth=depth)
                       for depth, g in df.groupby("depth", sort=True)], ignore_index=True)
+
+
+def ppc_parts(runs: pd.DataFrame, panel: str) -> pd.DataFrame:
+    """Where a PPC model's answers go wrong, by `panel` (a column: "depth", "variant") and length: exact match of the
+    whole answer, of its tokens alone, of its predicted ids alone, and of its tokens when the true ids are fed in
+    (`metrics.PPC_PARTS`; the oracle separates the id head from the lookup), mean over seeds (%), with the seeds
+    counted. Empty when no run recorded the parts."""
+    names = {ACCURACY: "answer", **{f"{ACCURACY} {part}": part for part in PPC_PARTS}}
+    rows = runs[runs.metric.isin(list(names))]
+    if not rows.metric.ne(ACCURACY).any():
+        return pd.DataFrame()
+    rows = rows[rows.variant.isin(set(rows.variant[rows.metric != ACCURACY]))]  # the models that have parts
+    table = rows.pivot_table(index=[panel, "length"], columns="metric", values="value", aggfunc="mean")
+    seeds = rows[rows.metric == ACCURACY].groupby([panel, "length"]).seed.nunique().rename("seeds")
+    return table.rename(columns=names)[list(names.values())].join(seeds).round(1)
 
 
 @torch.no_grad()

@@ -14,6 +14,7 @@ from lengthgen.papers.sparsity.readings import (
     jump_claim,
     k_claims,
     mass_on_bits,
+    ppc_parts,
     sparsity_claim,
 )
 from lengthgen.tasks.sparsity import SparseParity
@@ -234,3 +235,16 @@ def test_fig8_compares_the_coupled_model_with_its_two_ablations_only():
     assert sorted(t2.variant) == ["j=1 PPC", "j=1 RoPE+PoSE", "j=1 absolute+shift"]
     assert t2.set_index("variant").verdict["j=1 PPC"].startswith("reproduced")
     assert sorted(jumps.variant) == ["j=1 PPC", "j=2 PPC"]
+
+
+def test_ppc_parts_separate_the_id_head_from_the_lookup():
+    rows = [{"variant": "PPC", "depth": 2, "seed": seed, "length": n, "metric": metric, "value": value}
+            for seed, shift in ((0, -2.0), (1, 2.0)) for n, values in ((60, (90, 92, 98, 93)), (200, (10, 14, 36, 15)))
+            for metric, value in zip(("accuracy", "accuracy tokens", "accuracy ids", "accuracy oracle"), values,
+                                     strict=True)
+            for value in [value + shift]]
+    rows += [{"variant": "RoPE+PoSE", "depth": 2, "seed": 0, "length": 200, "metric": "accuracy", "value": 0.0}]
+    table = ppc_parts(pd.DataFrame(rows), "depth")
+    assert table.columns.tolist() == ["answer", "tokens", "ids", "oracle", "seeds"]
+    assert table.loc[(2, 200)].tolist() == [10.0, 14.0, 36.0, 15.0, 2]  # the baseline's 0% does not enter the mean
+    assert ppc_parts(pd.DataFrame(rows[-1:]), "depth").empty  # no run recorded the parts
