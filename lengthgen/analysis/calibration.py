@@ -39,6 +39,13 @@ from lengthgen.device import device_of
 from lengthgen.models.hooks import capture
 
 DIRECTIONS = {"diagonal": 1, "vertical": 0, "anti-diagonal": -1}
+# The lines ABC searches (self-attention's, cross-attention's), in our frame (cross-attention keys counted from the
+# source's end): the diagonal (the paper's anti-diagonal of a reversed output; self-attention's diagonals) and vertical
+# lines, the two the paper reports finding. The paper searches a third, its diagonal, our anti-diagonal: we leave it
+# out (a divergence). In self-attention causal masking makes the corner cell (0, 0) a one-cell anti-diagonal of weight
+# 1, which every threshold keeps; in cross-attention it would open other cells (`papers.abc.experiments.
+# third_direction` counts them)
+ABC_DIRECTIONS = (("diagonal", "vertical"), ("diagonal", "vertical"))
 CARRIES = ("kept", "sum", "zero")  # what a kept line's cells get (`Rule.carries`)
 SOURCES = ("last", "each")  # which decoder layer's attention a layer's bias is calibrated from (`Rule.source`)
 

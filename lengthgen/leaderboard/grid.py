@@ -4,14 +4,17 @@ A mechanism is one registry line (`MECHANISMS`), a task's lengths another (`TASK
 decoder-only transformer with the mechanism's positional scheme, id transform and model settings on the task as prompt
 and answer (`tasks.prompted`: the source, "=", the target; the task's coupled ids for a mechanism that needs them), at
 source lengths drawn uniformly from the task's training lengths, and scores greedy answers (exact match) at each test
-length on examples drawn from the test seed, the same for every mechanism. A profile (`LEADERBOARD_PROFILES`) sets
-which tasks and mechanisms run and at what size.
+length on examples drawn from the test seed, the same for every mechanism. A GRU or encoder-decoder mechanism reads a
+sequence-to-sequence task as source and target instead (`Mechanism.seq2seq`); ABC trains its encoder-decoder twice
+(`calibrate`). A profile (`LEADERBOARD_PROFILES`) sets which tasks and mechanisms run and at what size.
 """
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
 from lengthgen.analysis.sizing import sizing_markdown
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
@@ -20,6 +23,7 @@ from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
+from lengthgen.models.positional import bias_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
@@ -47,10 +51,20 @@ class Mechanism:
     coupled: bool = False  # position ids coupled by the task (`Seq2SeqTask.coupled_ids`): runs only where it has them
     gru: str = ""  # not a transformer but monotonic attention's GRU encoder-decoder with this cross-attention
     # (`cross_attention.CROSS_ATTENTION`): runs on the sequence-to-sequence tasks, each as source and target
+    encdec: bool = False  # not the decoder-only model but attention bias calibration's encoder-decoder transformer
+    # (`transformer.EncoderDecoder`: cross-attention reads the source's positions from its end), on the source and
+    # target of a sequence-to-sequence task
+    abc: bool = False  # with encdec: Attention Bias Calibration (`calibrate`) - the bias of the model scored comes from
+    # the attention of the same encoder-decoder trained without it
 
     def architecture(self, model: TransformerConfig) -> TransformerConfig:
         """`model` with this mechanism's scheme and settings."""
         return replace(model, positional=self.positional, **dict(self.model))
+
+    @property
+    def seq2seq(self) -> bool:
+        """Whether the mechanism's model reads a task as source and target (a GRU's, an encoder-decoder's)."""
+        return bool(self.gru) or self.encdec
 
 
 MECHANISMS = Registry("mechanism", {
@@ -73,6 +87,11 @@ MECHANISMS = Registry("mechanism", {
                          model=(("attention_norm", "ln"),)),
     "nope+ln": Mechanism("none", "no positions, LayerNorm after attention (Li et al. 2025)",
                          model=(("attention_norm", "ln"),)),
+    "encdec": Mechanism("sinusoidal", "the encoder-decoder transformer, sinusoidal positions, cross-attention reading "
+                        "the source from its end (attention bias calibration's model; Vaswani et al. 2017)",
+                        encdec=True),
+    "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
+                     "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
                                      gru=attention)
        for attention, words in (("content", "content attention"), ("relative", "relative positional attention"),
@@ -179,24 +198,28 @@ def board_task(name: str, coupled: bool = False) -> LMTask:
 
 
 def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
-    """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme), or for a GRU mechanism (the
-    sequence-to-sequence task itself, untrained GRU encoder-decoder); the init draws from the seed."""
+    """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme), or for a GRU or
+    encoder-decoder mechanism (the sequence-to-sequence task itself, its untrained model); the init draws from the
+    seed."""
     mechanism = MECHANISMS[cfg.mechanism]
-    if cfg.gru is not None:
+    if mechanism.seq2seq:
         task = board_source(cfg.task)
         if not isinstance(task, Seq2SeqTask):
             raise LengthgenError(f"{cfg.task} is not a sequence-to-sequence task; {cfg.mechanism} needs one")
-        return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
+        if cfg.gru is not None:
+            return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
+        return task, build_model("encoder_decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
     task = board_task(cfg.task, mechanism.coupled)
     return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
 
 
 def runs_on(mechanism: str, task: str) -> bool:
-    """Whether a mechanism has a cell on a task: always, but for a GRU (on sequence-to-sequence tasks) and one that
+    """Whether a mechanism has a cell on a task: always, but for a GRU or an encoder-decoder (on sequence-to-sequence
+    tasks) and one that
     needs coupled ids: where the task has them, PPC where they depend on the input (the model must predict them), the
     others where they do not."""
     chosen = MECHANISMS[mechanism]
-    if chosen.gru:
+    if chosen.seq2seq:
         return issubclass(TASKS[task], Seq2SeqTask)
     if not chosen.coupled:
         return True
@@ -208,18 +231,46 @@ def runs_on(mechanism: str, task: str) -> bool:
     return drawn.ids is not None and coupled.ids_follow_input == dict(chosen.model).get("ppc", False)
 
 
+ABC_SAMPLES = 256  # training examples whose attention ABC averages, as the ABC chapter's runs
+
+
+def one_length(task: Seq2SeqTask, length: int, n: int, gen) -> object:
+    """A batch of up to `n` examples of a source length whose targets share one length, the commonest among 4 n drawn
+    (ABC averages attention cell by cell)."""
+    drawn = [task.draw(length, gen) for _ in range(4 * n)]
+    common = Counter(len(target) for _, target in drawn).most_common(1)[0][0]
+    return task.batch([e for e in drawn if len(e[1]) == common][:n])
+
+
+def calibrate(cfg: LeaderboardRun, task: Seq2SeqTask, model) -> None:
+    """ABC's first stage: train the run's encoder-decoder without its bias (the same init, training and stream as the
+    `encdec` cell of its seed), then set `model`'s bias table from that model's attention on `one_length` training
+    examples of the longest training length (`calibration.calibrated_table`: the paper's rule on ABC_DIRECTIONS, the
+    last layer's table into every layer)."""
+    plain = build_model("encoder_decoder", replace(cfg.model, positional=cfg.model.positional.removesuffix("+bias")),
+                        task, seed=cfg.seed)
+    train(plain, task, cfg.training(), generator(cfg.seed, "train"),
+          desc=f"{cfg.task}/{cfg.mechanism} (plain)/{cfg.seed}")
+    batch = one_length(task, in_distribution(cfg.task), ABC_SAMPLES, generator(cfg.seed, "abc"))
+    bias_table(model).set_table(calibrated_table(plain, batch, cfg.model.max_positions, (PAPER, PAPER),
+                                                 ABC_DIRECTIONS))
+
+
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
-    """Train, then exact match of greedy answers at each test length (`evaluate.exact_match_by_length`, its ids
-    randomized below max_positions for "randomized"); the final training loss beside. The checkpoint is the trained
-    model."""
+    """Train (an ABC model after its calibration, `calibrate`), then exact match of greedy answers at each test length
+    (`evaluate.exact_match_by_length`, its ids randomized below max_positions for "randomized"); the final training
+    loss beside. The checkpoint is the trained model."""
     task, model = build_run(cfg)
     training = cfg.training()
+    if MECHANISMS[cfg.mechanism].abc:
+        calibrate(cfg, task, model)
     randomize = cfg.model.max_positions if training.positions == "randomized" else 0
     course: list[dict] = []
     stop_at = TRAINED if cfg.stop_fitted else None
     read = course_reader(model, task, in_distribution(cfg.task), cfg.course, training.steps, cfg.course_samples,
                          cfg.eval_seed + 1, course, stop_at, randomize) if cfg.course else None
-    stats = train(model, task, training, generator(cfg.seed, "train"), desc=f"{cfg.task}/{cfg.mechanism}/{cfg.seed}",
+    stream = "train abc" if MECHANISMS[cfg.mechanism].abc else "train"
+    stats = train(model, task, training, generator(cfg.seed, stream), desc=f"{cfg.task}/{cfg.mechanism}/{cfg.seed}",
                   callback=read, carry=course)
     rows = exact_match_by_length(model, task, cfg.tests, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress,
                                  randomize=randomize)
@@ -289,14 +340,15 @@ def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Lea
     return profile_runs(LEADERBOARD_PROFILES[profile], seeds)
 
 
-# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice,
-# each trained for up to 10,000 steps with its course read every 500 at the longest training length and stopped at
-# its first point that fits (`analysis.sizing.sizing_table`): the steps each task needs at this size, or that it does
-# not fit in them. A sizing seed, outside the declared ones.
+# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, and
+# on the sequence-to-sequence ones the encoder-decoder (ABC's first stage: where it fits, ABC's calibration reads a
+# model that fits), each trained for up to 10,000 steps with its course read every 500 at the longest training length
+# and stopped at its first point that fits (`analysis.sizing.sizing_table`): the steps each task needs at this size, or
+# that it does not fit in them. A sizing seed, outside the declared ones.
 SIZING_PROFILES = {
     "smoke": replace(LEADERBOARD_PROFILES["smoke"], seeds=(100,), course=2, stop_fitted=True),
-    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope"), width=64, heads=4, layers=2,
-                            steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,), max_positions=1280,
+    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope", "encdec"), width=64, heads=4,
+                            layers=2, steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,), max_positions=1280,
                             course=500, stop_fitted=True),
 }
 
@@ -306,15 +358,21 @@ def sizing_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Leaderbo
     return profile_runs(SIZING_PROFILES[profile], seeds)
 
 
+def run_steps(cfg: LeaderboardRun) -> int:
+    """The training steps a run takes (what the time estimates scale by): its budget, twice for ABC (`calibrate`)."""
+    return cfg.train.steps * (2 if MECHANISMS[cfg.mechanism].abc else 1)
+
+
 LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "
-                         "protocol (decoder-only, exact match by length)", configs=leaderboard_configs,
+                         "protocol (exact match by length)", configs=leaderboard_configs,
                          run=run_leaderboard, labels=leaderboard_labels, build=build_run,
-                         profiles=tuple(LEADERBOARD_PROFILES), steps=lambda cfg: cfg.train.steps)
+                         profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps)
 
 LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
-                                "NoPE on every task with their course of training, stopped where they fit; a sizing "
-                                "seed", configs=sizing_configs, run=run_leaderboard, labels=leaderboard_labels,
-                                build=build_run, profiles=tuple(SIZING_PROFILES), steps=lambda cfg: cfg.train.steps)
+                                "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, with their "
+                                "course of training, stopped where they fit; a sizing seed", configs=sizing_configs,
+                                run=run_leaderboard, labels=leaderboard_labels,
+                                build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
 
 
 def sizing_methods(store: ResultStore) -> str:

@@ -19,7 +19,7 @@ from lengthgen.data import EOS, Seq2SeqBatch
 from lengthgen.models.transformer import EncoderDecoder, TransformerConfig
 
 INF = float("-inf")
-OURS = ("diagonal", "vertical")  # the directions the chapter's rules search (`experiments.ABC_DIRECTIONS`)
+OURS = ("diagonal", "vertical")  # the directions the chapter's rules search (`calibration.ABC_DIRECTIONS`)
 
 # Self-attention of one head, causal (rows sum to 1): the diagonal, and a column on key 0.
 SELF = torch.tensor([[1.0, 0.0, 0.0, 0.0],

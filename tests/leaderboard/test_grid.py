@@ -155,9 +155,13 @@ def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_
     # randomized as in training and in the tests (the last call)
 
 
-def test_the_sizing_study_runs_rope_and_nope_on_every_task_on_a_sizing_seed():
+def test_the_sizing_study_runs_rope_and_nope_on_every_task_and_abcs_first_stage_on_a_sizing_seed():
+    import lengthgen.leaderboard.grid as grid
+
     configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
-    assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")}
+    assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")} | {
+        (t, "encdec") for t in TASK_LENGTHS if grid.runs_on("encdec", t)}
+    assert len(configs) == 2 * 21 + 18
     assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
     assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
     assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))
@@ -213,3 +217,31 @@ def test_a_gru_mechanism_trains_monotonic_attentions_model_on_the_same_examples_
     vocab = grid.board_task("copy").vocab
     assert [vocab.decode(row[13:]) for row in prompted.tokens.tolist()] == [list(t) for _, t in drawn]
     assert torch.equal(task.sample(5, 12, generator(0, "x")).src, task.sample(5, 12, generator(0, "x")).src)
+
+
+def test_abc_retrains_the_encoder_decoder_with_the_bias_its_plain_cells_model_calibrates():
+    import torch
+
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
+    from lengthgen.models.positional import CLOSED, bias_table
+    from lengthgen.models.transformer import EncoderDecoder
+    from lengthgen.seeding import generator
+    from lengthgen.train.loop import train
+
+    assert grid.runs_on("abc", "reverse_copy") and grid.runs_on("encdec", "dedupe")
+    assert not grid.runs_on("abc", "sparse_parity") and not grid.runs_on("encdec", "scratchpad_parity")
+    smoke = grid.LEADERBOARD_PROFILES["smoke"]
+    abc, plain = smoke.run("reverse_copy", "abc", 0), smoke.run("reverse_copy", "encdec", 0)
+    task, model = build_run(abc)
+    assert isinstance(model, EncoderDecoder) and model.cfg.positional == "sinusoidal+bias"
+    assert not bias_table(model).table.any()  # open until calibrated
+    grid.calibrate(abc, task, model)
+    _, reference = build_run(plain)  # the encdec cell of the same seed, trained as that cell trains
+    train(reference, task, plain.training(), generator(0, "train"))
+    batch = grid.one_length(task, in_distribution("reverse_copy"), grid.ABC_SAMPLES, generator(0, "abc"))
+    expected = calibrated_table(reference, batch, abc.model.max_positions, (PAPER, PAPER), ABC_DIRECTIONS)
+    assert torch.equal(bias_table(model).table, expected.clamp(min=CLOSED))  # closed cells stored as CLOSED
+    assert bool(torch.isinf(expected).any()) and bool((expected == 0).any())  # a bias that closes some cells
+    assert EXPERIMENTS["leaderboard"].work(abc) == 2 * EXPERIMENTS["leaderboard"].work(plain)  # trained twice
+    assert batch.src.shape[0] > 0 and bool((batch.tgt_len == batch.tgt_len[0]).all())

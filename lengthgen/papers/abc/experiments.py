@@ -16,6 +16,7 @@ import pandas as pd
 from torch import nn
 
 from lengthgen.analysis.calibration import (
+    ABC_DIRECTIONS,
     CODE_CROSS,
     CODE_FLAT_CROSS,
     CODE_FLAT_SELF,
@@ -71,12 +72,6 @@ from lengthgen.train.loop import InterpolationTrainConfig, train
 ABC_RULES = {"paper": (PAPER, PAPER), "code": (CODE_SELF, CODE_CROSS), "public": (PUBLIC_SELF, PUBLIC_CROSS),
              "paper-sums": (PAPER_SUMS, PAPER_SUMS), "code-flat": (CODE_FLAT_SELF, CODE_FLAT_CROSS),
              "code-layers": (replace(CODE_SELF, source="each"), replace(CODE_CROSS, source="each"))}
-# the lines ABC searches, in our frame (cross-attention keys counted from the source's end): the diagonal (the paper's
-# anti-diagonal of a reversed output; self-attention's diagonals) and vertical lines, the two the paper reports
-# finding. The paper searches a third, its diagonal, our anti-diagonal: we leave it out (a divergence). In
-# self-attention causal masking makes the corner cell (0, 0) a one-cell anti-diagonal of weight 1, which every
-# threshold keeps; in cross-attention it would open other cells (`third_direction` counts them)
-ABC_DIRECTIONS = (("diagonal", "vertical"), ("diagonal", "vertical"))
 ABC_MODELS = ("paper", "code", "paper/nope", "code/nope")  # Table 1's ABC models: both rules, with or without positions
 
 

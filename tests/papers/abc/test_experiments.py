@@ -203,9 +203,9 @@ def test_a_smoke_run_tests_the_trained_model_and_both_abc_models_and_is_determin
 
 
 def test_the_third_direction_count_is_the_cells_where_the_two_calibrations_differ(monkeypatch):
-    from lengthgen.analysis.calibration import average_attention, calibrate
+    from lengthgen.analysis.calibration import ABC_DIRECTIONS, average_attention, calibrate
     from lengthgen.papers.abc import experiments
-    from lengthgen.papers.abc.experiments import ABC_DIRECTIONS, ABC_RULES, one_length_batch, third_direction
+    from lengthgen.papers.abc.experiments import ABC_RULES, one_length_batch, third_direction
     from lengthgen.seeding import generator
 
     cfg = EXPERIMENTS["abc-table1"].configs_for("smoke")[0]
