@@ -239,8 +239,8 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
 # on 1-3 and tested to 3x, 9 chains) with RoPE, where learned ids did not fit even two chains (2% after 10,000 steps;
 # methods.md); it stands beside regime as the controlled comparison of format and positions. regime and full: the
 # paper's format (Appendix E.3; lengths in tokens, trained on 20-60 and tested to 200, max id 230) with its learned
-# absolute ids; regime is the sizing study's first size at which PPC fit (4x128 on the paper's 50,000 steps; depth 3
-# joins once a depth-3 PPC sizing run fits).
+# absolute ids; regime is the sizing study's first size at which PPC fit (4x128 on the paper's 50,000 steps), at
+# depth 2 only: a depth's grid costs ~26 CPU-hours at that size, so the paper's deeper panels are full's, for a GPU.
 ASSIGNMENT_PROFILES = {
     "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(1, 2),
                           eval_lengths=(1, 3), samples=16, max_positions=64, seeds=(0,), depths=(2,), positions="rope",

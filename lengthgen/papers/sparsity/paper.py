@@ -51,11 +51,12 @@ def _language(claims: pd.DataFrame) -> str:
 
 
 CLAIMS = [  # each figure's statement, and the reading of ours that judges it (papers/sparsity/readings.py)
-    Claim("Figs. 1, 7", "small k: near-perfect accuracy up to length 500 (10x training); larger k degrades, in and "
-                        "out of distribution (T1)", "sparsity-parity", "parity", _t1,
+    Claim("Figs. 1, 7", "a small training bound K: near-perfect accuracy for every k <= K up to length 500 (10x "
+                        "training) (T1)", "sparsity-parity", "parity", _t1,
           each="variant"),  # readings.sparsity_claim, one row per training bound K
-    Claim("Figs. 1, 7 (larger k)", "larger k degrades: across training bounds K (the same training lengths), and "
-                                   "at sparsities k > K, in and out of distribution (T1)", "sparsity-parity",
+    Claim("Figs. 1, 7 (larger k)", "larger k degrades: for a fixed k, across training bounds K (the same training "
+                                   "lengths), and at sparsities k > K, in and out of distribution (T1)",
+          "sparsity-parity",
           "parity k", _k_rows,
           each="variant"),  # readings.k_claims, one row across K and one per bound with k > K tested
     Claim("Fig. 2", "every jump length j fits its training lengths; smaller j (sparser steps) generalizes further, "
@@ -91,6 +92,7 @@ PARITY_TEST_TOKENS = 500  # Table 2: maximum testing length; Sec. 5.1: "near-per
 SCRATCHPAD_TRAIN_LENGTHS = (10, 40)  # Table 3 (App. E.2): minimum and maximum combined training length
 ASSIGNMENT_TRAIN_TOKENS = (20, 60)  # Table 4 (App. E.3): minimum and maximum training length, tokens
 ASSIGNMENT_TEST_TOKENS = 200  # Table 4: maximum testing length
+ASSIGNMENT_MAX_ID = 230  # Table 4: the largest position id
 LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
 LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"
 LANGUAGE_CONTEXTS = (64, 128)  # App. F's table: training context lengths of the two models

@@ -5,12 +5,13 @@ A result on lengths beyond training counts only on a model that fits its trainin
 first `cpu` models (2 layers of width 64) did not fit several of the paper's mechanisms: PPC with learned absolute ids
 on variable assignment, PPC with jumps j = 2 and 3, both of Fig. 8's ablations. The paper's models are GPT-NeoX decoders
 of 12 layers and width 1024, about 1,500 times the parameters of ours. This study trains each mechanism at each size in
-turn (`SCRATCHPAD_SIZES`, `ASSIGNMENT_SIZES`: depth x width, heads of width 16, and a budget; a later size holds only
-what fit at no earlier one) on its paper's training lengths and reads the course of training (`DecoderRun.course`: exact
-match at the longest training length every `course` steps, with a PPC model's tokens, ids and oracle apart), so that one
-run tells how many steps a size needs, or that it does not fit in the budget. A run stops at the first point of its
-course that fits (`DecoderRun.stop_fitted`): the steps after it would say nothing more about the size, and its tests
-beyond the training lengths are those of a model that just fits (on a learning-rate schedule set for the whole budget):
+turn (`SCRATCHPAD_SIZES`, `ASSIGNMENT_SIZES`: depth x width, heads of width 16, and a budget; a later size holds what
+did not fit earlier and what its grid would run there, `Size`) on its paper's training lengths and reads the course of
+training (`DecoderRun.course`: exact match at the longest training length every `course` steps, with a PPC model's
+tokens, ids and oracle apart), so that one run tells how many steps a size needs, or that it does not fit in the budget.
+A run stops at the first point of its course that fits (`DecoderRun.stop_fitted`): the steps after it would say nothing
+more about the size, and its tests beyond the training lengths are those of a model that just fits (on a learning-rate
+schedule set for the whole budget):
 
 - `sparsity-sizing-scratchpad`: parity with a scratchpad, every jump j with coupled ids and PPC (learned absolute
   ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
@@ -50,7 +51,8 @@ SIZING_SEEDS = (100, 101)  # outside the chapter's declared seeds (0, 1, 2)
 class Size:
     """One size of the study, in the order they are tried: a model size, a training budget other than the recipe's
     (0: the recipe's), and the mechanisms it holds (`experiments.variant`; empty: all) at which depths (variable
-    assignment; empty: all). A later size holds only what fit at no earlier one."""
+    assignment; empty: all). A later size holds what did not fit at an earlier one, and what fit earlier but would
+    run at this size in a grid (so that the grid's size is sized for every mechanism it holds)."""
 
     layers: int
     width: int

@@ -2,7 +2,6 @@
 values, the sentences bound by `holds` failing when the data contradict them, and holding on the committed runs;
 every value the chapter's prose names is one a function returns."""
 
-import math
 import re
 from dataclasses import replace
 
@@ -19,6 +18,7 @@ from lengthgen.papers.sparsity.experiments import (
     SCRATCHPAD_PROFILES,
     DecoderSizes,
     assignment_reading,
+    parity_reading,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, language_reading
 from lengthgen.papers.sparsity.readings import assignment_claim
@@ -69,12 +69,19 @@ def test_stored_setups_read_the_profile():
         "stored_parity_steps": 20, "stored_bounds": "1 and 2", "stored_ks": "1 and 2",
         "stored_scratch_model": "4 layers of width 128",
         "stored_scratch_larger": " (4 layers of width 256 for j = 3 PPC)",
-        "stored_scratch_steps": 10_000, "stored_jumps": "1-3", "stored_seeds": "one"}
-    assert prose.stored_setup(PARITY_PROFILES["smoke"], SCRATCHPAD_PROFILES["smoke"])["stored_scratch_larger"] == ""
+        "stored_scratch_steps": 10_000, "stored_jumps": "1-3", "stored_scratch_caveat": prose.jump_caveat(
+            SCRATCHPAD_PROFILES["regime"]), "stored_seeds": "one"}
+    assert prose.jump_caveat(SCRATCHPAD_PROFILES["regime"]).startswith(" A jump that fits only on a larger model")
+    smoke = prose.stored_setup(PARITY_PROFILES["smoke"], SCRATCHPAD_PROFILES["smoke"])
+    assert smoke["stored_scratch_larger"] == smoke["stored_scratch_caveat"] == ""
+    fit = pd.DataFrame({"in distribution (worst k)": [100.0, 98.2]})
+    assert prose.stored_parity_fit(fit) == {"stored_parity_fit": "98.2-100%"}
+    with pytest.raises(ProseCheckFailed, match="every bound fits"):
+        prose.stored_parity_fit(fit.assign(**{"in distribution (worst k)": [100.0, 80.0]}))
     assert prose.assignment_setup(ASSIGNMENT_PROFILES["smoke"], "a") == {
         "a_model": "1 layer of width 16", "a_depths": "2", "a_variables": 200, "a_unit": "chains", "a_train": "1-2",
         "a_longest": 3, "a_ratio": 1.5, "a_paper_tokens": "60 to 200", "a_steps": 20, "a_batch": 8, "a_seeds": "one",
-        "a_judged": 2}
+        "a_judged": 2, "a_ids": 64, "a_paper_ids": 230}
     regime = prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "b")
     assert (regime["b_unit"], regime["b_train"], regime["b_longest"], regime["b_model"]) == (
         "tokens", "20-60", 200, "4 layers of width 128")
@@ -118,6 +125,8 @@ SHORT, LONG = "context 16 + PoSE", "context 32"  # the smoke profile's pair
 FAR_GAIN = [1.0, 2.0, -1.0, -4.0]  # recent - full, per window
 OWN = [2.0, 4.0, -2.0, -8.0]  # recent - recent+2 with the model's own choice: twice the far gain (r = 1, share 2)
 CROSS = [1.0, 0.0, 0.0, 1.0]  # with the other's choice: r = -2 / sqrt(21) = -0.44, share (1 + 0) / (1 + 2) = 0.33
+RANDOM = [0.1, 0.1, 0.0, 0.0]  # the controls with the model's own far gain: random far tokens, share 0.2 / 3 ...
+OTHER = [0.5, 0.5, 0.0, 0.0]  # ... and tokens chosen on the token before, share 1 / 3
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
@@ -135,6 +144,9 @@ def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
                     rows += [base | {"metric": m, "value": v} for m, v in (
                         ("nll recent", 10.0), ("nll full", 10.0 - gain), ("nll recent+1", 10.0),
                         ("nll recent+2", 10.0 - got))]
+                    if lm == chooser:
+                        rows += [base | {"metric": f"nll recent+2 {name}", "value": 10.0 - control[example]}
+                                 for name, control in (("random", RANDOM), ("other", OTHER))]
     return pd.DataFrame(rows)
 
 
@@ -149,9 +161,17 @@ def test_stored_language_on_hand_made_runs():
         "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000,
         "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats)",
         "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5, "langres_far_helps": 0.5,
-        "langres_share": 2.0, "langres_r": 1.0, "langres_other": math.nan, "langres_random": math.nan,
-        "langres_long_effect": "hurts", "langres_long_mean": -0.5, "langres_long_other": math.nan,
-        "langres_long_random": math.nan, "langres_cross_share": "33%", "langres_cross_r": "-0.44"}, nan_ok=True)
+        "langres_share": 2.0, "langres_r": 1.0, "langres_other": 1 / 3, "langres_random": 0.2 / 3,
+        "langres_long_effect": "hurts", "langres_long_mean": -0.5, "langres_long_other": 1 / 3,
+        "langres_long_random": 0.2 / 3, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
+
+
+def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():
+    runs = _language_runs()
+    cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers nothing
+    runs.loc[cross, "value"] = 10.0
+    with pytest.raises(ProseCheckFailed, match="shared by the two models"):
+        prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
 
 
 def test_stored_language_refuses_a_cross_choice_that_recovers_as_much():
@@ -198,6 +218,7 @@ def test_not_yet():
 def committed() -> dict:
     store = ResultStore(ROOT / "results")
     return {"ours": read_runs("assignment", store, "cpu"), "language": read_runs("language", store),
+            "parity": read_runs("parity", store),
             "sizing": stored_runs(EXPERIMENTS["sparsity-sizing-assignment"], "cpu", store)}
 
 
@@ -212,6 +233,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
     parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(),
              prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"]), prose.t2_rule(),
              prose.stored_setup(PARITY_PROFILES["cpu"], SCRATCHPAD_PROFILES["regime"]),
+             prose.stored_parity_fit(parity_reading(committed["parity"], "cpu")[1]),
              prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "assign"),
              prose.assignment_setup(ASSIGNMENT_PROFILES["cpu"], "ours"),
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),

@@ -44,15 +44,15 @@ def test_sparsity_claim_by_hand():
     rising = k_rows("K=8", {(1, 25): [100], (2, 25): [100], (1, 250): [85], (2, 250): [95]})  # k = 1 not solved
     single = k_rows("K=1", {(1, 25): [100], (1, 250): [95], (2, 250): [10]})
     lost = k_rows("K=1", {(1, 25): [100], (1, 250): [80]})
-    frame = by_k(pd.DataFrame(falls + rises + unfit + weak + solved + slight + rising + single))
+    several = k_rows("K=9", {(1, 25): [100], (2, 25): [100], (3, 25): [100], (1, 250): [100], (2, 250): [80],
+                             (3, 250): [85]})
+    frame = by_k(pd.DataFrame(falls + rises + unfit + weak + solved + slight + rising + single + several))
     out = sparsity_claim(frame, trained_length=25).set_index("variant")
-    assert out.verdict.to_dict() == {
-        "K=2": "reproduced", "K=3": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 3)",
-        "K=4": "not trained", "K=5": "partly (k = 1 not solved either)",
-        "K=6": "not reproduced (every k solved: no fall with k)",
-        "K=7": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 7)",
-        "K=8": "not reproduced (accuracy falls by less than 10 points from k = 1 to k = 8)", "K=1": "reproduced"}
-    assert out.loc["K=2", "fall k=1 to k=K"] == 30.0  # k = 3 > K is not part of the K = 2 claim
+    assert out.verdict.to_dict() == {  # the paper: a small K generalizes near-perfectly for every k <= K
+        "K=2": "partly (k = 2 not solved)", "K=3": "not reproduced (k = 1 not solved)", "K=4": "not trained",
+        "K=5": "not reproduced (k = 1 not solved)", "K=6": "reproduced", "K=7": "partly (k = 2 not solved)",
+        "K=8": "not reproduced (k = 1 not solved)", "K=1": "reproduced", "K=9": "partly (k = 2 and 3 not solved)"}
+    assert out.loc["K=2", "worst k <= K"] == 70.0  # k = 3 > K is not part of the K = 2 claim
     assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at length 250"] == "k=1: 95"
     assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
 
@@ -65,7 +65,7 @@ def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand(
     falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 80, 50) + model(3, 95, 50, 60, 55)))
     out = k_claims(falling, trained_length=25).set_index("variant")
     assert out.loc["across K", "verdict"] == "reproduced"  # 95, 80, 60: falls 35 points, rho -1
-    assert out.loc["across K", "detail"] == "at length 250, mean over k <= K: K=1: 95, K=2: 80, K=3: 60"
+    assert out.loc["across K", "detail"] == "at length 250, k = 1: K=1: 95, K=2: 80, K=3: 60"
     assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
     assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at the longest length)"  # 100 vs 95 inside
     assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 60 vs 55 at 250
@@ -73,6 +73,15 @@ def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand(
     out = k_claims(flat, 25).set_index("variant")
     assert out.loc["across K", "verdict"] == "not reproduced (falls 5 points, rho -0.50)"  # 90, 92, 85
     assert out.loc["K=1, k > K", "verdict"] == "not reproduced (k > K within 10 points of k <= K)"
+    denser = by_k(pd.DataFrame(k_rows("K=1", {(1, 25): [100], (1, 250): [95]})  # k = 1 holds for every K; the
+                               + k_rows("K=2", {(1, 25): [100], (2, 25): [100], (1, 250): [95], (2, 250): [60]})
+                               + k_rows("K=3", {(k, 25): [100] for k in (1, 2, 3)}  # denser k fall: a mean over
+                                        | {(1, 250): [94], (2, 250): [60], (3, 250): [50]})))  # k <= K would too
+    edge = by_k(pd.DataFrame([r for K, v in ((1, 97), (2, 99), (3, 84), (4, 63))  # rho -0.8 exactly, as computed
+                              for r in k_rows(f"K={K}", {(k, 25): [100] for k in range(1, K + 1)} | {(1, 250): [v]})]))
+    assert k_claims(edge, 25).set_index("variant").loc["across K", "verdict"] == "reproduced"
+    assert k_claims(denser, 25).set_index("variant").loc["across K", "verdict"] == "not reproduced (falls 1 points, " \
+                                                                                  "rho -0.87)"
     unfit = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 70, 50, 60, 50)))  # K = 2 does not fit
     out = k_claims(unfit, 25).set_index("variant")
     assert out.loc["across K", "verdict"] == "not trained" and out.loc["K=2, k > K", "verdict"] == "not trained"
