@@ -14,6 +14,7 @@ import math
 import pandas as pd
 import torch
 import torch.nn.functional as F
+from scipy import stats
 from tqdm.auto import tqdm
 
 CHUNK = 256  # sequences per forward pass
@@ -120,10 +121,18 @@ def influence_points(runs: pd.DataFrame, k: int) -> pd.DataFrame:
         ["seed", "lm", "chooser", "example", "far_gain", "recovered", *controls]]
 
 
+def lower_bound(values: pd.Series, level: float = 0.95) -> float:
+    """The one-sided lower confidence bound of a mean (Student's t over the values; NaN with fewer than two)."""
+    if len(values) < 2:
+        return float("nan")
+    return float(values.mean() - stats.t.ppf(level, len(values) - 1) * values.std(ddof=1) / len(values) ** 0.5)
+
+
 def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
-    """Per (scored model, choosing model): windows, the mean far gain (nats), Pearson r of recovered vs far gain,
-    and the share of the far gain that the k tokens recover, sum(recovered) / sum(far gain) over the windows whose
-    far gain is positive; the same share for the controls' tokens ("share random", "share other")."""
+    """Per (scored model, choosing model): windows, the mean far gain (nats) and its 95% lower bound over the windows
+    (`lower_bound`), Pearson r of recovered vs far gain, and the share of the far gain that the k tokens recover,
+    sum(recovered) / sum(far gain) over the windows whose far gain is positive; the same share for the controls'
+    tokens ("share random", "share other")."""
     def summary(group: pd.DataFrame) -> pd.Series:
         gain = group[group.far_gain > 0]
 
@@ -131,6 +140,7 @@ def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
             return gain[column].sum(min_count=1) / gain.far_gain.sum() if len(gain) else float("nan")
 
         return pd.Series({"windows": len(group), "mean far gain": group.far_gain.mean(),
+                          "far gain lower bound": lower_bound(group.far_gain),
                           "pearson r": group.far_gain.corr(group.recovered), "share recovered": share("recovered"),
                           **{f"share {c}": share(f"recovered {c}") for c in CONTROLS}})
 
@@ -143,12 +153,14 @@ MARGIN = 0.1  # ... and tokens chosen on another token recover at least this muc
 
 def few_tokens_verdict(few: pd.Series) -> str:
     """The few-tokens claim on one model's `far_context_sparsity` row: judged only where the far context helps on
-    average (mean far gain > 0) and the controls were measured; "reproduced" when its own k tokens recover at least
+    average (the 95% lower bound of the mean far gain > 0: a mean above 0 by noise is not help) and the controls were
+    measured; "reproduced" when its own k tokens recover at least
     SHARE of the far gain and the k tokens chosen on the token before recover at least MARGIN more of it than k
     random far tokens (selection on the scored token's own loss favours its choice by construction; a choice made on
     another token does not, so only a sparse use of far context can put it ahead of random tokens)."""
-    if not few["mean far gain"] > 0:
-        return f"inconclusive: the far context does not help on average ({few['mean far gain']:+.3f} nats)"
+    if not few["far gain lower bound"] > 0:
+        return (f"inconclusive: the far context does not help on average ({few['mean far gain']:+.3f} nats, 95% "
+                f"lower bound {few['far gain lower bound']:+.3f})")
     if few[[f"share {c}" for c in CONTROLS]].isna().any():
         return "inconclusive: no control measured"
     if few["share recovered"] >= SHARE and few["share other"] - few["share random"] >= MARGIN:

@@ -15,6 +15,7 @@ from lengthgen.analysis.language import (
     influence_points,
     language_claims,
     leave_one_out,
+    lower_bound,
     perplexity,
 )
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
@@ -110,6 +111,11 @@ def test_far_context_sparsity_by_hand():
     assert summary["mean far gain"] == pytest.approx(1.4 / 3)
 
 
+def test_the_lower_bound_of_a_mean_is_students_by_hand():
+    assert lower_bound(pd.Series([1.0, 2.0, 3.0])) == pytest.approx(2.0 - 2.919986 / 3 ** 0.5, abs=1e-6)
+    assert np.isnan(lower_bound(pd.Series([1.0])))
+
+
 def test_language_claims_by_hand():
     claims = language_claims(hand_runs(), k=1, short="S", long=128)
     assert claims.verdict.tolist() == ["reproduced", "reproduced"]  # median 20.5 -> 19.75; share 0.67, r 0.95
@@ -132,6 +138,8 @@ def test_the_few_tokens_claim_fails_when_random_tokens_do_as_well_and_is_not_jud
     assert few({"nll recent+1 random": [3.5, 2.4, 4.9]}) == "not reproduced"  # random 0.6: as good as other
     assert few({"nll recent+1 other": [3.8, 2.5, 4.9]}) == "not reproduced"  # other 0.13: under random + 0.1
     assert few({"nll full": [4.5, 2.7, 5.0]}).startswith("inconclusive: the far context does not help on average")
+    noisy = few({"nll full": [2.0, 3.5, 5.4]})  # gains 2.0, -1.0, -0.5: a mean of +0.17 nats that noise can give
+    assert noisy == "inconclusive: the far context does not help on average (+0.167 nats, 95% lower bound -1.016)"
     runs = hand_runs()
     no_controls = runs[~runs.metric.str.endswith(("random", "other"))]
     assert language_claims(no_controls, 1, "S", 128).verdict.iloc[1] == "inconclusive: no control measured"
