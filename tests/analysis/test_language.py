@@ -118,12 +118,17 @@ def test_the_lower_bound_of_a_mean_is_students_by_hand():
 
 def test_language_claims_by_hand():
     claims = language_claims(hand_runs(), k=1, short="S", long=128)
-    assert claims.verdict.tolist() == ["reproduced", "reproduced"]  # median 20.5 -> 19.75; share 0.67, r 0.95
+    assert claims.verdict.tolist() == ["reproduced"] * 3  # median 20.5 -> 19.75; far gain 0.47 (bound 0.06); share 0.67
+    assert claims.ours[1] == "mean far gain +0.467 nats, 95% lower bound +0.061 (6 windows)"
     assert "20.50 -> 19.75 (lower in 1 of 2 seeds)" in claims.ours[0]
     worse = hand_runs()
     worse.loc[(worse.metric == "perplexity") & (worse.length == 128), "value"] = 30.0
     worse.loc[worse.metric == "nll recent+1", "value"] = worse.loc[worse.metric == "nll recent", "value"].to_numpy()
-    assert language_claims(worse, k=1, short="S", long=128).verdict.tolist() == ["not reproduced"] * 2
+    assert language_claims(worse, k=1, short="S", long=128).verdict.tolist() == [
+        "not reproduced", "reproduced", "not reproduced"]  # the far gain is untouched
+    hurts = hand_runs()
+    hurts.loc[hurts.metric == "nll full", "value"] += 1.0  # the far context now raises the loss
+    assert language_claims(hurts, k=1, short="S", long=128).verdict.tolist()[:2] == ["reproduced", "not reproduced"]
 
 
 def test_the_few_tokens_claim_fails_when_random_tokens_do_as_well_and_is_not_judged_without_far_gain():
@@ -132,7 +137,7 @@ def test_the_few_tokens_claim_fails_when_random_tokens_do_as_well_and_is_not_jud
         for metric, values in change.items():
             for example, value in enumerate(values):
                 runs.loc[(runs.metric == metric) & (runs.example == example), "value"] = value
-        return language_claims(runs, k=1, short="S", long=128).verdict.iloc[1]
+        return language_claims(runs, k=1, short="S", long=128).verdict.iloc[2]
 
     assert few({}) == "reproduced"  # other 0.47 of the far gain, random 0.07
     assert few({"nll recent+1 random": [3.5, 2.4, 4.9]}) == "not reproduced"  # random 0.6: as good as other
@@ -142,7 +147,7 @@ def test_the_few_tokens_claim_fails_when_random_tokens_do_as_well_and_is_not_jud
     assert noisy == "inconclusive: the far context does not help on average (+0.167 nats, 95% lower bound -1.016)"
     runs = hand_runs()
     no_controls = runs[~runs.metric.str.endswith(("random", "other"))]
-    assert language_claims(no_controls, 1, "S", 128).verdict.iloc[1] == "inconclusive: no control measured"
+    assert language_claims(no_controls, 1, "S", 128).verdict.iloc[2] == "inconclusive: no control measured"
 
 
 def test_the_controls_choose_without_looking_at_the_scored_token(model):

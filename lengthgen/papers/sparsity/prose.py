@@ -292,8 +292,8 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
     ppl = runs[(runs.metric == PERPLEXITY) & (runs.lm == short)].pivot_table(index="seed", columns="length",
                                                                            values="value")
     lower = int((ppl[sizes.long] < ppl[sizes.short]).sum())
-    table_verdict, few_verdict = (claims[claims.claim.str.contains(text)].verdict.iloc[0]
-                                  for text in ("perplexity", "far tokens"))
+    table_verdict, uses_verdict, few_verdict = (claims[claims.claim.str.contains(text, regex=False)].verdict.iloc[0]
+                                                for text in ("perplexity", "Table 1's reading", "far tokens"))
     at_k = summary.loc[k]
     own = {lm: at_k.loc[(lm, lm)] for lm in (short, long)}
     cross = at_k[at_k.index.get_level_values("lm") != at_k.index.get_level_values("chooser")]
@@ -319,6 +319,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
             "langres_pose_steps": sum(1 for s in range(cfg.short.steps) if s >= cfg.short.pose_from * cfg.short.steps),
             "langres_steps": cfg.short.steps, "langres_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,
             "langres_paper_pose_steps": paper.LANGUAGE_POSE_STEPS,
+            "langres_uses": "holds" if uses_verdict == "reproduced" else "does not hold",
             "langres_few_verdict": few_phrase(few_verdict), "langres_k": k,
             "langres_far_effect": mine["effect"], "langres_far_mean": mine["mean"], "langres_far_helps": mine["helps"],
             "langres_share": float(own[short]["share recovered"]), "langres_r": float(own[short]["pearson r"]),

@@ -159,6 +159,7 @@ def test_stored_language_on_hand_made_runs():
         "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_lower_seeds": "in one of two seeds",
         "langres_long_at_short": 61.0, "langres_long_at_long": 56.0, "langres_pose_steps": 6, "langres_steps": 20,
         "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000,
+        "langres_uses": "does not hold",
         "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats, 95% lower "
                                "bound -2.141)",
         "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5, "langres_far_helps": 0.5,
