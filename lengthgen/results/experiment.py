@@ -35,6 +35,7 @@ class Experiment:
         profiles: profiles this experiment defines (of PROFILES).
         steps: config -> the training steps it runs in all (retraining included), by which the time of a missing run
             is scaled from the stored runs' wall time per step; None: every run of a task is taken to cost alike.
+        stored: the profile whose results are committed and read, where it is not `stored_profile`'s default.
     """
 
     name: str
@@ -45,6 +46,7 @@ class Experiment:
     build: Callable[[object], tuple]
     profiles: tuple[str, ...]
     steps: Callable[[object], int] | None = None
+    stored: str = ""
 
     def work(self, config) -> float:
         """What the time estimates scale a run's wall time by: its training steps (`steps`), else 1."""
@@ -52,8 +54,9 @@ class Experiment:
 
     @property
     def stored_profile(self) -> str:
-        """The profile whose results are committed: cpu where defined, else full, else the largest it has."""
-        return next((p for p in ("cpu", "full") if p in self.profiles), self.profiles[-1])
+        """The profile whose results are committed and read: `stored` where given, else cpu where defined, else full,
+        else the largest it has."""
+        return self.stored or next((p for p in ("cpu", "full") if p in self.profiles), self.profiles[-1])
 
     def configs_for(self, profile: str, seeds: tuple[int, ...] | None = None) -> list:
         """The configs of a profile; raises a clear error for an unknown profile."""

@@ -284,18 +284,20 @@ def assignment_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Assi
             for options, positional, ppc, positions in variants]
 
 
-def _experiment(name: str, description: str, configs, profiles: dict) -> Experiment:
+def _experiment(name: str, description: str, configs, profiles: dict, stored: str = "") -> Experiment:
     return Experiment(name=name, description=description, configs=configs, run=run_decoder,
-                      labels=decoder_labels, build=build_decoder_run, profiles=tuple(profiles))
+                      labels=decoder_labels, build=build_decoder_run, profiles=tuple(profiles), stored=stored)
 
 
+# The grids are stored and read at cpu where the paper's mechanism fits there (sparse parity), at regime where they
+# needed the sizing study's larger models (sizing.py)
 SPARSITY_EXPERIMENTS = (
     _experiment("sparsity-parity", "sparse parity by training bound K, test sparsity k and length (Figs. 1, 7)",
                 parity_configs, PARITY_PROFILES),
     _experiment("sparsity-scratchpad", "parity with a scratchpad: jumps with PPC, and the ablations (Figs. 2, 8)",
-                scratchpad_configs, SCRATCHPAD_PROFILES),
+                scratchpad_configs, SCRATCHPAD_PROFILES, stored="regime"),
     _experiment("sparsity-assignment", "variable assignment: PPC vs no coupling, no scratchpad, RoPE+PoSE (Fig. 3)",
-                assignment_configs, ASSIGNMENT_PROFILES),
+                assignment_configs, ASSIGNMENT_PROFILES, stored="regime"),
 )
 
 

@@ -167,7 +167,7 @@ LANGUAGE = Experiment(name="sparsity-language",
                       description="a short-context (PoSE) and a long-context language model: perplexity by length, "
                                   "far-token influence (Table 1, Figs. 4-6)",
                       configs=language_configs, run=run_language, labels=language_labels, build=build_language_models,
-                      profiles=tuple(LANGUAGE_PROFILES))
+                      profiles=tuple(LANGUAGE_PROFILES), stored="regime")  # windows inside long documents
 
 
 CLAIM_K = 4  # "a few far tokens": the k the claim is judged at (the paper's k is lost from our copy; chosen before

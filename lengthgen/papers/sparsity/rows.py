@@ -15,11 +15,10 @@ from lengthgen.papers.sparsity.language import LANGUAGE, language_reading
 from lengthgen.results.store import ResultStore
 
 GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
-# The profile at which the chapter and the scorecard read each grid: regime where the paper's mechanisms needed a
-# larger model than cpu's to fit (scratchpad, assignment; the sizing study) or documents longer than the windows
-# (language); cpu for sparse parity, where every training bound K already fits (>= 98% in distribution).
-READ_AT = {"sparsity-parity": "cpu", "sparsity-scratchpad": "regime", "sparsity-assignment": "regime",
-           "sparsity-language": "regime"}
+# The profile at which the chapter and the scorecard read each grid: its stored profile (`Experiment.stored`): regime
+# where the paper's mechanisms needed a larger model than cpu's to fit (scratchpad, assignment; the sizing study) or
+# documents longer than the windows (language); cpu for sparse parity, where every training bound K already fits.
+READ_AT = {name: e.stored_profile for name, e in GRIDS.items()}
 STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
 
 

@@ -203,3 +203,15 @@ def test_the_course_of_training_is_read_without_changing_the_training():
     assert set(coursed.metric) == set(plain.metric) | {COURSE, *(f"{COURSE} {part}" for part in PPC_PARTS)}
     rest = coursed[~coursed.metric.str.startswith(COURSE)].drop(columns="step").reset_index(drop=True)
     pd.testing.assert_frame_equal(rest, plain)  # the course draws nothing the training or the tests draw
+
+
+def test_each_grid_is_stored_and_read_where_its_mechanisms_fit_and_listed_before_a_run_lands(tmp_path):
+    from lengthgen import scorecard
+    from lengthgen.papers.sparsity.rows import READ_AT
+    from lengthgen.results.store import ResultStore
+
+    assert READ_AT == {"sparsity-parity": "cpu", "sparsity-scratchpad": "regime", "sparsity-assignment": "regime",
+                       "sparsity-language": "regime"}
+    table = scorecard.grids(ResultStore(tmp_path)).set_index(["experiment", "profile"])  # an empty store
+    assert table.loc[("sparsity-assignment", "regime"), ["declared", "stored"]].tolist() == [12, 0]
+    assert ("sparsity-assignment", "cpu") not in table.index  # a profile not read, with nothing stored there
