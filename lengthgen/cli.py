@@ -56,14 +56,19 @@ def cmd_data(args) -> None:
         print("\n".join(lines))
 
 
+SUMMARY_LABELS = ("task", "setting", "variant", "depth", "budget", "lm", "metric")  # the rows of `summary`, where
+# the runs have them: a chain depth or a training budget is part of what a run is, never averaged over
+
+
 def summary(df: pd.DataFrame) -> str:
-    """Mean over seeds of each (task, variant, metric) by split ("iid", "15"; columns in the order the splits first
-    appear), with the number of seeds: accuracies, or the perplexities of language models (then per model of a run,
-    `lm`)."""
+    """Mean over seeds of each (task, variant, metric; and depth, budget, language model where the runs are labelled
+    with them) by split ("iid", "15"; columns in the order the splits first appear), with the number of seeds:
+    accuracies, or the perplexities of language models (then per model of a run, `lm`)."""
     acc = df[df.metric.str.startswith(ACCURACY) | (df.metric == PERPLEXITY)]
     if acc.empty:
         return "(no accuracy or perplexity results)"
-    index = [c for c in ("task", "setting", "variant", "lm", "metric") if c in acc.columns]
+    index = [c for c in SUMMARY_LABELS if c in acc.columns]
+    acc = acc.assign(**{c: acc[c].astype(object).fillna("") for c in index if acc[c].isna().any()})  # kept, not dropped
     table = acc.pivot_table(index=index, columns="split", values="value", aggfunc="mean")
     table = table[list(dict.fromkeys(acc.split))]  # in the order they were evaluated, not sorted as text
     seeds = acc.groupby(index).seed.nunique().rename("seeds")

@@ -373,6 +373,15 @@ def test_summary_keeps_the_splits_in_evaluation_order_and_averages_seeds():
     assert lines[-1].split()[-2:] == ["75.0", "2"] and "direction_gate" not in "".join(lines)
 
 
+def test_summary_keeps_apart_what_a_run_is_labelled_with_but_seeds():
+    rows = [dict(task="variable_assignment", variant="PPC", depth=d, budget=b, seed=s, length=20, metric="accuracy",
+                 value=v) for d, b, v in ((2, 20_000, 0.0), (2, 50_000, 90.0), (3, 50_000, 60.0)) for s in (0, 1)]
+    lines = summary(split_and_length(pd.DataFrame(rows))).splitlines()
+    assert [line.split()[-2:] for line in lines[-3:]] == [["0.0", "2"], ["90.0", "2"], ["60.0", "2"]]
+    unlabelled = pd.DataFrame(rows).assign(depth=[2, None] * 3)  # a row without a depth is kept, not dropped
+    assert summary(split_and_length(unlabelled)).splitlines()[-1].split()[-1] == "1"
+
+
 def test_summary_of_language_runs_gives_each_model_its_perplexity():
     rows = [dict(task="corpus", variant="pair", lm=lm, seed=s, length=n, metric=m, value=v)
             for s in (0, 1) for lm, base in (("short", 50.0), ("long", 40.0))
