@@ -17,6 +17,7 @@ from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     DecoderSizes,
     assignment_runs,
+    variant,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
 from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, REACH
@@ -24,6 +25,7 @@ from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
+ASSIGNMENT_VARIANTS = ("PPC", "no coupling", "no scratchpad", "RoPE+PoSE")  # the four panels of the paper's Fig. 3
 FIT = "in distribution"  # a column of `readings.fit_and_reach`, as REACH
 
 
@@ -164,10 +166,21 @@ def jump_caveat(scratch: DecoderSizes) -> str:
             "smaller one supports the claim, and one that reaches further cannot count against it.")
 
 
+def left_out_phrase(sizes: DecoderSizes) -> str:
+    """The sentence on the models of the paper's four that a grid leaves out (`DecoderSizes.variants`), or ""."""
+    held = [variant(run) for run in assignment_runs(sizes, sizes.seeds[:1])]
+    out = [v for v in ASSIGNMENT_VARIANTS if v not in held]
+    if not out:
+        return ""
+    return (f" The grid leaves out {and_list(out)}: {'it does' if len(out) == 1 else 'they do'} not fit the training "
+            "lengths at this size in the sizing study (Methods), so its cells would say nothing about longer ones.")
+
+
 def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
     """A variable-assignment grid's paragraph, its values named `<name>_...`: the format and its unit of length
     (chains in ours, tokens in the paper's), the model, depths, variables, training and test lengths (and the
-    paper's tokens), steps, seeds, the length the rule judges at, the id table's size beside the paper's largest id."""
+    paper's tokens), steps, seeds, the length the rule judges at, the id table's size beside the paper's largest id,
+    and the models of the paper's four that the grid leaves out (`left_out_phrase`)."""
     lo, hi = sizes.train_lengths
     return {f"{name}_model": model_text(sizes), f"{name}_depths": and_list(sizes.depths),
             f"{name}_variables": sizes.variables, f"{name}_unit": "tokens" if sizes.format == "paper" else "chains",
@@ -175,7 +188,8 @@ def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
             f"{name}_ratio": max(sizes.eval_lengths) / hi,
             f"{name}_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
             f"{name}_steps": sizes.steps, f"{name}_batch": sizes.batch, f"{name}_seeds": word(len(sizes.seeds)),
-            f"{name}_judged": hi, f"{name}_ids": sizes.max_positions, f"{name}_paper_ids": paper.ASSIGNMENT_MAX_ID}
+            f"{name}_judged": hi, f"{name}_ids": sizes.max_positions, f"{name}_paper_ids": paper.ASSIGNMENT_MAX_ID,
+            f"{name}_left_out": left_out_phrase(sizes)}
 
 
 def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length: int) -> dict:

@@ -81,10 +81,11 @@ def test_stored_setups_read_the_profile():
     assert prose.assignment_setup(ASSIGNMENT_PROFILES["smoke"], "a") == {
         "a_model": "1 layer of width 16", "a_depths": "2", "a_variables": 200, "a_unit": "chains", "a_train": "1-2",
         "a_longest": 3, "a_ratio": 1.5, "a_paper_tokens": "60 to 200", "a_steps": 20, "a_batch": 8, "a_seeds": "one",
-        "a_judged": 2, "a_ids": 64, "a_paper_ids": 230}
+        "a_judged": 2, "a_ids": 64, "a_paper_ids": 230, "a_left_out": ""}
     regime = prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "b")
     assert (regime["b_unit"], regime["b_train"], regime["b_longest"], regime["b_model"]) == (
         "tokens", "20-60", 200, "4 layers of width 128")
+    assert regime["b_left_out"].startswith(" The grid leaves out no coupling: it does not fit the training lengths")
 
 
 def _assignment_curves(pose_at_longest: float = 100.0) -> pd.DataFrame:
