@@ -20,7 +20,7 @@ from lengthgen.papers.sparsity.experiments import (
     variant,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
-from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, REACH
+from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, FLOOR, REACH
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
@@ -127,8 +127,9 @@ def scratchpad_setup(sizes: DecoderSizes) -> dict:
 
 
 def t2_rule() -> dict:
-    """The T2 rule: the bar of a trained model and of a length it still solves."""
-    return {"t2_bar": TRAINED}
+    """The T2 rule: the bar of a trained model and of a length it still solves, and the multiple of its training
+    length the coupled model must reach to generalize at all."""
+    return {"t2_bar": TRAINED, "t2_floor": FLOOR}
 
 
 # Section 6: the stored runs.
