@@ -24,17 +24,19 @@ STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
 
 def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     """The stored runs of a grid of the chapter (`sparsity-<name>`) at `profile`, which is READ_AT's unless given;
-    none when the grid is not read there."""
+    none when the experiment has no such profile."""
     experiment = GRIDS[f"sparsity-{name}"]
     return grid_runs(experiment, profile or READ_AT[experiment.name], store)
 
 
 def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFrame]:
-    """The readings of the stored runs of the grids read at `profile` (READ_AT), by key (the `reading` of each of
-    `sparsity_paper.CLAIMS`); a reading without runs is left out."""
+    """The readings of a store's runs at `profile`, by key (the `reading` of each of `sparsity_paper.CLAIMS`): at a
+    stored profile, of the grids read there (READ_AT); at a live one (the book's quick runs), of every grid that has
+    it. A reading without runs is left out."""
     readings = {}
+    live = profile not in STORED_PROFILES
     parity, scratch, assign, language = (
-        read_runs(name, store) if READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
+        read_runs(name, store, profile) if live or READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
         for name in ("parity", "scratchpad", "assignment", "language"))
     if not parity.empty:
         readings["parity"], readings["parity k"] = parity_reading(parity, profile)[1:]

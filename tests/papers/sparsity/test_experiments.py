@@ -215,3 +215,16 @@ def test_each_grid_is_stored_and_read_where_its_mechanisms_fit_and_listed_before
     table = scorecard.grids(ResultStore(tmp_path)).set_index(["experiment", "profile"])  # an empty store
     assert table.loc[("sparsity-assignment", "regime"), ["declared", "stored"]].tolist() == [9, 0]
     assert ("sparsity-assignment", "cpu") not in table.index  # a profile not read, with nothing stored there
+
+
+def test_the_scorecard_reads_live_runs_at_their_profile_and_stored_grids_where_they_are_read(tmp_path):
+    from lengthgen.papers.sparsity.rows import scorecard_rows
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import sweep
+
+    store = ResultStore(tmp_path)
+    sweep(EXPERIMENTS["sparsity-parity"], EXPERIMENTS["sparsity-parity"].configs_for("smoke"), store, "smoke",
+          progress=False)
+    live = scorecard_rows(store, "smoke")  # a live profile: every grid that has it
+    assert set(live.source) == {"Figs. 1, 7", "Figs. 1, 7 (larger k)"}
+    assert scorecard_rows(store, "regime").empty  # parity is read at cpu, and nothing is stored at regime
