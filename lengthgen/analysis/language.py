@@ -14,8 +14,9 @@ import math
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from scipy import stats
 from tqdm.auto import tqdm
+
+from lengthgen.analysis.stats import t_half_width
 
 CHUNK = 256  # sequences per forward pass
 
@@ -121,18 +122,20 @@ def influence_points(runs: pd.DataFrame, k: int) -> pd.DataFrame:
         ["seed", "lm", "chooser", "example", "far_gain", "recovered", *controls]]
 
 
-def lower_bound(values: pd.Series, level: float = 0.95) -> float:
-    """The one-sided lower confidence bound of a mean (Student's t over the values; NaN with fewer than two)."""
-    if len(values) < 2:
-        return float("nan")
-    return float(values.mean() - stats.t.ppf(level, len(values) - 1) * values.std(ddof=1) / len(values) ** 0.5)
+LEVEL = 0.95  # the confidence of `lower_bound`
+
+
+def lower_bound(values: pd.Series) -> float:
+    """The one-sided lower confidence bound at LEVEL of a mean (Student's t over the values; NaN with fewer than
+    two)."""
+    return float(values.mean() - t_half_width(values, LEVEL)) if len(values) > 1 else float("nan")
 
 
 def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
-    """Per (scored model, choosing model): windows, the mean far gain (nats) and its 95% lower bound over the windows
-    (`lower_bound`), Pearson r of recovered vs far gain, and the share of the far gain that the k tokens recover,
-    sum(recovered) / sum(far gain) over the windows whose far gain is positive; the same share for the controls'
-    tokens ("share random", "share other")."""
+    """Per (scored model, choosing model): windows, the mean far gain (nats) and its lower bound at LEVEL over the
+    windows (`lower_bound`), Pearson r of recovered vs far gain, and the share of the far gain that the k tokens
+    recover, sum(recovered) / sum(far gain) over the windows whose far gain is positive; the same share for the
+    controls' tokens ("share random", "share other")."""
     def summary(group: pd.DataFrame) -> pd.Series:
         gain = group[group.far_gain > 0]
 
@@ -153,14 +156,14 @@ MARGIN = 0.1  # ... and tokens chosen on another token recover at least this muc
 
 def few_tokens_verdict(few: pd.Series) -> str:
     """The few-tokens claim on one model's `far_context_sparsity` row: judged only where the far context helps on
-    average (the 95% lower bound of the mean far gain > 0: a mean above 0 by noise is not help) and the controls were
-    measured; "reproduced" when its own k tokens recover at least
+    average (the lower bound at LEVEL of the mean far gain > 0: a mean above 0 by noise is not help) and the controls
+    were measured; "reproduced" when its own k tokens recover at least
     SHARE of the far gain and the k tokens chosen on the token before recover at least MARGIN more of it than k
     random far tokens (selection on the scored token's own loss favours its choice by construction; a choice made on
     another token does not, so only a sparse use of far context can put it ahead of random tokens)."""
     if not few["far gain lower bound"] > 0:
-        return (f"inconclusive: the far context does not help on average ({few['mean far gain']:+.3f} nats, 95% "
-                f"lower bound {few['far gain lower bound']:+.3f})")
+        return (f"inconclusive: the far context does not help on average ({few['mean far gain']:+.3f} nats, "
+                f"{LEVEL:.0%} lower bound {few['far gain lower bound']:+.3f})")
     if few[[f"share {c}" for c in CONTROLS]].isna().any():
         return "inconclusive: no control measured"
     if few["share recovered"] >= SHARE and few["share other"] - few["share random"] >= MARGIN:
@@ -172,7 +175,7 @@ def language_claims(runs: pd.DataFrame, k: int, short: str, long: int) -> pd.Dat
     """The paper's claims of Section 5.3 judged on a profile's runs, with the numbers behind each verdict: the
     short-context PoSE model `short` has a lower perplexity at length `long` than at its own context (in the median
     over seeds, and in how many seeds); the paper's reading of that, that the model uses tokens beyond its training
-    window, judged on the far gain itself (its one-sided 95% lower bound above zero; longer windows alone lower the
+    window, judged on the far gain itself (its one-sided lower bound at LEVEL above zero; longer windows alone lower the
     perplexity, by giving more tokens a long context, so the first row cannot tell); and `few_tokens_verdict` on its k
     most influential far tokens (its own choice) and the controls."""
     ppl = runs[(runs.metric == "perplexity") & (runs.lm == short)].pivot_table(index="seed", columns="length",
@@ -185,7 +188,7 @@ def language_claims(runs: pd.DataFrame, k: int, short: str, long: int) -> pd.Dat
          "ours": f"{at_short.median():.2f} -> {at_long.median():.2f} (lower in {lower} of {len(ppl)} seeds)",
          "verdict": "reproduced" if at_long.median() < at_short.median() else "not reproduced"},
         {"claim": f"{short}: tokens beyond its {ppl.columns.min()}-token window lower its loss (Table 1's reading)",
-         "ours": f"mean far gain {few['mean far gain']:+.3f} nats, 95% lower bound "
+         "ours": f"mean far gain {few['mean far gain']:+.3f} nats, {LEVEL:.0%} lower bound "
                  f"{few['far gain lower bound']:+.3f} ({int(few.windows)} windows)",
          "verdict": "reproduced" if few["far gain lower bound"] > 0 else "not reproduced"},
         {"claim": f"{short}: {k} far tokens recover most of the far context's gain",

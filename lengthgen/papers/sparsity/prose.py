@@ -5,10 +5,11 @@ the stored runs whose truth depends on the data but which are not numbers. Value
 strings (myst-nb formats a glued number from its repr)."""
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 
-from lengthgen.analysis.language import MARGIN, SHARE
+from lengthgen.analysis.language import LEVEL, MARGIN, SHARE
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import PERPLEXITY
@@ -25,7 +26,6 @@ from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
-ASSIGNMENT_VARIANTS = ("PPC", "no coupling", "no scratchpad", "RoPE+PoSE")  # the four panels of the paper's Fig. 3
 FIT = "in distribution"  # a column of `readings.fit_and_reach`, as REACH
 
 
@@ -169,8 +169,8 @@ def jump_caveat(scratch: DecoderSizes) -> str:
 
 def left_out_phrase(sizes: DecoderSizes) -> str:
     """The sentence on the models of the paper's four that a grid leaves out (`DecoderSizes.variants`), or ""."""
-    held = [variant(run) for run in assignment_runs(sizes, sizes.seeds[:1])]
-    out = [v for v in ASSIGNMENT_VARIANTS if v not in held]
+    held = {variant(run) for run in assignment_runs(sizes, sizes.seeds[:1])}
+    out = [v for v in map(variant, assignment_runs(replace(sizes, variants=()), sizes.seeds[:1])) if v not in held]
     if not out:
         return ""
     return (f" The grid leaves out {and_list(out)}: {'it does' if len(out) == 1 else 'they do'} not fit the training "
@@ -275,9 +275,9 @@ def language_setup(sizes: LanguageSizes, summary: dict, parameters: int, python:
 
 
 def language_rules(runs: pd.DataFrame) -> dict:
-    """Section 7's rules: the k, share and margin the few-tokens claim is judged by, and the stored runs'
-    wall-clock minutes (why there is no live size)."""
-    return {"langrule_k": CLAIM_K, "langrule_share": SHARE, "langrule_margin": MARGIN,
+    """Section 7's rules: the k, share, margin and confidence level the few-tokens claim is judged by, and the stored
+    runs' wall-clock minutes (why there is no live size)."""
+    return {"langrule_k": CLAIM_K, "langrule_share": SHARE, "langrule_margin": MARGIN, "langrule_level": LEVEL,
             "langrule_minutes": minutes(runs)}
 
 

@@ -205,6 +205,7 @@ def test_language_setup_and_rules():
         "every window lies inside one document, so that its far tokens come from the same file")
     runs = pd.DataFrame({"key": ["a", "a", "b"], "wall_seconds": [660.0, 660.0, 899.0]})
     assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_margin": 0.1,
+                                          "langrule_level": 0.95,
                                           "langrule_minutes": "11-15"}
 
 
