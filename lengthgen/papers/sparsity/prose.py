@@ -16,12 +16,24 @@ from lengthgen.metrics import PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
+    SCRATCHPAD_PROFILES,
     DecoderSizes,
+    assignment_reading,
     assignment_runs,
+    scratchpad_reading,
     variant,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
-from lengthgen.papers.sparsity.readings import DROP, FALLS_RHO, FLOOR, REACH
+from lengthgen.papers.sparsity.readings import (
+    DROP,
+    FALLS_RHO,
+    FLOOR,
+    REACH,
+    VERSUS,
+    ppc_diagnosis,
+    ppc_parts,
+    with_combined_length,
+)
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
@@ -232,6 +244,88 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 
 # Section 7: the natural-language study.
+
+def reach_phrase(row, trained_length: int) -> str:
+    """One model's fit and reach (a row of `readings.fit_and_reach`'s columns, with its label in `variant`):
+    "j=1 PPC fits them (100% at 40) and stays ≥ 90% to 60 (1.5x)", "no coupling does not fit them (1.6% at 40)"."""
+    fit = f"{percent(row[FIT])} at {trained_length}"
+    if row[FIT] < TRAINED:
+        return f"{row.variant} does not fit them ({fit})"
+    return (f"{row.variant} fits them ({fit}) and stays ≥ {TRAINED:g}% to {row[REACH]} "
+            f"({row[REACH] / trained_length:.2g}x)")
+
+
+def where_phrase(d) -> str:
+    """Where a PPC model goes wrong, from a row `d` of `readings.ppc_diagnosis` (its label in `panel`)."""
+    if d.fails == "nothing":
+        return f"{d.panel} holds to the longest length tested ({d.longest})"
+    if d.fails == "the id head":
+        return (f"{d.panel}'s tokens hold to {d.oracle} when the true ids are fed in, against {d.tokens} with its own: "
+                "its id head fails first")
+    if d.ids > d.answer:
+        return (f"{d.panel}'s ids stay right to {d.ids}, further than its answers ({d.answer}), and fed the true ids "
+                f"its tokens hold no further ({d.oracle}): the lookup fails first, not the id head")
+    return (f"{d.panel}'s ids fail as early as its answers ({d.ids}), but fed the true ids its tokens hold no further "
+            f"({d.oracle}): the lookup fails whatever the ids")
+
+
+def verdict_word(verdict: str) -> str:
+    """The head of a verdict ("partly: the coupled model ..." -> "partly")."""
+    return verdict.split(":")[0]
+
+
+def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, verdicts: dict[str, str], trained_length: int,
+                    name: str) -> dict:
+    """"What the stored runs say" of a T2 grid so far, values named `<name>_...`: each stored model's fit and reach
+    (`reach_phrase`), where each PPC model goes wrong (`where_phrase`), and the head of each verdict; "none yet" for
+    what is not stored.
+
+    Args:
+        models: one row per model (variant, in distribution, stays >= 90% up to), e.g. `readings.coupling_claim`'s.
+        diagnosis: `readings.ppc_diagnosis` of the grid's PPC models.
+        verdicts: {what is judged ("Fig. 8 against j=1 RoPE+PoSE"): its verdict}.
+        trained_length: the longest training length, in the unit of the models' lengths.
+    """
+    def each(phrases) -> str:
+        return "; ".join(phrases) or "none yet"
+
+    return {f"{name}_trained": trained_length,
+            f"{name}_models": each(reach_phrase(r, trained_length) for _, r in models.iterrows()),
+            f"{name}_where": each(where_phrase(d) for d in diagnosis.itertuples()),
+            f"{name}_verdicts": and_list(f"{what} *{verdict_word(v)}*" for what, v in verdicts.items()) or "none yet"}
+
+
+def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
+    """`stored_coupling` of the stored scratchpad grid at `profile` (values `sp_...`), on combined lengths: every
+    jump's PPC model (Fig. 2's table), then j = 1's ablations (Fig. 8's, each judged against PPC by its own
+    verdict)."""
+    trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
+    if runs.empty:
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), {}, trained, "sp")
+    _, t2, jumps = scratchpad_reading(runs, profile)
+    columns = ["variant", FIT, REACH]
+    ablations = t2[t2[VERSUS] != ""]
+    models = pd.concat([jumps[columns], ablations[columns]], ignore_index=True)
+    verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
+                **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}
+    parts = ppc_parts(with_combined_length(runs), "variant")
+    return stored_coupling(models, ppc_diagnosis(parts), verdicts, trained, "sp")
+
+
+def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
+    """`stored_coupling` of the stored paper-format assignment grid at `profile` (values `pa_...`), on tokens: every
+    model at every depth (labelled with its depth where there are several), Fig. 3's verdict per depth."""
+    trained = ASSIGNMENT_PROFILES[profile].train_lengths[1]
+    if runs.empty:
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), {}, trained, "pa")
+    claim = assignment_reading(runs, profile)[1]
+    several = claim.depth.nunique() > 1
+    models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""))
+    diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"))
+    diagnosis = diagnosis.assign(panel=[f"PPC (depth {d})" if several else "PPC" for d in diagnosis.panel])
+    verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}
+    return stored_coupling(models, diagnosis, verdicts, trained, "pa")
+
 
 def model_parameters(sizes: LanguageSizes) -> int:
     """Parameters of one model of a language profile's pair (builds it; reads the corpus's vocabulary)."""

@@ -258,6 +258,23 @@ def ppc_parts(runs: pd.DataFrame, panel: str) -> pd.DataFrame:
     return table.rename(columns=names)[list(names.values())].join(seeds).round(1)
 
 
+def ppc_diagnosis(parts: pd.DataFrame) -> pd.DataFrame:
+    """Which part of a PPC model fails first, per panel of a `ppc_parts` table: how far (the longest length, 0 for
+    none) each of its answer, tokens, ids and oracle stays >= TRAINED, the longest length tested, and `fails`: "the id
+    head" when the true ids fed in carry the tokens further than the model's own ids do, "the lookup" when they carry
+    them no further (the tokens go wrong whatever the ids), "nothing" when the answer holds to the longest length."""
+    rows = []
+    for panel, g in parts.groupby(level=0, sort=True) if len(parts) else ():
+        g = g.droplevel(0).rename_axis("length").reset_index()
+        at = {part: reach(g[["length", part]].rename(columns={part: "value"}))
+              for part in ("answer", *PPC_PARTS)}
+        longest = int(g.length.max())
+        fails = ("nothing" if at["answer"] >= longest else "the id head" if at["oracle"] > at["tokens"] else
+                 "the lookup")
+        rows.append({"panel": panel, **at, "longest": longest, "fails": fails})
+    return pd.DataFrame(rows, columns=["panel", "answer", *PPC_PARTS, "longest", "fails"])
+
+
 @torch.no_grad()
 def answer_attention(model, task, batch, row: int = 0) -> dict:
     """Where the position that produces the answer attends: every layer and head's weights (layers x H, P) from the

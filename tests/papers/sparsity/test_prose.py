@@ -130,6 +130,25 @@ RANDOM = [0.1, 0.1, 0.0, 0.0]  # the controls with the model's own far gain: ran
 OTHER = [0.5, 0.5, 0.0, 0.0]  # ... and tokens chosen on the token before, share 1 / 3
 
 
+def test_stored_coupling_phrases_by_hand():
+    models = pd.DataFrame([{"variant": "PPC", "in distribution": 100.0, "stays >= 90% up to": 90},
+                           {"variant": "no coupling", "in distribution": 1.6, "stays >= 90% up to": 0}])
+    diagnosis = pd.DataFrame([{"panel": "PPC", "answer": 90, "tokens": 90, "ids": 150, "oracle": 90, "longest": 200,
+                               "fails": "the lookup"}])
+    out = prose.stored_coupling(models, diagnosis, {"Fig. 3 at depth 2": "partly: ahead, short"}, 60, "x")
+    assert out == {"x_trained": 60,
+                   "x_models": "PPC fits them (100% at 60) and stays ≥ 90% to 90 (1.5x); no coupling does not fit "
+                               "them (1.6% at 60)",
+                   "x_where": "PPC's ids stay right to 150, further than its answers (90), and fed the true ids its "
+                              "tokens hold no further (90): the lookup fails first, not the id head",
+                   "x_verdicts": "Fig. 3 at depth 2 *partly*"}
+    head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
+    assert prose.where_phrase(head) == ("PPC's tokens hold to 200 when the true ids are fed in, against 90 with its "
+                                        "own: its id head fails first")
+    empty = prose.stored_scratchpad(pd.DataFrame(), "regime")
+    assert empty["sp_models"] == empty["sp_where"] == empty["sp_verdicts"] == "none yet"
+
+
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
     """Two seeds of the smoke pair: perplexity (at 16, at 32) per seed, and four influence windows per pair."""
     long_ppl = ((60.0, 55.0), (62.0, 57.0))
@@ -222,7 +241,8 @@ def test_not_yet():
 def committed() -> dict:
     store = ResultStore(ROOT / "results")
     return {"ours": read_runs("assignment", store, "cpu"), "language": read_runs("language", store),
-            "parity": read_runs("parity", store),
+            "parity": read_runs("parity", store), "scratchpad": read_runs("scratchpad", store),
+            "assignment": read_runs("assignment", store),
             "sizing": stored_runs(EXPERIMENTS["sparsity-sizing-assignment"], "cpu", store)}
 
 
@@ -243,7 +263,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
              prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
              prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
-             prose.not_yet(committed["sizing"])]
+             prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
+             prose.stored_assignment_regime(committed["assignment"], "regime")]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

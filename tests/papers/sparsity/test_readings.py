@@ -14,6 +14,7 @@ from lengthgen.papers.sparsity.readings import (
     jump_claim,
     k_claims,
     mass_on_bits,
+    ppc_diagnosis,
     ppc_parts,
     sparsity_claim,
 )
@@ -260,3 +261,19 @@ def test_ppc_parts_separate_the_id_head_from_the_lookup():
     assert table.columns.tolist() == ["answer", "tokens", "ids", "oracle", "seeds"]
     assert table.loc[(2, 200)].tolist() == [10.0, 14.0, 36.0, 15.0, 2]  # the baseline's 0% does not enter the mean
     assert ppc_parts(pd.DataFrame(rows[-1:]), "depth").empty  # no run recorded the parts
+
+
+def test_ppc_diagnosis_names_the_part_that_fails_first():
+    def parts(panel, curves):  # curves: {length: (answer, tokens, ids, oracle)}
+        return [{"variant": "PPC", "depth": panel, "seed": 0, "length": n, "metric": metric, "value": value}
+                for n, values in curves.items()
+                for metric, value in zip(("accuracy", "accuracy tokens", "accuracy ids", "accuracy oracle"), values,
+                                         strict=True)]
+    lookup = {40: (100, 100, 100, 100), 60: (91, 91, 100, 92), 80: (60, 61, 100, 61), 200: (0, 0, 88, 0)}
+    id_head = {40: (100, 100, 100, 100), 60: (80, 80, 81, 99), 80: (10, 10, 12, 95), 200: (0, 0, 0, 40)}
+    solved = {40: (100, 100, 100, 100), 200: (95, 96, 99, 96)}
+    table = ppc_diagnosis(ppc_parts(pd.DataFrame(parts(1, lookup) + parts(2, id_head) + parts(3, solved)), "depth"))
+    assert table.set_index("panel").to_dict("index") == {
+        1: {"answer": 60, "tokens": 60, "ids": 80, "oracle": 60, "longest": 200, "fails": "the lookup"},
+        2: {"answer": 40, "tokens": 40, "ids": 40, "oracle": 80, "longest": 200, "fails": "the id head"},
+        3: {"answer": 200, "tokens": 200, "ids": 200, "oracle": 200, "longest": 200, "fails": "nothing"}}
