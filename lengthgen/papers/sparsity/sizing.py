@@ -31,6 +31,7 @@ import pandas as pd
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.papers.sparsity.experiments import (
+    SCRATCHPAD_PROFILES,
     DecoderRun,
     DecoderSizes,
     assignment_runs,
@@ -159,6 +160,26 @@ SIZING_EXPERIMENTS = (
                 "ids, its baselines) at each size in turn, with its course of training; sizing seeds",
                 assignment_sizing),
 )
+
+
+# A control: one run of a grid's recipe with one setting changed, on a sizing seed, trained to the end of its budget
+# (no course, no stop) and tested as the grid, so that what the setting changes can be read beside the grid. j = 1
+# PPC of the regime scratchpad grid reached less than twice its training length in 10,000 steps; the control gives it
+# the paper's 50,000 (Table 3), the model and everything else the grid's.
+CONTROL_STEPS = 50_000  # the paper's training steps for parity with a scratchpad (Table 3)
+CONTROL_PROFILES = {"smoke": replace(SIZING_PROFILES["smoke"].scratchpad, steps=30, jumps=(1,)),
+                    "cpu": replace(SCRATCHPAD_PROFILES["regime"], steps=CONTROL_STEPS, seeds=SIZING_SEEDS[:1],
+                                   jumps=(1,))}
+
+
+def scratchpad_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """j = 1 PPC of the scratchpad grid's recipe at `CONTROL_PROFILES[profile]`: its budget, a sizing seed."""
+    return [run for run in scratchpad_runs(CONTROL_PROFILES[profile], seeds) if variant(run) == "j=1 PPC"]
+
+
+CONTROL = Experiment(name="sparsity-control-scratchpad", description="control: j = 1 PPC of the regime scratchpad "
+                     "grid on the paper's 50,000 steps, trained to the end; a sizing seed", configs=scratchpad_control,
+                     run=run_decoder, labels=sized_labels, build=build_decoder_run, profiles=tuple(CONTROL_PROFILES))
 
 
 def sizing_methods(store: ResultStore) -> str:

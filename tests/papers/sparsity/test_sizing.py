@@ -7,8 +7,16 @@ import pytest
 
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
-from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, SCRATCHPAD_PROFILES, run_decoder
+from lengthgen.papers.sparsity.experiments import (
+    ASSIGNMENT_PROFILES,
+    SCRATCHPAD_PROFILES,
+    run_decoder,
+    scratchpad_configs,
+    variant,
+)
 from lengthgen.papers.sparsity.sizing import (
+    CONTROL,
+    CONTROL_STEPS,
     SIZING_EXPERIMENTS,
     SIZING_PROFILES,
     SIZING_SEEDS,
@@ -16,7 +24,7 @@ from lengthgen.papers.sparsity.sizing import (
     sizing_section,
 )
 
-EXPERIMENTS = {e.name: e for e in SIZING_EXPERIMENTS}
+EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL)}
 
 
 def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_course():
@@ -92,3 +100,14 @@ def test_a_smoke_sizing_run_reads_its_course():
     cfg = EXPERIMENTS["sparsity-sizing-assignment"].configs_for("smoke")[0]
     metrics = run_decoder(cfg).metrics
     assert metrics[metrics.metric == COURSE].step.tolist() == [10, 20]
+
+
+def test_the_scratchpad_control_is_the_grid_run_on_the_papers_steps_and_a_sizing_seed():
+    control = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("cpu")
+    grid = {run.seed: run for run in scratchpad_configs("regime", None)
+            if variant(run) == "j=1 PPC"}
+    assert [run.seed for run in control] == [SIZING_SEEDS[0]] and SIZING_SEEDS[0] not in grid
+    (run,) = control
+    assert run.train.steps == CONTROL_STEPS == 5 * grid[0].train.steps
+    assert replace(run, seed=0, train=replace(run.train, steps=grid[0].train.steps)) == grid[0]  # nothing else
+    assert not run.stop_fitted and not run.course  # trained to the end, tested as the grid
