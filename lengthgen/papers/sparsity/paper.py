@@ -96,6 +96,7 @@ ASSIGNMENT_TEST_TOKENS = 200  # Table 4: maximum testing length
 ASSIGNMENT_MAX_ID = 230  # Table 4: the largest position id
 LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
 LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"
+LANGUAGE_CORPUS = "C4"  # App. F: the corpus the OLMo models were trained and evaluated on
 LANGUAGE_CONTEXTS = (64, 128)  # App. F's table: training context lengths of the two models
 LANGUAGE_POSE_SHARE = 0.3  # Sec. 5.3: PoSE "on the final 30% of the iterations"
 LANGUAGE_POSE_STEPS = 15_000  # App. F: "34000 steps without PoSE, and 15000 steps with PoSE"

@@ -11,7 +11,7 @@ import pytest
 from lengthgen.book import CHAPTERS, ROOT
 from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity import prose
+from lengthgen.papers.sparsity import prose, setups
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -264,7 +264,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
              prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
-             prose.stored_assignment_regime(committed["assignment"], "regime")]
+             prose.stored_assignment_regime(committed["assignment"], "regime"),
+             setups.setup_sentence(setups.setups(READ_AT, 1))]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
