@@ -20,10 +20,12 @@ REACH = "stays >= 90% up to"  # `fit_and_reach`'s column
 
 def by_k(df: pd.DataFrame) -> pd.DataFrame:
     """Sparse-parity rows (metrics "accuracy k=<k>") with the test sparsity as a column k, mean over seeds:
-    columns variant, k, length, value, seeds."""
-    rows = df[df.metric.str.startswith(K_PREFIX)].assign(k=lambda d: d.metric.str[len(K_PREFIX):].astype(int))
-    out = rows.groupby(["variant", "k", "length"], sort=False).value.agg(["mean", "count"]).reset_index()
-    return out.rename(columns={"mean": "value", "count": "seeds"})
+    columns variant, k, length, value, seeds, solved (the seeds at >= TRAINED)."""
+    rows = df[df.metric.str.startswith(K_PREFIX)].assign(k=lambda d: d.metric.str[len(K_PREFIX):].astype(int),
+                                                          solved=lambda d: d.value >= TRAINED)
+    out = rows.groupby(["variant", "k", "length"], sort=False).agg(
+        value=("value", "mean"), seeds=("value", "count"), solved=("solved", "sum"))
+    return out.reset_index()
 
 
 def bound(variant: str) -> int:
@@ -47,8 +49,9 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         trained_length: the longest training length.
 
     Returns:
-        One row per variant: K, in-distribution accuracy (worst k <= K), accuracy at the longest length per k <= K,
-        the worst of them, verdict ("reproduced" / "partly" / "not reproduced" / "not trained").
+        One row per variant: K, in-distribution accuracy (worst k <= K), accuracy at the longest length per k <= K
+        (with how many seeds solve it, where there are several), the worst of them, verdict ("reproduced" /
+        "partly" / "not reproduced" / "not trained").
     """
     rows = []
     for variant, g in table.groupby("variant", sort=False):
@@ -68,7 +71,8 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
             verdict = "not reproduced (k = 1 not solved)"
         rows.append({"variant": variant, "K": K, "in distribution (worst k)": round(float(iid), 1),
                      f"at length {int(longest.length.max())}": ", ".join(
-                         f"k={k}: {v:.0f}" for k, v in zip(longest.k, longest.value, strict=True)),
+                         f"k={r.k}: {r.value:.0f}" + (f" ({r.solved} of {r.seeds} seeds >= {TRAINED:g})"
+                                                      if r.seeds > 1 else "") for r in longest.itertuples()),
                      "worst k <= K": round(float(worst), 1), "verdict": verdict})
     return pd.DataFrame(rows)
 

@@ -31,7 +31,10 @@ def test_by_k_averages_seeds_per_test_sparsity():
     df = pd.DataFrame(k_rows("K=2", {(1, 25): [100, 90], (2, 25): [80, 60]}) + [
         {"variant": "K=2", "metric": "final_train_loss", "length": 25, "value": 0.1, "seed": 0}])
     table = by_k(df)
-    assert table[["k", "value", "seeds"]].values.tolist() == [[1, 95.0, 2], [2, 70.0, 2]]
+    assert table[["k", "value", "seeds", "solved"]].values.tolist() == [[1, 95.0, 2, 2], [2, 70.0, 2, 0]]
+    split = sparsity_claim(by_k(pd.DataFrame(k_rows("K=2", {(1, 25): [100, 100], (2, 25): [100, 99],
+                                                            (1, 250): [100, 98], (2, 250): [99, 67]}))), 25)
+    assert split["at length 250"].iloc[0] == "k=1: 99 (2 of 2 seeds >= 90), k=2: 83 (1 of 2 seeds >= 90)"
 
 
 def test_sparsity_claim_by_hand():
