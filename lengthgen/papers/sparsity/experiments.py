@@ -91,7 +91,8 @@ def build_decoder_run(cfg: DecoderRun) -> tuple[object, DecoderOnly]:
 def run_decoder(cfg: DecoderRun) -> RunOutput:
     """Train (with `course` > 0, reading exact match at the longest training length along the way: rows of metric
     COURSE with the step; with `stop_fitted`, up to the first point that fits), then exact match by length for each
-    evaluation; the store keeps the weights as the checkpoint."""
+    evaluation and, for a PPC model, its lookup's attention (`readings.lookup_by_length`); the store keeps the weights
+    as the checkpoint."""
     task, model = build_decoder_run(cfg)
     labels = decoder_labels(cfg)
     course: list[dict] = []
@@ -101,6 +102,8 @@ def run_decoder(cfg: DecoderRun) -> RunOutput:
                   desc=f"{labels['task']}/{labels['variant']}/{cfg.seed}", callback=read, carry=course)
     frames = [answer_accuracy_by_length(model, t, lengths, cfg.eval_samples, cfg.eval_seed, metric, cfg.progress)
               for metric, t, lengths in cfg.evaluations()]
+    if cfg.model.ppc:  # where its lookup attends, the true ids fed in
+        frames.append(sparsity.lookup_by_length(model, task, cfg.eval_lengths, cfg.train.max_length, cfg.eval_seed))
     loss = pd.DataFrame([{"length": cfg.train.max_length, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
     return RunOutput(pd.concat([*frames, loss, *([pd.DataFrame(course)] if course else [])], ignore_index=True),
                      checkpoint=model.state_dict())

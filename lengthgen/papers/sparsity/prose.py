@@ -12,7 +12,7 @@ import pandas as pd
 from lengthgen.analysis.language import LEVEL, MARGIN, SHARE
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, span, word
-from lengthgen.metrics import PERPLEXITY
+from lengthgen.metrics import LOOKUP, PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
@@ -30,6 +30,7 @@ from lengthgen.papers.sparsity.readings import (
     FLOOR,
     REACH,
     VERSUS,
+    lookup_table,
     ppc_diagnosis,
     ppc_parts,
     with_combined_length,
@@ -269,27 +270,39 @@ def where_phrase(d) -> str:
             f"({d.oracle}): the lookup fails whatever the ids")
 
 
+def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
+    """How a PPC model's lookup head spreads its attention (`readings.lookup_table` of one panel, by length): its
+    weight on the keys the id points to at the longest length up to `trained_length` and at the longest tested."""
+    at = lookup[LOOKUP]
+    trained = at[at.index <= trained_length]
+    seeds = int(lookup.seeds.min())
+    return (f"{panel}'s lookup head puts {trained.iloc[-1]:.2f} of its attention on the keys its id points to at "
+            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({word(seeds)} seed{'s' * (seeds > 1)})")
+
+
 def verdict_word(verdict: str) -> str:
     """The head of a verdict ("partly: the coupled model ..." -> "partly")."""
     return verdict.split(":")[0]
 
 
-def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, verdicts: dict[str, str], trained_length: int,
-                    name: str) -> dict:
+def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, lookup: pd.DataFrame, verdicts: dict[str, str],
+                    trained_length: int, name: str) -> dict:
     """"What the stored runs say" of a T2 grid so far, values named `<name>_...`: each stored model's fit and reach
-    (`reach_phrase`), where each PPC model goes wrong (`where_phrase`), and the head of each verdict; "none yet" for
-    what is not stored.
+    (`reach_phrase`), where each PPC model goes wrong (`where_phrase`) and how its lookup head's attention spreads
+    (`lookup_phrase`), and the head of each verdict; "none yet" for what is not stored.
 
     Args:
         models: one row per model (variant, in distribution, stays >= 90% up to), e.g. `readings.coupling_claim`'s.
         diagnosis: `readings.ppc_diagnosis` of the grid's PPC models.
+        lookup: `readings.lookup_table` of the grid's PPC models.
         verdicts: {what is judged ("Fig. 8 against j=1 RoPE+PoSE"): its verdict}.
         trained_length: the longest training length, in the unit of the models' lengths.
     """
     def each(phrases) -> str:
         return "; ".join(phrases) or "none yet"
 
-    return {f"{name}_trained": trained_length,
+    lookups = [lookup_phrase(panel, g.droplevel(0), trained_length) for panel, g in lookup.groupby(level=0)]
+    return {f"{name}_trained": trained_length, f"{name}_lookup": each(lookups),
             f"{name}_models": each(reach_phrase(r, trained_length) for _, r in models.iterrows()),
             f"{name}_where": each(where_phrase(d) for d in diagnosis.itertuples()),
             f"{name}_verdicts": and_list(f"{what} *{verdict_word(v)}*" for what, v in verdicts.items()) or "none yet"}
@@ -301,15 +314,16 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     verdict)."""
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), {}, trained, "sp")
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), pd.DataFrame(), {}, trained, "sp")
     _, t2, jumps = scratchpad_reading(runs, profile)
     columns = ["variant", FIT, REACH]
     ablations = t2[t2[VERSUS] != ""]
     models = pd.concat([jumps[columns], ablations[columns]], ignore_index=True)
     verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
                 **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}
-    parts = ppc_parts(with_combined_length(runs), "variant")
-    return stored_coupling(models, ppc_diagnosis(parts), verdicts, trained, "sp")
+    combined = with_combined_length(runs)
+    return stored_coupling(models, ppc_diagnosis(ppc_parts(combined, "variant")), lookup_table(combined, "variant"),
+                           verdicts, trained, "sp")
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
@@ -317,14 +331,18 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
     model at every depth (labelled with its depth where there are several), Fig. 3's verdict per depth."""
     trained = ASSIGNMENT_PROFILES[profile].train_lengths[1]
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), {}, trained, "pa")
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), pd.DataFrame(), {}, trained, "pa")
     claim = assignment_reading(runs, profile)[1]
     several = claim.depth.nunique() > 1
     models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""))
     diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"))
     diagnosis = diagnosis.assign(panel=[f"PPC (depth {d})" if several else "PPC" for d in diagnosis.panel])
     verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}
-    return stored_coupling(models, diagnosis, verdicts, trained, "pa")
+    lookup = lookup_table(runs, "depth")
+    if not lookup.empty:
+        lookup.index = lookup.index.set_levels([f"PPC (depth {d})" if several else "PPC"
+                                                for d in lookup.index.levels[0]], level=0)
+    return stored_coupling(models, diagnosis, lookup, verdicts, trained, "pa")
 
 
 def model_parameters(sizes: LanguageSizes) -> int:

@@ -10,9 +10,12 @@ from scipy.stats import spearmanr
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.data import PAD
+from lengthgen.device import device_of
 from lengthgen.display import and_list
-from lengthgen.metrics import ACCURACY, PPC_PARTS
+from lengthgen.metrics import ACCURACY, LOOKUP, PPC_PARTS
 from lengthgen.models.hooks import capture, hook_names
+from lengthgen.train.evaluate import test_set
 
 K_PREFIX = f"{ACCURACY} k="
 REACH = "stays >= 90% up to"  # `fit_and_reach`'s column
@@ -277,6 +280,47 @@ def ppc_diagnosis(parts: pd.DataFrame) -> pd.DataFrame:
                  "the lookup")
         rows.append({"panel": panel, **at, "longest": longest, "fails": fails})
     return pd.DataFrame(rows, columns=["panel", "answer", *PPC_PARTS, "longest", "fails"])
+
+
+LOOKUP_SAMPLES = 64  # test prompts per length it is measured on (the first of the length's test set)
+
+
+@torch.no_grad()
+def lookup_mass(model, batch) -> torch.Tensor:
+    """(layers, H): the mean attention weight each head puts, from each position that predicts an answer token (the
+    true ids fed in), on the prompt keys sharing that token's id; the mean over a batch's answer tokens (not its
+    <pad>s) and examples."""
+    names = [n for n in hook_names(model) if n.endswith("self_attn.hook_pattern")]
+    ids, p = batch.positions, batch.prompt
+    with capture(model, *names) as rec:
+        model.stack(batch.tokens[:, :-1], ids[:, :-1], causal=True,
+                    mask=None if batch.mask is None else batch.mask[:, :-1])
+    targets = (ids[:, None, :p] == ids[:, p:, None]).float()  # (B, A, p): the prompt keys of each answer token's id
+    real = (batch.answer != PAD).float()  # (B, A)
+    mass = [(rec[n][0][:, :, p - 1:, :p] * targets[:, None]).sum(-1) for n in names]  # each (B, H, A)
+    return torch.stack([(m * real[:, None]).sum((0, 2)) / real.sum() for m in mass])
+
+
+def lookup_by_length(model, task, lengths, trained_length: int, seed: int) -> pd.DataFrame:
+    """Rows (length, metric, value) of `lookup_mass` on the first LOOKUP_SAMPLES prompts of each length's test set:
+    LOOKUP, the mass of the lookup head (the head with the most at the longest of `lengths` up to `trained_length`),
+    and LOOKUP + " best", the most of any head at that length; fractions of the head's attention."""
+    model.eval()
+    mass = {n: lookup_mass(model, test_set(task, n, LOOKUP_SAMPLES, seed).to(device_of(model))).cpu()
+            for n in lengths}
+    head = mass[max(n for n in lengths if n <= trained_length)].argmax()
+    return pd.DataFrame([{"length": n, "metric": metric, "value": float(value)} for n, m in mass.items()
+                         for metric, value in ((LOOKUP, m.flatten()[head]), (f"{LOOKUP} best", m.max()))])
+
+
+def lookup_table(runs: pd.DataFrame, panel: str) -> pd.DataFrame:
+    """The lookup head's mass (LOOKUP) by `panel` (a column: "depth", "variant") and length, mean over the seeds that
+    recorded it, with the seeds counted; empty when none did."""
+    rows = runs[runs.metric == LOOKUP]
+    if rows.empty:
+        return pd.DataFrame()
+    by = rows.groupby([panel, "length"])
+    return pd.DataFrame({LOOKUP: by.value.mean(), "seeds": by.seed.nunique()})
 
 
 @torch.no_grad()

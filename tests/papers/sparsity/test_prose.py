@@ -135,8 +135,12 @@ def test_stored_coupling_phrases_by_hand():
                            {"variant": "no coupling", "in distribution": 1.6, "stays >= 90% up to": 0}])
     diagnosis = pd.DataFrame([{"panel": "PPC", "answer": 90, "tokens": 90, "ids": 150, "oracle": 90, "longest": 200,
                                "fails": "the lookup"}])
-    out = prose.stored_coupling(models, diagnosis, {"Fig. 3 at depth 2": "partly: ahead, short"}, 60, "x")
+    lookup = pd.DataFrame({"panel": "PPC", "length": [20, 60, 200], "lookup mass": [0.7, 0.857, 0.539],
+                           "seeds": [2, 2, 1]}).set_index(["panel", "length"])
+    out = prose.stored_coupling(models, diagnosis, lookup, {"Fig. 3 at depth 2": "partly: ahead, short"}, 60, "x")
     assert out == {"x_trained": 60,
+                   "x_lookup": "PPC's lookup head puts 0.86 of its attention on the keys its id points to at 60 and "
+                               "0.54 at 200 (one seed)",
                    "x_models": "PPC fits them (100% at 60) and stays ≥ 90% to 90 (1.5x); no coupling does not fit "
                                "them (1.6% at 60)",
                    "x_where": "PPC's ids stay right to 150, further than its answers (90), and fed the true ids its "
@@ -146,7 +150,7 @@ def test_stored_coupling_phrases_by_hand():
     assert prose.where_phrase(head) == ("PPC's tokens hold to 200 when the true ids are fed in, against 90 with its "
                                         "own: its id head fails first")
     empty = prose.stored_scratchpad(pd.DataFrame(), "regime")
-    assert empty["sp_models"] == empty["sp_where"] == empty["sp_verdicts"] == "none yet"
+    assert empty["sp_models"] == empty["sp_where"] == empty["sp_lookup"] == empty["sp_verdicts"] == "none yet"
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:

@@ -13,12 +13,14 @@ from lengthgen.papers.sparsity.readings import (
     coupling_claim,
     jump_claim,
     k_claims,
+    lookup_by_length,
+    lookup_mass,
     mass_on_bits,
     ppc_diagnosis,
     ppc_parts,
     sparsity_claim,
 )
-from lengthgen.tasks.sparsity import SparseParity
+from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity
 
 
 def k_rows(variant, values):
@@ -181,6 +183,24 @@ def test_answer_attention_reads_every_head_at_the_answer_position():
     assert len(mass) == 4 and mass["mass"].between(0, 1).all() and (mass.k == 2).all()
     fig = figures.answer_attention_figure([m | {"label": "a"}, m | {"label": "b"}], "where the answer looks")
     assert len(fig.data) == 2 and len(fig.layout.updatemenus[0].buttons) == 2 and len(fig.layout.shapes) == 4
+
+
+def test_lookup_mass_of_uniform_attention_is_one_key_over_the_keys_seen():
+    """With every query and key projection zero, each head attends uniformly to the keys it sees: from the position
+    p - 1 + t that predicts answer token t, p + t keys, one of which (j = 1) shares the token's id."""
+    task = ScratchpadParity(jump=1)
+    torch.manual_seed(0)
+    model = DecoderOnly(TransformerConfig(width=16, heads=2, layers=2, ff=32, positional="learned", ppc=True),
+                        len(task.vocab)).eval()
+    for block in model.stack.blocks:
+        block.self_attn.w_q.weight.data.zero_()
+    batch = task.sample(3, 6, torch.Generator().manual_seed(0))
+    p, answer = batch.prompt, batch.length - batch.prompt
+    expected = sum(1 / (p + t) for t in range(answer)) / answer
+    assert torch.allclose(lookup_mass(model, batch), torch.full((2, 2), expected), atol=1e-6)
+    rows = lookup_by_length(model, task, (4, 6), trained_length=4, seed=0)
+    assert rows.metric.tolist() == ["lookup mass", "lookup mass best"] * 2
+    assert rows.value.iloc[0] > rows.value.iloc[2]  # more keys at 6: less weight on the one that matters
 
 
 def test_sparsity_heatmap_has_a_frame_per_training_bound():
