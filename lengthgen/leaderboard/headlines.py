@@ -1,0 +1,128 @@
+"""Peers' headline results, each run in its own shape (its task, mechanism, depth and training lengths) at this
+machine's scale, beside the board: `lengthgen run leaderboard-headlines --profile cpu`.
+
+A headline states how far a peer's mechanism extrapolates; ours is the same mechanism of the board (`grid.MECHANISMS`)
+trained on the peer's lengths with the peer's number of layers, at the board's width and budget. The peer's model and
+training are much larger, so a headline that does not reproduce here says what this scale does, not that the peer is
+wrong; the in-distribution score tells whether ours fit at all.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.leaderboard.grid import MECHANISMS, LeaderboardRun, build_run, run_leaderboard
+from lengthgen.leaderboard.protocol import run_scores
+from lengthgen.metrics import ACCURACY
+from lengthgen.models.transformer import TransformerConfig
+from lengthgen.registry import Registry
+from lengthgen.results.experiment import Experiment
+from lengthgen.train.loop import LMTrainConfig
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A peer's headline: its task and mechanism on the board, its number of layers, its training lengths and the
+    longest test length it reports, with the accuracy it reports there (None where it states only that it
+    "reaches" it)."""
+
+    peer: str  # who states it, and what
+    task: str  # a board task (`grid.TASK_LENGTHS`)
+    mechanism: str  # a board mechanism (`grid.MECHANISMS`)
+    layers: int
+    train: tuple[int, int]  # shortest and longest training length (the task's unit: digits)
+    tests: tuple[int, ...]  # the lengths scored, the longest training length first and the peer's last
+    accuracy: float | None = None  # the peer's exact match (%) at its longest test length
+
+
+HEADLINES = Registry("headline", {
+    "coupling 1-30": Headline("position coupling (Cho et al. 2024): a 1-layer model trained on 1-30-digit additions "
+                              "reaches 200 digits", "addition", "coupling", 1, (1, 30), (30, 50, 100, 200)),
+    "abacus 1-20": Headline("Abacus embeddings (McLeish et al. 2024): trained on operands of up to 20 digits, 99% "
+                            "at 100 (its best model)", "addition", "coupling", 2, (1, 20), (20, 50, 100), 99.0),
+})
+
+
+@dataclass(frozen=True)
+class HeadlineSizes:
+    """A profile: the board's width, heads, budget and test examples for every headline, and the seeds."""
+
+    width: int
+    heads: int
+    steps: int
+    batch: int
+    lr: float
+    samples: int
+    seeds: tuple[int, ...]
+    max_positions: int  # ids up to the longest test, with room for coupling's random shift in training
+    longest: int | None = None  # test lengths above this are left out (smoke)
+
+    def run(self, name: str, seed: int) -> LeaderboardRun:
+        h = HEADLINES[name]
+        tests = tuple(n for n in h.tests if self.longest is None or n <= self.longest)
+        model = TransformerConfig(width=self.width, heads=self.heads, layers=h.layers, ff=4 * self.width,
+                                  max_positions=self.max_positions)
+        train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
+                              min_length=h.train[0], max_length=h.train[1])
+        return LeaderboardRun(task=h.task, mechanism=h.mechanism, seed=seed,
+                              model=MECHANISMS[h.mechanism].architecture(model), train=train, tests=tests,
+                              eval_samples=self.samples)
+
+
+# cpu: the board's quick width and budget (2 layers of width 64 fit Copy in 2,000 steps there; addition is given five
+# times as many), the peer's depth.
+HEADLINE_PROFILES = {
+    "smoke": HeadlineSizes(width=16, heads=2, steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=64,
+                           longest=50),
+    "cpu": HeadlineSizes(width=64, heads=4, steps=10_000, batch=64, lr=1e-3, samples=200, seeds=(0, 1, 2),
+                         max_positions=256),
+}
+
+
+def headline_of(cfg: LeaderboardRun) -> str:
+    """The headline a run belongs to (by its task, mechanism, depth and training lengths)."""
+    for name, h in HEADLINES.items():
+        if (h.task, h.mechanism, h.layers, h.train) == (cfg.task, cfg.mechanism, cfg.model.layers,
+                                                          (cfg.train.min_length, cfg.train.max_length)):
+            return name
+    raise ValueError(f"no headline runs {cfg.mechanism} on {cfg.task} with {cfg.model.layers} layers")
+
+
+def headline_labels(cfg: LeaderboardRun) -> dict:
+    return {"task": headline_of(cfg), "model": "transformer", "variant": cfg.mechanism, "seed": cfg.seed}
+
+
+def headline_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """Every headline at every seed of a profile (its seeds unless given)."""
+    sizes = HEADLINE_PROFILES[profile]
+    return [sizes.run(name, seed) for name in HEADLINES for seed in (seeds or sizes.seeds)]
+
+
+LEADERBOARD_HEADLINES = Experiment(
+    name="leaderboard-headlines", description="peers' headlines (position coupling's, Abacus's) in their shape at "
+    "this machine's scale", configs=headline_configs, run=run_leaderboard, labels=headline_labels, build=build_run,
+    profiles=tuple(HEADLINE_PROFILES))
+
+
+def headline_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per headline: the peer's statement, ours in distribution and at the peer's longest length (median over seeds,
+    with their range), and the verdict there: "reproduced at this scale" when ours reaches the peer's accuracy (the
+    board's bar, TRAINED, where the peer states none), "partly" when it reaches TRAINED but not the peer's accuracy,
+    "not reproduced at this scale" below TRAINED; "not trained" when ours does not fit its training lengths."""
+    scores = run_scores(runs, {name: HEADLINES[name].train[1] for name in set(runs.task)})
+    acc = runs[runs.metric == ACCURACY]
+    rows = []
+    for name, g in scores.groupby("task", sort=False):
+        h = HEADLINES[name]
+        at = acc[(acc.task == name) & (acc.length == h.tests[-1])].value
+        fit, ours = float(g["in distribution"].median()), float(at.median()) if len(at) else float("nan")
+        verdict = (NOT_TRAINED if not fit >= TRAINED else
+                   "reproduced at this scale" if ours >= (TRAINED if h.accuracy is None else h.accuracy) else
+                   f"partly (at or above {TRAINED:g}%, below the peer's)" if ours >= TRAINED else
+                   "not reproduced at this scale")
+        rows.append({"headline": h.peer, "in distribution": round(fit, 1), "length": h.tests[-1],
+                     "peer": "–" if h.accuracy is None else h.accuracy, "ours": round(ours, 1),
+                     "seeds": f"{at.min():.0f}-{at.max():.0f} ({len(at)})" if len(at) else "–",
+                     "verdict": verdict})
+    return pd.DataFrame(rows)
