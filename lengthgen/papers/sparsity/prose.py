@@ -30,6 +30,7 @@ from lengthgen.papers.sparsity.readings import (
     FLOOR,
     REACH,
     VERSUS,
+    fit_and_reach,
     lookup_table,
     ppc_diagnosis,
     ppc_parts,
@@ -324,6 +325,22 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     combined = with_combined_length(runs)
     return stored_coupling(models, ppc_diagnosis(ppc_parts(combined, "variant")), lookup_table(combined, "variant"),
                            verdicts, trained, "sp")
+
+
+def scratchpad_control(runs: pd.DataFrame) -> dict:
+    """The control's sentence (`sizing.CONTROL`: j = 1 PPC of the scratchpad grid on the paper's steps, a sizing
+    seed), value `sp_control`: how it fits and how far it reaches, and its lookup head's attention, or that it is not
+    stored yet."""
+    if runs.empty:
+        return {"sp_control": "not stored yet"}
+    runs = runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])  # "4x128 j=1 PPC": the size is the grid's
+    combined = with_combined_length(runs)
+    trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
+    row = fit_and_reach(combined, trained).iloc[0]
+    steps, seeds = int(runs.budget.iloc[0]), and_list(sorted(runs.seed.unique()))
+    lookup = lookup_table(combined, "variant")
+    spread = "" if lookup.empty else "; " + lookup_phrase(row.variant, lookup.droplevel(0), trained)
+    return {"sp_control": f"on {steps:,} steps (sizing seed {seeds}), {reach_phrase(row, trained)}{spread}"}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:

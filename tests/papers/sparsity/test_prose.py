@@ -153,6 +153,18 @@ def test_stored_coupling_phrases_by_hand():
     assert empty["sp_models"] == empty["sp_where"] == empty["sp_lookup"] == empty["sp_verdicts"] == "none yet"
 
 
+def test_the_control_sentence_reads_the_run_at_its_own_size():
+    run = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("cpu")[0]
+    rows = pd.DataFrame([{"variant": "4x128 j=1 PPC", "seed": 100, "budget": run.train.steps, "train": "5-20",
+                          "metric": metric, "length": n, "value": value}
+                         for n, acc, mass in ((20, 100.0, 0.99), (40, 95.0, 0.97), (100, 20.0, 0.8))
+                         for metric, value in (("accuracy", acc), ("lookup mass", mass))])
+    assert prose.scratchpad_control(rows) == {"sp_control": (
+        "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% at 40) and stays ≥ 90% to 80 (2x); j=1 PPC's "
+        "lookup head puts 0.99 of its attention on the keys its id points to at 40 and 0.80 at 200 (one seed)")}
+    assert prose.scratchpad_control(pd.DataFrame()) == {"sp_control": "not stored yet"}
+
+
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
     """Two seeds of the smoke pair: perplexity (at 16, at 32) per seed, and four influence windows per pair."""
     long_ppl = ((60.0, 55.0), (62.0, 57.0))
@@ -247,6 +259,7 @@ def committed() -> dict:
     return {"ours": read_runs("assignment", store, "cpu"), "language": read_runs("language", store),
             "parity": read_runs("parity", store), "scratchpad": read_runs("scratchpad", store),
             "assignment": read_runs("assignment", store),
+            "control": stored_runs(EXPERIMENTS["sparsity-control-scratchpad"], "cpu", store),
             "sizing": stored_runs(EXPERIMENTS["sparsity-sizing-assignment"], "cpu", store)}
 
 
@@ -269,7 +282,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
-             setups.setup_sentence(setups.setups(READ_AT, 1))]
+             setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"])]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
