@@ -30,7 +30,7 @@ LINE_TAIL = "line_tail"  # arithmetic: the source tokens after the line's first 
 PPC_PARTS = ("tokens", "ids", "oracle")  # a PPC model's exact match in parts ("accuracy tokens", ...): its tokens
 # alone, its predicted ids alone, its tokens when the true ids are fed in (`evaluate.answer_accuracy_by_length`)
 LOOKUP = "lookup mass"  # a PPC model's attention, from the position predicting an answer token, on the prompt keys
-# that share that token's position id (those its coupled id points to), true ids fed in (`readings.lookup_by_length`)
+# that share that token's position id (those its coupled id points to), teacher-forced (`readings.lookup_by_length`)
 
 
 def by_construction(metric: str, construction: str) -> str:

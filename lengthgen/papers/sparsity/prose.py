@@ -247,28 +247,28 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 # Section 7: the natural-language study.
 
-def reach_phrase(row, trained_length: int) -> str:
-    """One model's fit and reach (a row of `readings.fit_and_reach`'s columns, with its label in `variant`):
-    "j=1 PPC fits them (100% at 40) and stays ≥ 90% to 60 (1.5x)", "no coupling does not fit them (1.6% at 40)"."""
-    fit = f"{percent(row[FIT])} at {trained_length}"
-    if row[FIT] < TRAINED:
-        return f"{row.variant} does not fit them ({fit})"
-    return (f"{row.variant} fits them ({fit}) and stays ≥ {TRAINED:g}% to {row[REACH]} "
-            f"({row[REACH] / trained_length:.2g}x)")
+def reach_phrase(row) -> str:
+    """One model's fit and reach (a row of `readings.fit_and_reach`'s columns, with its label in `variant` and, where
+    given, its stored seeds in `seeds`): "j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 60 (two
+    seeds)", "no coupling does not fit them (1.6% in distribution)"."""
+    seeds = f"; {word(row.seeds)} seed{'s' * (row.seeds > 1)}" if "seeds" in row else ""
+    fit = f"({percent(row[FIT])} in distribution{seeds})"
+    if not row[FIT] >= TRAINED:
+        return f"{row.variant} does not fit them {fit}"
+    return f"{row.variant} fits them {fit} and stays ≥ {TRAINED:g}% to {row[REACH]}"
 
 
 def where_phrase(d) -> str:
     """Where a PPC model goes wrong, from a row `d` of `readings.ppc_diagnosis` (its label in `panel`)."""
+    if d.fails == "not trained":
+        return f"{d.panel} does not fit its training lengths, so nothing is located"
     if d.fails == "nothing":
         return f"{d.panel} holds to the longest length tested ({d.longest})"
     if d.fails == "the id head":
-        return (f"{d.panel}'s tokens hold to {d.oracle} when the true ids are fed in, against {d.tokens} with its own: "
-                "its id head fails first")
-    if d.ids > d.answer:
-        return (f"{d.panel}'s ids stay right to {d.ids}, further than its answers ({d.answer}), and fed the true ids "
-                f"its tokens hold no further ({d.oracle}): the lookup fails first, not the id head")
-    return (f"{d.panel}'s ids fail as early as its answers ({d.ids}), but fed the true ids its tokens hold no further "
-            f"({d.oracle}): the lookup fails whatever the ids")
+        return (f"{d.panel}'s id head fails first: its ids stay right to {d.ids}, its tokens to {d.tokens}, and fed "
+                f"the true ids its tokens hold to {d.oracle}")
+    return (f"{d.panel}'s ids stay right to {d.ids}, its answers to {d.answer}, and fed the true ids its tokens hold "
+            f"no further ({d.oracle}): its tokens go wrong even with the right ids, not its id head")
 
 
 def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
@@ -276,6 +276,7 @@ def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
     weight on the keys the id points to at the longest length up to `trained_length` and at the longest tested."""
     at = lookup[LOOKUP]
     trained = at[at.index <= trained_length]
+    trained = trained if len(trained) else at.iloc[:1]  # no length within training tested: the shortest
     seeds = int(lookup.seeds.min())
     return (f"{panel}'s lookup head puts {trained.iloc[-1]:.2f} of its attention on the keys its id points to at "
             f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({word(seeds)} seed{'s' * (seeds > 1)})")
@@ -304,7 +305,7 @@ def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, lookup: pd.Da
 
     lookups = [lookup_phrase(panel, g.droplevel(0), trained_length) for panel, g in lookup.groupby(level=0)]
     return {f"{name}_trained": trained_length, f"{name}_lookup": each(lookups),
-            f"{name}_models": each(reach_phrase(r, trained_length) for _, r in models.iterrows()),
+            f"{name}_models": each(reach_phrase(r) for _, r in models.iterrows()),
             f"{name}_where": each(where_phrase(d) for d in diagnosis.itertuples()),
             f"{name}_verdicts": and_list(f"{what} *{verdict_word(v)}*" for what, v in verdicts.items()) or "none yet"}
 
@@ -315,16 +316,18 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     verdict)."""
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), pd.DataFrame(), {}, trained, "sp")
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame(), trained), pd.DataFrame(), {}, trained,
+                               "sp")
     _, t2, jumps = scratchpad_reading(runs, profile)
     columns = ["variant", FIT, REACH]
     ablations = t2[t2[VERSUS] != ""]
     models = pd.concat([jumps[columns], ablations[columns]], ignore_index=True)
+    models = models.assign(seeds=models.variant.map(runs.groupby("variant").seed.nunique()))
     verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
                 **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}
     combined = with_combined_length(runs)
-    return stored_coupling(models, ppc_diagnosis(ppc_parts(combined, "variant")), lookup_table(combined, "variant"),
-                           verdicts, trained, "sp")
+    return stored_coupling(models, ppc_diagnosis(ppc_parts(combined, "variant"), trained),
+                           lookup_table(combined, "variant"), verdicts, trained, "sp")
 
 
 def scratchpad_control(runs: pd.DataFrame) -> dict:
@@ -340,7 +343,7 @@ def scratchpad_control(runs: pd.DataFrame) -> dict:
     steps, seeds = int(runs.budget.iloc[0]), and_list(sorted(runs.seed.unique()))
     lookup = lookup_table(combined, "variant")
     spread = "" if lookup.empty else "; " + lookup_phrase(row.variant, lookup.droplevel(0), trained)
-    return {"sp_control": f"on {steps:,} steps (sizing seed {seeds}), {reach_phrase(row, trained)}{spread}"}
+    return {"sp_control": f"on {steps:,} steps (sizing seed {seeds}), {reach_phrase(row)}{spread}"}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
@@ -348,11 +351,14 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
     model at every depth (labelled with its depth where there are several), Fig. 3's verdict per depth."""
     trained = ASSIGNMENT_PROFILES[profile].train_lengths[1]
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame()), pd.DataFrame(), {}, trained, "pa")
+        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame(), trained), pd.DataFrame(), {}, trained,
+                               "pa")
     claim = assignment_reading(runs, profile)[1]
     several = claim.depth.nunique() > 1
-    models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""))
-    diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"))
+    seeds = runs.groupby(["variant", "depth"]).seed.nunique()
+    models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""),
+                          seeds=[seeds[r.variant, r.depth] for r in claim.itertuples()])
+    diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"), trained)
     diagnosis = diagnosis.assign(panel=[f"PPC (depth {d})" if several else "PPC" for d in diagnosis.panel])
     verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}
     lookup = lookup_table(runs, "depth")

@@ -265,19 +265,21 @@ def ppc_parts(runs: pd.DataFrame, panel: str) -> pd.DataFrame:
     return table.rename(columns=names)[list(names.values())].join(seeds).round(1)
 
 
-def ppc_diagnosis(parts: pd.DataFrame) -> pd.DataFrame:
+def ppc_diagnosis(parts: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     """Which part of a PPC model fails first, per panel of a `ppc_parts` table: how far (the longest length, 0 for
-    none) each of its answer, tokens, ids and oracle stays >= TRAINED, the longest length tested, and `fails`: "the id
-    head" when the true ids fed in carry the tokens further than the model's own ids do, "the lookup" when they carry
-    them no further (the tokens go wrong whatever the ids), "nothing" when the answer holds to the longest length."""
+    none) each of its answer, tokens, ids and oracle stays >= TRAINED, the longest length tested, and `fails`: "not
+    trained" when the answer is below TRAINED at the longest length up to `trained_length`; "nothing" when it holds to
+    the longest length; "the id head" when its ids go wrong before its tokens, or the true ids fed in carry the tokens
+    further than its own; else "the tokens" (they go wrong as far with the true ids as with its own)."""
     rows = []
     for panel, g in parts.groupby(level=0, sort=True) if len(parts) else ():
         g = g.droplevel(0).rename_axis("length").reset_index()
         at = {part: reach(g[["length", part]].rename(columns={part: "value"}))
               for part in ("answer", *PPC_PARTS)}
-        longest = int(g.length.max())
-        fails = ("nothing" if at["answer"] >= longest else "the id head" if at["oracle"] > at["tokens"] else
-                 "the lookup")
+        longest, inside = int(g.length.max()), g[g.length <= trained_length]
+        fit = float(inside.loc[inside.length.idxmax(), "answer"]) if len(inside) else float("nan")
+        fails = ("not trained" if not fit >= TRAINED else "nothing" if at["answer"] >= longest else
+                 "the id head" if at["ids"] < at["tokens"] or at["oracle"] > at["tokens"] else "the tokens")
         rows.append({"panel": panel, **at, "longest": longest, "fails": fails})
     return pd.DataFrame(rows, columns=["panel", "answer", *PPC_PARTS, "longest", "fails"])
 
@@ -287,9 +289,9 @@ LOOKUP_SAMPLES = 64  # test prompts per length it is measured on (the first of t
 
 @torch.no_grad()
 def lookup_mass(model, batch) -> torch.Tensor:
-    """(layers, H): the mean attention weight each head puts, from each position that predicts an answer token (the
-    true ids fed in), on the prompt keys sharing that token's id; the mean over a batch's answer tokens (not its
-    <pad>s) and examples."""
+    """(layers, H): the mean attention weight each head puts, from each position that predicts an answer token, on the
+    prompt keys sharing that token's id; teacher-forced (the true tokens and ids of the whole answer fed in, as in
+    training), the mean over a batch's answer tokens (not its <pad>s) and examples."""
     names = [n for n in hook_names(model) if n.endswith("self_attn.hook_pattern")]
     ids, p = batch.positions, batch.prompt
     with capture(model, *names) as rec:
@@ -303,12 +305,13 @@ def lookup_mass(model, batch) -> torch.Tensor:
 
 def lookup_by_length(model, task, lengths, trained_length: int, seed: int) -> pd.DataFrame:
     """Rows (length, metric, value) of `lookup_mass` on the first LOOKUP_SAMPLES prompts of each length's test set:
-    LOOKUP, the mass of the lookup head (the head with the most at the longest of `lengths` up to `trained_length`),
+    LOOKUP, the mass of the lookup head (the head with the most at the longest of `lengths` up to `trained_length`,
+    or at the shortest),
     and LOOKUP + " best", the most of any head at that length; fractions of the head's attention."""
     model.eval()
     mass = {n: lookup_mass(model, test_set(task, n, LOOKUP_SAMPLES, seed).to(device_of(model))).cpu()
             for n in lengths}
-    head = mass[max(n for n in lengths if n <= trained_length)].argmax()
+    head = mass[max((n for n in lengths if n <= trained_length), default=min(lengths))].argmax()
     return pd.DataFrame([{"length": n, "metric": metric, "value": float(value)} for n, m in mass.items()
                          for metric, value in ((LOOKUP, m.flatten()[head]), (f"{LOOKUP} best", m.max()))])
 

@@ -131,24 +131,24 @@ OTHER = [0.5, 0.5, 0.0, 0.0]  # ... and tokens chosen on the token before, share
 
 
 def test_stored_coupling_phrases_by_hand():
-    models = pd.DataFrame([{"variant": "PPC", "in distribution": 100.0, "stays >= 90% up to": 90},
-                           {"variant": "no coupling", "in distribution": 1.6, "stays >= 90% up to": 0}])
+    models = pd.DataFrame([{"variant": "PPC", "in distribution": 100.0, "stays >= 90% up to": 90, "seeds": 2},
+                           {"variant": "no coupling", "in distribution": 1.6, "stays >= 90% up to": 0, "seeds": 1}])
     diagnosis = pd.DataFrame([{"panel": "PPC", "answer": 90, "tokens": 90, "ids": 150, "oracle": 90, "longest": 200,
-                               "fails": "the lookup"}])
+                               "fails": "the tokens"}])
     lookup = pd.DataFrame({"panel": "PPC", "length": [20, 60, 200], "lookup mass": [0.7, 0.857, 0.539],
                            "seeds": [2, 2, 1]}).set_index(["panel", "length"])
     out = prose.stored_coupling(models, diagnosis, lookup, {"Fig. 3 at depth 2": "partly: ahead, short"}, 60, "x")
     assert out == {"x_trained": 60,
                    "x_lookup": "PPC's lookup head puts 0.86 of its attention on the keys its id points to at 60 and "
                                "0.54 at 200 (one seed)",
-                   "x_models": "PPC fits them (100% at 60) and stays ≥ 90% to 90 (1.5x); no coupling does not fit "
-                               "them (1.6% at 60)",
-                   "x_where": "PPC's ids stay right to 150, further than its answers (90), and fed the true ids its "
-                              "tokens hold no further (90): the lookup fails first, not the id head",
+                   "x_models": "PPC fits them (100% in distribution; two seeds) and stays ≥ 90% to 90; no coupling "
+                               "does not fit them (1.6% in distribution; one seed)",
+                   "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
+                              "no further (90): its tokens go wrong even with the right ids, not its id head",
                    "x_verdicts": "Fig. 3 at depth 2 *partly*"}
     head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
-    assert prose.where_phrase(head) == ("PPC's tokens hold to 200 when the true ids are fed in, against 90 with its "
-                                        "own: its id head fails first")
+    assert prose.where_phrase(head) == ("PPC's id head fails first: its ids stay right to 150, its tokens to 90, and "
+                                        "fed the true ids its tokens hold to 200")
     empty = prose.stored_scratchpad(pd.DataFrame(), "regime")
     assert empty["sp_models"] == empty["sp_where"] == empty["sp_lookup"] == empty["sp_verdicts"] == "none yet"
 
@@ -160,8 +160,8 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
                          for n, acc, mass in ((20, 100.0, 0.99), (40, 95.0, 0.97), (100, 20.0, 0.8))
                          for metric, value in (("accuracy", acc), ("lookup mass", mass))])
     assert prose.scratchpad_control(rows) == {"sp_control": (
-        "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% at 40) and stays ≥ 90% to 80 (2x); j=1 PPC's "
-        "lookup head puts 0.99 of its attention on the keys its id points to at 40 and 0.80 at 200 (one seed)")}
+        "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 80; j=1 "
+        "PPC's lookup head puts 0.99 of its attention on the keys its id points to at 40 and 0.80 at 200 (one seed)")}
     assert prose.scratchpad_control(pd.DataFrame()) == {"sp_control": "not stored yet"}
 
 

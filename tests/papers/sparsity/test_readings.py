@@ -185,10 +185,11 @@ def test_answer_attention_reads_every_head_at_the_answer_position():
     assert len(fig.data) == 2 and len(fig.layout.updatemenus[0].buttons) == 2 and len(fig.layout.shapes) == 4
 
 
-def test_lookup_mass_of_uniform_attention_is_one_key_over_the_keys_seen():
-    """With every query and key projection zero, each head attends uniformly to the keys it sees: from the position
-    p - 1 + t that predicts answer token t, p + t keys, one of which (j = 1) shares the token's id."""
-    task = ScratchpadParity(jump=1)
+def test_lookup_mass_of_uniform_attention_is_the_share_of_keys_sharing_the_id():
+    """With every query projection zero, each head attends uniformly to the keys it sees: from the position p - 1 + t
+    that predicts answer token t, p + t keys, of which j = 2 share the token's id (the two bits of its step; the
+    token before it, whose id the position holds, is one key: an off-by-one would read 1 / (p + t) at t = 0)."""
+    task = ScratchpadParity(jump=2)
     torch.manual_seed(0)
     model = DecoderOnly(TransformerConfig(width=16, heads=2, layers=2, ff=32, positional="learned", ppc=True),
                         len(task.vocab)).eval()
@@ -196,11 +197,11 @@ def test_lookup_mass_of_uniform_attention_is_one_key_over_the_keys_seen():
         block.self_attn.w_q.weight.data.zero_()
     batch = task.sample(3, 6, torch.Generator().manual_seed(0))
     p, answer = batch.prompt, batch.length - batch.prompt
-    expected = sum(1 / (p + t) for t in range(answer)) / answer
+    expected = sum(2 / (p + t) for t in range(answer)) / answer
     assert torch.allclose(lookup_mass(model, batch), torch.full((2, 2), expected), atol=1e-6)
     rows = lookup_by_length(model, task, (4, 6), trained_length=4, seed=0)
     assert rows.metric.tolist() == ["lookup mass", "lookup mass best"] * 2
-    assert rows.value.iloc[0] > rows.value.iloc[2]  # more keys at 6: less weight on the one that matters
+    assert rows.value.iloc[0] > rows.value.iloc[2]  # more keys at 6: less weight on those that matter
 
 
 def test_sparsity_heatmap_has_a_frame_per_training_bound():
@@ -292,11 +293,16 @@ def test_ppc_diagnosis_names_the_part_that_fails_first():
                 for n, values in curves.items()
                 for metric, value in zip(("accuracy", "accuracy tokens", "accuracy ids", "accuracy oracle"), values,
                                          strict=True)]
-    lookup = {40: (100, 100, 100, 100), 60: (91, 91, 100, 92), 80: (60, 61, 100, 61), 200: (0, 0, 88, 0)}
-    id_head = {40: (100, 100, 100, 100), 60: (80, 80, 81, 99), 80: (10, 10, 12, 95), 200: (0, 0, 0, 40)}
+    tokens = {40: (100, 100, 100, 100), 60: (91, 91, 100, 92), 80: (60, 61, 100, 61), 200: (0, 0, 88, 0)}
+    oracle = {40: (100, 100, 100, 100), 60: (80, 80, 81, 99), 80: (10, 10, 12, 95), 200: (0, 0, 0, 40)}
+    ids = {40: (100, 100, 100, 100), 60: (50, 100, 50, 100), 200: (0, 100, 0, 100)}  # the tokens hold, the ids do not
     solved = {40: (100, 100, 100, 100), 200: (95, 96, 99, 96)}
-    table = ppc_diagnosis(ppc_parts(pd.DataFrame(parts(1, lookup) + parts(2, id_head) + parts(3, solved)), "depth"))
+    unfit = {40: (50, 50, 100, 50), 200: (0, 0, 100, 0)}
+    runs = [row for panel, curves in enumerate((tokens, oracle, ids, solved, unfit), 1) for row in parts(panel, curves)]
+    table = ppc_diagnosis(ppc_parts(pd.DataFrame(runs), "depth"), trained_length=40)
     assert table.set_index("panel").to_dict("index") == {
-        1: {"answer": 60, "tokens": 60, "ids": 80, "oracle": 60, "longest": 200, "fails": "the lookup"},
+        1: {"answer": 60, "tokens": 60, "ids": 80, "oracle": 60, "longest": 200, "fails": "the tokens"},
         2: {"answer": 40, "tokens": 40, "ids": 40, "oracle": 80, "longest": 200, "fails": "the id head"},
-        3: {"answer": 200, "tokens": 200, "ids": 200, "oracle": 200, "longest": 200, "fails": "nothing"}}
+        3: {"answer": 40, "tokens": 200, "ids": 40, "oracle": 200, "longest": 200, "fails": "the id head"},
+        4: {"answer": 200, "tokens": 200, "ids": 200, "oracle": 200, "longest": 200, "fails": "nothing"},
+        5: {"answer": 0, "tokens": 0, "ids": 200, "oracle": 0, "longest": 200, "fails": "not trained"}}
