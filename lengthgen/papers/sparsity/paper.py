@@ -1,6 +1,8 @@
 """What "The Role of Sparsity for Length Generalization in Transformers" states, as data: the claims its figures
 support (it reports curves, not tables; these are the statements of its text) and its one table of numbers."""
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from lengthgen.analysis.claims import BASELINE, Claim, claims_versus
@@ -88,12 +90,30 @@ def versus(live: dict[str, pd.DataFrame | None], stored: dict[str, pd.DataFrame 
 
 # The paper's settings that the chapter's prose quotes (Appendices E and F; the symbols of Section 5's text are lost
 # from our copy, the appendices' tables keep them).
-PARITY_TRAIN_TOKENS = (20, 50)  # Table 2 (App. E.1): minimum and maximum training length of sparse parity, tokens
-PARITY_TEST_TOKENS = 500  # Table 2: maximum testing length; Sec. 5.1: "near-perfect ... up to lengths of 500"
-SCRATCHPAD_TRAIN_LENGTHS = (10, 40)  # Table 3 (App. E.2): minimum and maximum combined training length
-ASSIGNMENT_TRAIN_TOKENS = (20, 60)  # Table 4 (App. E.3): minimum and maximum training length, tokens
-ASSIGNMENT_TEST_TOKENS = 200  # Table 4: maximum testing length
-ASSIGNMENT_MAX_ID = 230  # Table 4: the largest position id
+@dataclass(frozen=True)
+class SyntheticSetup:
+    """One synthetic experiment as Appendix E states it: its table's lengths (in the paper's unit), batch, largest
+    position id and training runs, and the settings every synthetic experiment shares."""
+
+    train: tuple[int, int]  # minimum and maximum training length
+    longest_test: int  # maximum testing length
+    batch: int
+    max_id: int  # the largest position id
+    runs: int  # training runs (seeds)
+    steps: int = 50_000
+    warmup: int = 300  # App. E: a linear learning-rate schedule with 300 warm-up steps
+    layers: int = 12  # App. E: the GPT-NeoX decoder of 12 layers, 16 heads, embedding dimension 1024
+    width: int = 1024
+
+
+SETUPS = {  # by experiment of ours
+    "sparsity-parity": SyntheticSetup((20, 50), 500, 64, 510, 1),  # Table 2 (E.1), tokens; Sec. 5.1: "near-perfect
+    # ... up to lengths of 500"
+    "sparsity-scratchpad": SyntheticSetup((10, 40), 200, 64, 210, 10),  # Table 3 (E.2), combined lengths; Fig. 8's
+    # ablations 3 runs
+    "sparsity-assignment": SyntheticSetup((20, 60), 200, 32, 230, 3),  # Table 4 (E.3), tokens; Fig. 3(c) 10 runs
+}
+ASSIGNMENT_REACH = 3  # Sec. 5.2.2: PPC generalizes "for test lengths up to 3 times the training sequence length"
 LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
 LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"
 LANGUAGE_CORPUS = "C4"  # App. F: the corpus the OLMo models were trained and evaluated on

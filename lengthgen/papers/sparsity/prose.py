@@ -40,6 +40,7 @@ from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
+PARITY, ASSIGN = paper.SETUPS["sparsity-parity"], paper.SETUPS["sparsity-assignment"]
 FIT = "in distribution"  # a column of `readings.fit_and_reach`, as REACH
 
 
@@ -118,7 +119,7 @@ def parity_setup(sizes: DecoderSizes) -> dict:
     tests go, as a multiple of the longest training length."""
     lo, hi = sizes.train_lengths
     return {"parity_train": f"{lo}-{hi}", "parity_tokens": f"{TOKENS_PER_PAIR * lo}-{TOKENS_PER_PAIR * hi}",
-            "parity_paper_tokens": "{}-{}".format(*paper.PARITY_TRAIN_TOKENS),
+            "parity_paper_tokens": "{}-{}".format(*paper.SETUPS["sparsity-parity"].train),
             "parity_reach": max(sizes.eval_lengths) / hi}
 
 
@@ -126,7 +127,7 @@ def t1_rule() -> dict:
     """The T1 rule: the bar of a trained model and of a solved k, how far the paper finds k = 1 solved, and the
     least fall from k = 1 to k = K that counts, and the rank correlation across bounds at or below which accuracy
     falls with K."""
-    return {"t1_bar": TRAINED, "t1_paper_reach": paper.PARITY_TEST_TOKENS / paper.PARITY_TRAIN_TOKENS[1],
+    return {"t1_bar": TRAINED, "t1_paper_reach": PARITY.longest_test / PARITY.train[1],
             "t1_drop": DROP, "t1_rho": FALLS_RHO}
 
 
@@ -134,16 +135,16 @@ def scratchpad_setup(sizes: DecoderSizes) -> dict:
     """Section 4's first paragraph: how many models (a coupled one per jump, and the two ablations at j = 1), the
     jumps, and the combined training lengths of j = 1, and whether they are the paper's."""
     ours = tuple(ScratchpadParity(jump=1).combined(n) for n in sizes.train_lengths)
-    theirs = paper.SCRATCHPAD_TRAIN_LENGTHS
+    theirs = paper.SETUPS["sparsity-scratchpad"].train
     return {"scratch_models": word(len(sizes.jumps) + 2).capitalize(), "scratch_jumps": int_range(sizes.jumps),
             "scratch_train": "{}-{}".format(*ours),
             "scratch_vs_paper": "as in the paper" if ours == theirs else "the paper's: {}-{}".format(*theirs)}
 
 
 def t2_rule() -> dict:
-    """The T2 rule: the bar of a trained model and of a length it still solves, and the multiple of its training
-    length the coupled model must reach to generalize at all."""
-    return {"t2_bar": TRAINED, "t2_floor": FLOOR}
+    """The T2 rule: the bar of a trained model and of a length it still solves, the multiple of its training length
+    the coupled model must reach to generalize at all, and the paper's reach on variable assignment."""
+    return {"t2_bar": TRAINED, "t2_floor": FLOOR, "t2_paper_reach": paper.ASSIGNMENT_REACH}
 
 
 # Section 6: the stored runs.
@@ -201,9 +202,9 @@ def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
             f"{name}_variables": sizes.variables, f"{name}_unit": "tokens" if sizes.format == "paper" else "chains",
             f"{name}_train": f"{lo}-{hi}", f"{name}_longest": max(sizes.eval_lengths),
             f"{name}_ratio": max(sizes.eval_lengths) / hi,
-            f"{name}_paper_tokens": f"{paper.ASSIGNMENT_TRAIN_TOKENS[1]} to {paper.ASSIGNMENT_TEST_TOKENS}",
+            f"{name}_paper_tokens": f"{ASSIGN.train[1]} to {ASSIGN.longest_test}",
             f"{name}_steps": sizes.steps, f"{name}_batch": sizes.batch, f"{name}_seeds": word(len(sizes.seeds)),
-            f"{name}_judged": hi, f"{name}_ids": sizes.max_positions, f"{name}_paper_ids": paper.ASSIGNMENT_MAX_ID,
+            f"{name}_judged": hi, f"{name}_ids": sizes.max_positions, f"{name}_paper_ids": ASSIGN.max_id,
             f"{name}_left_out": left_out_phrase(sizes)}
 
 

@@ -1,7 +1,8 @@
 """How each stored grid of the sparsity chapter differs from the paper's set-up, and so what its verdict is about: the
-paper's mechanism at a smaller scale (only the model, its training budget and which cells run differ), or a change of
-ours (anything else: lengths, ids, positions, format, variables, corpus). Read from the profiles, the paper's being
-each synthetic experiment's `full` profile (Appendix E's settings) and, for the language study, `paper`'s numbers."""
+paper's mechanism at a smaller scale (only the model, its training budget and which cells run differ), or that and a
+change of ours (lengths, largest position id, corpus, ...). Ours is read from the profiles, the paper's from `paper`
+(Appendix E's tables for the synthetic experiments, Appendix F for language); the cells we run (bounds K, jumps,
+depths, models) are listed as ours alone where the paper's values are lost from our copy of it."""
 
 import pandas as pd
 
@@ -14,8 +15,9 @@ from lengthgen.papers.sparsity.experiments import (
     DecoderSizes,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, LanguageSizes
-from lengthgen.papers.sparsity.prose import int_range
+from lengthgen.papers.sparsity.prose import TOKENS_PER_PAIR, int_range
 from lengthgen.tasks.corpus import SOURCES
+from lengthgen.tasks.sparsity import ScratchpadParity
 from lengthgen.train.loop import LanguageTrainConfig
 
 SCALE = "the paper's mechanism at a smaller scale"  # what a verdict is about when nothing but the scale differs
@@ -23,38 +25,34 @@ FIGURES = {"sparsity-parity": "Figs. 1, 7", "sparsity-scratchpad": "Figs. 2, 8",
            "sparsity-language": "Table 1, Figs. 4-6"}
 SYNTHETIC = {"sparsity-parity": PARITY_PROFILES, "sparsity-scratchpad": SCRATCHPAD_PROFILES,
              "sparsity-assignment": ASSIGNMENT_PROFILES}
+UNITS = {"sparsity-parity": lambda n: TOKENS_PER_PAIR * n,  # pairs -> tokens, the paper's unit
+         "sparsity-scratchpad": lambda n: ScratchpadParity(jump=1).combined(n),  # scratchpad tokens -> combined
+         "sparsity-assignment": lambda n: n}  # tokens both
 
 
 def _differ(pairs) -> list[str]:
-    """"name ours (paper's)" for each (name, ours, paper's) whose two values differ."""
+    """"name ours (the paper's theirs)" for each (name, ours, theirs) whose two values differ."""
     return [f"{name} {ours} (the paper's {theirs})" for name, ours, theirs in pairs if ours != theirs]
 
 
-def _values(values) -> str:
-    return int_range(values) if all(isinstance(v, int) for v in values) and values else and_list(values) or "all"
-
-
-def decoder_setup(ours: DecoderSizes, theirs: DecoderSizes) -> dict[str, str]:
-    """How a synthetic grid's sizes differ from the paper's: `smaller` (model, steps, batch; the paper's learning
-    rate is lost from our copy of it, so ours is not compared),
-    `runs` (which bounds K, sparsities k, jumps, depths, models and how many seeds), `changed` (anything else: training
-    and longest test lengths, id table, positions, format, variables; "" when none of them)."""
+def decoder_setup(ours: DecoderSizes, theirs: paper.SyntheticSetup, unit) -> dict[str, str]:
+    """How a synthetic grid's sizes differ from the paper's (`unit` turns our lengths into the paper's unit):
+    `smaller` (model, steps, batch, warm-up; the paper's learning rate is lost from our copy of it, so ours is not
+    compared), `runs` (the cells we run and our seeds against the paper's runs), `changed` (training and longest test
+    lengths, largest position id; "" when none)."""
     model = f"{ours.layers}x{ours.width}" + "".join(f", {layers}x{width} for j = {j}"
                                                     for j, layers, width in ours.jump_models)
     smaller = _differ([("model", model, f"{theirs.layers}x{theirs.width}"),
-                       ("steps", f"{ours.steps:,}", f"{theirs.steps:,}"), ("batch", ours.batch, theirs.batch)])
-    runs = _differ([("bounds K", _values(ours.bounds), _values(theirs.bounds)),
-                    ("sparsities k", _values(ours.test_ks), _values(theirs.test_ks)),
-                    ("jumps", _values(ours.jumps), _values(theirs.jumps)),
-                    ("depths", _values(ours.depths), _values(theirs.depths)),
-                    ("models", _values(ours.variants), _values(theirs.variants)),
-                    ("seeds", len(ours.seeds), len(theirs.seeds))])
-    changed = _differ([("training lengths", "{}-{}".format(*ours.train_lengths),
-                        "{}-{}".format(*theirs.train_lengths)),
-                       ("longest test", max(ours.eval_lengths), max(theirs.eval_lengths)),
-                       ("id table", ours.max_positions, theirs.max_positions),
-                       ("positions", ours.positions or "-", theirs.positions or "-"),
-                       ("format", ours.format, theirs.format), ("variables", ours.variables, theirs.variables)])
+                       ("steps", f"{ours.steps:,}", f"{theirs.steps:,}"), ("batch", ours.batch, theirs.batch),
+                       ("warm-up", ours.warmup, theirs.warmup)])
+    cells = [f"{name} {int_range(values) if name != 'models' else and_list(values)}"
+             for name, values in (("bounds K", ours.bounds), ("sparsities k", ours.test_ks), ("jumps", ours.jumps),
+                                  ("depths", ours.depths), ("models", ours.variants)) if values]
+    runs = [*cells, *_differ([("seeds", len(ours.seeds), theirs.runs)])]
+    lo, hi = (unit(n) for n in ours.train_lengths)
+    changed = _differ([("training lengths", f"{lo}-{hi}", "{}-{}".format(*theirs.train)),
+                       ("longest test", unit(max(ours.eval_lengths)), theirs.longest_test),
+                       ("largest position id", ours.max_positions, theirs.max_id)])
     return {"smaller": "; ".join(smaller), "runs": "; ".join(runs), "changed": "; ".join(changed)}
 
 
@@ -72,18 +70,19 @@ def language_setup(ours: LanguageSizes, parameters: int) -> dict[str, str]:
 
 def setups(read_at: dict[str, str], language_parameters: int) -> pd.DataFrame:
     """One row per grid of the scorecard (read at its profile in `read_at`): its figures, what is smaller than the
-    paper's, which cells run, what is changed, and what its verdicts are about (SCALE, or the change)."""
-    rows = {name: decoder_setup(profiles[read_at[name]], profiles["full"]) for name, profiles in SYNTHETIC.items()}
+    paper's, which cells run, what is changed, and what its verdicts are about (SCALE, and the change if any)."""
+    rows = {name: decoder_setup(profiles[read_at[name]], paper.SETUPS[name], UNITS[name])
+            for name, profiles in SYNTHETIC.items()}
     rows["sparsity-language"] = language_setup(LANGUAGE_PROFILES[read_at["sparsity-language"]], language_parameters)
     return pd.DataFrame([{"figure": FIGURES[name], "grid": f"{name} ({read_at[name]})", **row,
-                          "the verdicts are about": f"a change of ours: {row['changed']}" if row["changed"] else SCALE}
-                         for name, row in rows.items()])
+                          "the verdicts are about": f"{SCALE}, with a change of ours: {row['changed']}"
+                          if row["changed"] else SCALE} for name, row in rows.items()])
 
 
 def setup_sentence(table: pd.DataFrame) -> dict:
-    """The glued sentence under `setups`'s table: which figures are judged at a smaller scale, which on a change, and
-    the changes."""
+    """The glued sentence under `setups`'s table: which figures are judged at a smaller scale alone, which with a
+    change of ours as well, and the changes."""
     scale = table[table["the verdicts are about"] == SCALE]
     changed = table[table["the verdicts are about"] != SCALE]
     return {"setup_scale": and_list(scale.figure) or "none", "setup_changed": and_list(changed.figure) or "none",
-            "setup_changes": "; ".join(changed.changed) or "none"}
+            "setup_changes": "; ".join(f"{r.figure}: {r.changed}" for r in changed.itertuples()) or "none"}

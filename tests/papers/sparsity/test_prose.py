@@ -61,7 +61,7 @@ def test_live_setups_follow_the_profile():
     assert (setup["scratch_models"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
         "Five", "1-3", "as in the paper")
     assert prose.t1_rule() == {"t1_bar": 90.0, "t1_paper_reach": 10.0, "t1_drop": 10.0, "t1_rho": -0.8}
-    assert prose.t2_rule() == {"t2_bar": 90.0, "t2_floor": 2.0}
+    assert prose.t2_rule() == {"t2_bar": 90.0, "t2_floor": 2.0, "t2_paper_reach": 3}
 
 
 def test_stored_setups_read_the_profile():
