@@ -35,8 +35,13 @@ def _runs(name: str, fit: float, at_longest: list[float]) -> list[dict]:
     ("abacus 1-20", 100.0, [99.5, 99.0, 98.0], "reproduced at this scale"),  # the peer's 99%
     ("abacus 1-20", 100.0, [95.0, 93.0, 98.0], "partly (at or above 90%, below the peer's)"),
     ("abacus 1-20", 80.0, [100.0, 100.0, 100.0], "not trained"),
+    ("abacus 1-20", 100.0, [], "not tested at the peer's length"),
 ])
 def test_the_headline_table_judges_ours_at_the_peers_length(name, fit, at_longest, verdict):
-    row = headline_table(pd.DataFrame(_runs(name, fit, at_longest))).iloc[0]
+    runs = _runs(name, fit, at_longest) or [{"task": name, "variant": "coupling", "seed": 0, "length": n,
+                                              "metric": "accuracy", "value": 100.0} for n in (20, 50)]
+    row = headline_table(pd.DataFrame(runs)).iloc[0]
     assert row.verdict == verdict and row["length"] == HEADLINES[name].tests[-1]
+    if not at_longest:
+        return
     assert row.ours == sorted(at_longest)[1] and row.seeds == f"{min(at_longest):.0f}-{max(at_longest):.0f} (3)"

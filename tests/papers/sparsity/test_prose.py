@@ -154,7 +154,7 @@ def test_stored_coupling_phrases_by_hand():
 
 
 def test_the_control_sentence_reads_the_run_at_its_own_size():
-    run = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("cpu")[0]
+    run = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("regime")[0]
     rows = pd.DataFrame([{"variant": "4x128 j=1 PPC", "seed": 100, "budget": run.train.steps, "train": "5-20",
                           "metric": metric, "length": n, "value": value}
                          for n, acc, mass in ((20, 100.0, 0.99), (40, 95.0, 0.97), (100, 20.0, 0.8))
@@ -259,7 +259,7 @@ def committed() -> dict:
     return {"ours": read_runs("assignment", store, "cpu"), "language": read_runs("language", store),
             "parity": read_runs("parity", store), "scratchpad": read_runs("scratchpad", store),
             "assignment": read_runs("assignment", store),
-            "control": stored_runs(EXPERIMENTS["sparsity-control-scratchpad"], "cpu", store),
+            "control": stored_runs(EXPERIMENTS["sparsity-control-scratchpad"], "regime", store),
             "sizing": stored_runs(EXPERIMENTS["sparsity-sizing-assignment"], "cpu", store)}
 
 

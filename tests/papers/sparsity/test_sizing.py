@@ -103,7 +103,7 @@ def test_a_smoke_sizing_run_reads_its_course():
 
 
 def test_the_scratchpad_control_is_the_grid_run_on_the_papers_steps_and_a_sizing_seed():
-    control = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("cpu")
+    control = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("regime")
     grid = {run.seed: run for run in scratchpad_configs("regime", None)
             if variant(run) == "j=1 PPC"}
     assert [run.seed for run in control] == [SIZING_SEEDS[0]] and SIZING_SEEDS[0] not in grid
