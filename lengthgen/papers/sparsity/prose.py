@@ -188,8 +188,10 @@ def left_out_phrase(sizes: DecoderSizes) -> str:
     out = [v for v in map(variant, assignment_runs(replace(sizes, variants=()), sizes.seeds[:1])) if v not in held]
     if not out:
         return ""
-    return (f" The grid leaves out {and_list(out)}: {'it does' if len(out) == 1 else 'they do'} not fit the training "
-            "lengths at this size in the sizing study (Methods), so its cells would say nothing about longer ones.")
+    one = len(out) == 1
+    return (f" The grid leaves out {and_list(out)}: {'it does' if one else 'they do'} not fit the training lengths at "
+            f"this size in the sizing study (Methods), so {'its' if one else 'their'} cells would say nothing about "
+            "longer ones.")
 
 
 def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
