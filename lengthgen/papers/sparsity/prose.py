@@ -310,7 +310,7 @@ def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, lookup: pd.Da
     return {f"{name}_trained": trained_length, f"{name}_lookup": each(lookups),
             f"{name}_models": each(reach_phrase(r) for _, r in models.iterrows()),
             f"{name}_where": each(where_phrase(d) for d in diagnosis.itertuples()),
-            f"{name}_verdicts": and_list(f"{what} *{verdict_word(v)}*" for what, v in verdicts.items()) or "none yet"}
+            f"{name}_verdicts": and_list(f"{what}: {verdict_word(v)}" for what, v in verdicts.items()) or "none yet"}
 
 
 def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:

@@ -70,13 +70,14 @@ def language_setup(ours: LanguageSizes, parameters: int) -> dict[str, str]:
 
 def setups(read_at: dict[str, str], language_parameters: int) -> pd.DataFrame:
     """One row per grid of the scorecard (read at its profile in `read_at`): its figures, what is smaller than the
-    paper's, which cells run, what is changed, and what its verdicts are about (SCALE, and the change if any)."""
+    paper's, which cells run, what is changed, and what its verdicts are about (SCALE, with a change of ours if
+    any)."""
     rows = {name: decoder_setup(profiles[read_at[name]], paper.SETUPS[name], UNITS[name])
             for name, profiles in SYNTHETIC.items()}
     rows["sparsity-language"] = language_setup(LANGUAGE_PROFILES[read_at["sparsity-language"]], language_parameters)
     return pd.DataFrame([{"figure": FIGURES[name], "grid": f"{name} ({read_at[name]})", **row,
-                          "the verdicts are about": f"{SCALE}, with a change of ours: {row['changed']}"
-                          if row["changed"] else SCALE} for name, row in rows.items()])
+                          "the verdicts are about": f"{SCALE}, with a change of ours" if row["changed"] else SCALE}
+                         for name, row in rows.items()])
 
 
 def setup_sentence(table: pd.DataFrame) -> dict:

@@ -146,7 +146,7 @@ def test_stored_coupling_phrases_by_hand():
                                "does not fit them (1.6% in distribution; one seed)",
                    "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
                               "no further (90): its tokens go wrong even with the right ids, not its id head",
-                   "x_verdicts": "Fig. 3 at depth 2 *partly*"}
+                   "x_verdicts": "Fig. 3 at depth 2: partly"}
     head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
     assert prose.where_phrase(head) == ("PPC's id head fails first: its ids stay right to 150, its tokens to 90, and "
                                         "fed the true ids its tokens hold to 200")
