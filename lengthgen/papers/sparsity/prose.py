@@ -343,10 +343,11 @@ def scratchpad_control(runs: pd.DataFrame) -> dict:
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
     row = fit_and_reach(combined, trained).iloc[0]
-    steps, seeds = int(runs.budget.iloc[0]), and_list(sorted(runs.seed.unique()))
+    steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
     lookup = lookup_table(combined, "variant")
     spread = "" if lookup.empty else "; " + lookup_phrase(row.variant, lookup.droplevel(0), trained)
-    return {"sp_control": f"on {steps:,} steps (sizing seed {seeds}), {reach_phrase(row)}{spread}"}
+    which = f"sizing seeds {and_list(seeds)}, mean over them" if len(seeds) > 1 else f"sizing seed {seeds[0]}"
+    return {"sp_control": f"on {steps:,} steps ({which}), {reach_phrase(row)}{spread}"}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:

@@ -106,8 +106,8 @@ def test_the_scratchpad_control_is_the_grid_run_on_the_papers_steps_and_a_sizing
     control = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("regime")
     grid = {run.seed: run for run in scratchpad_configs("regime", None)
             if variant(run) == "j=1 PPC"}
-    assert [run.seed for run in control] == [SIZING_SEEDS[0]] and SIZING_SEEDS[0] not in grid
-    (run,) = control
+    assert [run.seed for run in control] == list(SIZING_SEEDS) and not set(SIZING_SEEDS) & set(grid)
+    run = control[0]
     assert run.train.steps == CONTROL_STEPS == 5 * grid[0].train.steps
     assert replace(run, seed=0, train=replace(run.train, steps=grid[0].train.steps)) == grid[0]  # nothing else
     assert not run.stop_fitted and not run.course  # trained to the end, tested as the grid
