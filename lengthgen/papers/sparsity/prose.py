@@ -12,7 +12,7 @@ import pandas as pd
 from lengthgen.analysis.language import LEVEL, MARGIN, SHARE
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, span, word
-from lengthgen.metrics import LOOKUP, PERPLEXITY
+from lengthgen.metrics import ACCURACY, LOOKUP, PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
@@ -252,13 +252,15 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 def reach_phrase(row) -> str:
     """One model's fit and reach (a row of `readings.fit_and_reach`'s columns, with its label in `variant` and, where
-    given, its stored seeds in `seeds`): "j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 60 (two
-    seeds)", "no coupling does not fit them (1.6% in distribution)"."""
+    given, its stored seeds in `seeds` and its accuracy `beyond` at the first length past its reach, `beyond_at`,
+    from `past_reach`): "j=1 PPC fits them (100% in distribution; three seeds) and stays ≥ 90% to 40 (75.7% at 60)",
+    "no coupling does not fit them (1.6% in distribution; one seed)"."""
     seeds = f"; {word(row.seeds)} seed{'s' * (row.seeds > 1)}" if "seeds" in row else ""
     fit = f"({percent(row[FIT])} in distribution{seeds})"
     if not row[FIT] >= TRAINED:
         return f"{row.variant} does not fit them {fit}"
-    return f"{row.variant} fits them {fit} and stays ≥ {TRAINED:g}% to {row[REACH]}"
+    beyond = f" ({percent(row.beyond)} at {row.beyond_at})" if "beyond" in row and row.beyond == row.beyond else ""
+    return f"{row.variant} fits them {fit} and stays ≥ {TRAINED:g}% to {row[REACH]}{beyond}"
 
 
 def where_phrase(d) -> str:
@@ -313,6 +315,14 @@ def stored_coupling(models: pd.DataFrame, diagnosis: pd.DataFrame, lookup: pd.Da
             f"{name}_verdicts": and_list(f"{what}: {verdict_word(v)}" for what, v in verdicts.items()) or "none yet"}
 
 
+def past_reach(curves: pd.DataFrame, reaches: pd.Series) -> pd.DataFrame:
+    """Per variant of accuracy curves (variant, length, value; the mean over seeds), its accuracy at the first length
+    past its reach (`reaches`: by variant): columns variant, beyond, beyond_at (none where no length is past it)."""
+    mean = curves.groupby(["variant", "length"]).value.mean().reset_index()
+    past = mean[mean.length > mean.variant.map(reaches)].sort_values("length").groupby("variant").first()
+    return past.reset_index().rename(columns={"value": "beyond", "length": "beyond_at"})
+
+
 def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     """`stored_coupling` of the stored scratchpad grid at `profile` (values `sp_...`), on combined lengths: every
     jump's PPC model (Fig. 2's table), then j = 1's ablations (Fig. 8's, each judged against PPC by its own
@@ -326,6 +336,8 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     ablations = t2[t2[VERSUS] != ""]
     models = pd.concat([jumps[columns], ablations[columns]], ignore_index=True)
     models = models.assign(seeds=models.variant.map(runs.groupby("variant").seed.nunique()))
+    accuracy = with_combined_length(runs[runs.metric == ACCURACY])
+    models = models.merge(past_reach(accuracy, models.set_index("variant")[REACH]), on="variant", how="left")
     verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
                 **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}
     combined = with_combined_length(runs)
@@ -360,8 +372,13 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
     claim = assignment_reading(runs, profile)[1]
     several = claim.depth.nunique() > 1
     seeds = runs.groupby(["variant", "depth"]).seed.nunique()
+    accuracy = runs[runs.metric == ACCURACY]
+    beyond = {depth: past_reach(g, claim[claim.depth == depth].set_index("variant")[REACH]).set_index("variant")
+              for depth, g in accuracy.groupby("depth")}
     models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""),
-                          seeds=[seeds[r.variant, r.depth] for r in claim.itertuples()])
+                          seeds=[seeds[r.variant, r.depth] for r in claim.itertuples()],
+                          beyond=[beyond[r.depth].beyond.get(r.variant, float("nan")) for r in claim.itertuples()],
+                          beyond_at=[beyond[r.depth].beyond_at.get(r.variant, 0) for r in claim.itertuples()])
     diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"), trained)
     diagnosis = diagnosis.assign(panel=[f"PPC (depth {d})" if several else "PPC" for d in diagnosis.panel])
     verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}

@@ -134,6 +134,11 @@ OTHER = [0.5, 0.5, 0.0, 0.0]  # ... and tokens chosen on the token before, share
 def test_stored_coupling_phrases_by_hand():
     models = pd.DataFrame([{"variant": "PPC", "in distribution": 100.0, "stays >= 90% up to": 90, "seeds": 2},
                            {"variant": "no coupling", "in distribution": 1.6, "stays >= 90% up to": 0, "seeds": 1}])
+    curves = pd.DataFrame({"variant": ["PPC"] * 4 + ["no coupling"] * 2, "length": [60, 90, 120, 120, 60, 90],
+                           "value": [100.0, 95.0, 40.0, 60.0, 1.6, 0.0]})
+    models = models.merge(prose.past_reach(curves, models.set_index("variant")["stays >= 90% up to"]), on="variant",
+                          how="left")
+    assert models.beyond.tolist()[0] == 50.0 and models.beyond_at.tolist()[0] == 120  # the mean of two seeds
     diagnosis = pd.DataFrame([{"panel": "PPC", "answer": 90, "tokens": 90, "ids": 150, "oracle": 90, "longest": 200,
                                "fails": "the tokens"}])
     lookup = pd.DataFrame({"panel": "PPC", "length": [20, 60, 200], "lookup mass": [0.7, 0.857, 0.539],
@@ -142,8 +147,8 @@ def test_stored_coupling_phrases_by_hand():
     assert out == {"x_trained": 60,
                    "x_lookup": "PPC's lookup head puts 0.86 of its attention on the keys its id points to at 60 and "
                                "0.54 at 200 (one seed)",
-                   "x_models": "PPC fits them (100% in distribution; two seeds) and stays ≥ 90% to 90; no coupling "
-                               "does not fit them (1.6% in distribution; one seed)",
+                   "x_models": "PPC fits them (100% in distribution; two seeds) and stays ≥ 90% to 90 (50% at 120); "
+                               "no coupling does not fit them (1.6% in distribution; one seed)",
                    "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
                               "no further (90): its tokens go wrong even with the right ids, not its id head",
                    "x_verdicts": "Fig. 3 at depth 2: partly"}
