@@ -250,12 +250,17 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 # Section 7: the natural-language study.
 
+def seeds_text(n: int) -> str:
+    """"one seed", "three seeds"."""
+    return f"{word(n)} seed{'s' * (n > 1)}"
+
+
 def reach_phrase(row) -> str:
     """One model's fit and reach (a row of `readings.fit_and_reach`'s columns, with its label in `variant` and, where
     given, its stored seeds in `seeds` and its accuracy `beyond` at the first length past its reach, `beyond_at`,
     from `past_reach`): "j=1 PPC fits them (100% in distribution; three seeds) and stays ≥ 90% to 40 (75.7% at 60)",
     "no coupling does not fit them (1.6% in distribution; one seed)"."""
-    seeds = f"; {word(row.seeds)} seed{'s' * (row.seeds > 1)}" if "seeds" in row else ""
+    seeds = f"; {seeds_text(row.seeds)}" if "seeds" in row else ""
     fit = f"({percent(row[FIT])} in distribution{seeds})"
     if not row[FIT] >= TRAINED:
         return f"{row.variant} does not fit them {fit}"
@@ -284,7 +289,7 @@ def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
     trained = trained if len(trained) else at.iloc[:1]  # no length within training tested: the shortest
     seeds = int(lookup.seeds.min())
     return (f"{panel}'s lookup head puts {trained.iloc[-1]:.2f} of its attention on the keys its id points to at "
-            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({word(seeds)} seed{'s' * (seeds > 1)})")
+            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({seeds_text(seeds)})")
 
 
 def verdict_word(verdict: str) -> str:
@@ -323,21 +328,26 @@ def past_reach(curves: pd.DataFrame, reaches: pd.Series) -> pd.DataFrame:
     return past.reset_index().rename(columns={"value": "beyond", "length": "beyond_at"})
 
 
+def described(models: pd.DataFrame, accuracy: pd.DataFrame) -> pd.DataFrame:
+    """`models` (variant, in distribution, reach) with what `reach_phrase` adds: each one's stored seeds and its
+    accuracy past its reach (`past_reach`), from exact-match rows (variant, seed, length, value) labelled as the
+    models are."""
+    models = models.assign(seeds=models.variant.map(accuracy.groupby("variant").seed.nunique()))
+    return models.merge(past_reach(accuracy, models.set_index("variant")[REACH]), on="variant", how="left")
+
+
 def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     """`stored_coupling` of the stored scratchpad grid at `profile` (values `sp_...`), on combined lengths: every
     jump's PPC model (Fig. 2's table), then j = 1's ablations (Fig. 8's, each judged against PPC by its own
     verdict)."""
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame(), trained), pd.DataFrame(), {}, trained,
-                               "sp")
+        return stored_coupling(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), {}, trained, "sp")
     _, t2, jumps = scratchpad_reading(runs, profile)
     columns = ["variant", FIT, REACH]
     ablations = t2[t2[VERSUS] != ""]
-    models = pd.concat([jumps[columns], ablations[columns]], ignore_index=True)
-    models = models.assign(seeds=models.variant.map(runs.groupby("variant").seed.nunique()))
-    accuracy = with_combined_length(runs[runs.metric == ACCURACY])
-    models = models.merge(past_reach(accuracy, models.set_index("variant")[REACH]), on="variant", how="left")
+    models = described(pd.concat([jumps[columns], ablations[columns]], ignore_index=True),
+                       with_combined_length(runs[runs.metric == ACCURACY]))
     verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
                 **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}
     combined = with_combined_length(runs)
@@ -367,25 +377,20 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
     model at every depth (labelled with its depth where there are several), Fig. 3's verdict per depth."""
     trained = ASSIGNMENT_PROFILES[profile].train_lengths[1]
     if runs.empty:
-        return stored_coupling(pd.DataFrame(), ppc_diagnosis(pd.DataFrame(), trained), pd.DataFrame(), {}, trained,
-                               "pa")
+        return stored_coupling(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), {}, trained, "pa")
     claim = assignment_reading(runs, profile)[1]
     several = claim.depth.nunique() > 1
-    seeds = runs.groupby(["variant", "depth"]).seed.nunique()
+
+    def label(variant, depth) -> str:
+        return f"{variant} (depth {depth})" if several else variant
+
     accuracy = runs[runs.metric == ACCURACY]
-    beyond = {depth: past_reach(g, claim[claim.depth == depth].set_index("variant")[REACH]).set_index("variant")
-              for depth, g in accuracy.groupby("depth")}
-    models = claim.assign(variant=claim.variant + (" (depth " + claim.depth.astype(str) + ")" if several else ""),
-                          seeds=[seeds[r.variant, r.depth] for r in claim.itertuples()],
-                          beyond=[beyond[r.depth].beyond.get(r.variant, float("nan")) for r in claim.itertuples()],
-                          beyond_at=[beyond[r.depth].beyond_at.get(r.variant, 0) for r in claim.itertuples()])
+    accuracy = accuracy.assign(variant=[label(r.variant, r.depth) for r in accuracy.itertuples()])
+    models = described(claim.assign(variant=[label(r.variant, r.depth) for r in claim.itertuples()]), accuracy)
     diagnosis = ppc_diagnosis(ppc_parts(runs, "depth"), trained)
-    diagnosis = diagnosis.assign(panel=[f"PPC (depth {d})" if several else "PPC" for d in diagnosis.panel])
+    diagnosis = diagnosis.assign(panel=[label("PPC", d) for d in diagnosis.panel])
     verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}
-    lookup = lookup_table(runs, "depth")
-    if not lookup.empty:
-        lookup.index = lookup.index.set_levels([f"PPC (depth {d})" if several else "PPC"
-                                                for d in lookup.index.levels[0]], level=0)
+    lookup = lookup_table(runs, "depth").rename(index=lambda d: label("PPC", d), level=0)
     return stored_coupling(models, diagnosis, lookup, verdicts, trained, "pa")
 
 
