@@ -1,12 +1,13 @@
 """The leaderboard's grid: every mechanism on every task, one run per (task, mechanism, seed), scored by `protocol`.
 
-A mechanism is one registry line (`MECHANISMS`), a task's lengths another (`TASK_LENGTHS`). A run trains a
-decoder-only transformer with the mechanism's positional scheme, id transform and model settings on the task as prompt
-and answer (`tasks.prompted`: the source, "=", the target; the task's coupled ids for a mechanism that needs them), at
-source lengths drawn uniformly from the task's training lengths, and scores greedy answers (exact match) at each test
-length on examples drawn from the test seed, the same for every mechanism. A GRU or encoder-decoder mechanism reads a
+A mechanism is one registry line (`MECHANISMS`), a task's lengths another (`TASK_LENGTHS`). A run trains a decoder-only
+transformer with the mechanism's positional scheme, id transform and model settings on the task as prompt and answer
+(`tasks.prompted`: the source, "=", the target; the task's coupled ids for a mechanism that needs them), at source
+lengths drawn uniformly from the task's training lengths, and scores greedy answers (exact match) at each test length on
+examples drawn from the test seed, the same for every mechanism. A GRU or encoder-decoder mechanism reads a
 sequence-to-sequence task as source and target instead (`Mechanism.seq2seq`); ABC trains its encoder-decoder twice
-(`calibrate`). A profile (`LEADERBOARD_PROFILES`) sets which tasks and mechanisms run and at what size.
+(`calibrate`), the scaffold fixes its windowed bias before training (`scaffold`). A profile (`LEADERBOARD_PROFILES`)
+sets which tasks and mechanisms run and at what size.
 """
 
 from collections import Counter
@@ -23,7 +24,7 @@ from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
-from lengthgen.models.positional import bias_table
+from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
@@ -31,6 +32,7 @@ from lengthgen.results.store import ResultStore, RunOutput
 from lengthgen.results.sweep import stored_runs
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
+from lengthgen.tasks.arithmetic import ArithmeticTask
 from lengthgen.tasks.lm import LMTask
 from lengthgen.tasks.prompted import Prompted
 from lengthgen.tasks.seq2seq import Seq2SeqTask
@@ -56,6 +58,8 @@ class Mechanism:
     # target of a sequence-to-sequence task
     abc: bool = False  # with encdec: Attention Bias Calibration (`calibrate`) - the bias of the model scored comes from
     # the attention of the same encoder-decoder trained without it
+    window: int | None = None  # with encdec: attention bias scaffolding's windowed bias of this w, fixed before
+    # training (`scaffold`); runs on the arithmetic tasks, whose answers read their source along an anti-diagonal
 
     def architecture(self, model: TransformerConfig) -> TransformerConfig:
         """`model` with this mechanism's scheme and settings."""
@@ -90,6 +94,9 @@ MECHANISMS = Registry("mechanism", {
     "encdec": Mechanism("sinusoidal", "the encoder-decoder transformer, sinusoidal positions, cross-attention reading "
                         "the source from its end (attention bias calibration's model; Vaswani et al. 2017)",
                         encdec=True),
+    "scaffold": Mechanism("cyclic+bias", "attention bias scaffolding (Duan et al. 2024): the encoder-decoder with "
+                          "cyclic positions (T = 3) and a windowed bias (w = 1) on every attention, two operands "
+                          "interleaved", encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
                      "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
@@ -178,9 +185,10 @@ class LeaderboardRun:
                        pose_length=self.model.max_positions if positions == "pose" else 0)
 
 
-def board_source(name: str):
-    """A leaderboard task as its module defines it, with its settings on the board (`TaskLengths.options`)."""
-    return TASKS[name](**dict(TASK_LENGTHS[name].options))
+def board_source(name: str, aligned: bool = False):
+    """A leaderboard task as its module defines it, with its settings on the board (`TaskLengths.options`); with
+    `aligned`, an arithmetic task's operands interleaved (`ArithmeticTask.aligned`)."""
+    return TASKS[name](**dict(TASK_LENGTHS[name].options), **({"aligned": True} if aligned else {}))
 
 
 def board_task(name: str, coupled: bool = False) -> LMTask:
@@ -203,12 +211,17 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
     seed."""
     mechanism = MECHANISMS[cfg.mechanism]
     if mechanism.seq2seq:
-        task = board_source(cfg.task)
-        if not isinstance(task, Seq2SeqTask):
-            raise LengthgenError(f"{cfg.task} is not a sequence-to-sequence task; {cfg.mechanism} needs one")
+        if not runs_on(cfg.mechanism, cfg.task):
+            needs = "an arithmetic task" if mechanism.window is not None else "a sequence-to-sequence task"
+            raise LengthgenError(f"{cfg.mechanism} runs on {needs}, not {cfg.task}; valid: "
+                                 f"{', '.join(t for t in TASK_LENGTHS if runs_on(cfg.mechanism, t))}")
+        task = board_source(cfg.task, aligned=mechanism.window is not None)
         if cfg.gru is not None:
             return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
-        return task, build_model("encoder_decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
+        model = build_model("encoder_decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
+        if mechanism.window is not None:
+            scaffold(task, model, mechanism.window)
+        return task, model
     task = board_task(cfg.task, mechanism.coupled)
     return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
 
@@ -219,6 +232,8 @@ def runs_on(mechanism: str, task: str) -> bool:
     needs coupled ids: where the task has them, PPC where they depend on the input (the model must predict them), the
     others where they do not."""
     chosen = MECHANISMS[mechanism]
+    if chosen.window is not None:
+        return issubclass(TASKS[task], ArithmeticTask)
     if chosen.seq2seq:
         return issubclass(TASKS[task], Seq2SeqTask)
     if not chosen.coupled:
@@ -229,6 +244,15 @@ def runs_on(mechanism: str, task: str) -> bool:
     except LengthgenError:
         return False
     return drawn.ids is not None and coupled.ids_follow_input == dict(chosen.model).get("ppc", False)
+
+
+def scaffold(task: ArithmeticTask, model, window: int) -> None:
+    """Set an encoder-decoder's bias table to attention bias scaffolding's windowed bias (`positional.windowed_table`):
+    each decoder self-attention open on the query's own step and the `window` before it, each cross-attention on the
+    source digits that answer step t reads (`ArithmeticTask.line_from_end`: the task's stride and tail) and `window`
+    strides on each side."""
+    bias_table(model).set_table(windowed_table(model.cfg.heads, model.cfg.max_positions, *model.decoder_layers, window,
+                                               task.stride, offset=task.tail))
 
 
 ABC_SAMPLES = 256  # training examples whose attention ABC averages, as the ABC chapter's runs

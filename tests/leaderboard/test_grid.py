@@ -32,7 +32,8 @@ def test_the_training_lengths_are_the_tasks():
 
 def test_every_mechanism_builds_its_scheme_and_trains_with_its_id_transform():
     for name, mechanism in MECHANISMS.items():
-        cfg = LeaderboardRun(task="bucket_sort", mechanism=name, seed=0, model=TINY, train=SHORT)
+        task = "bucket_sort" if mechanism.window is None else "addition"  # the scaffold runs on arithmetic alone
+        cfg = LeaderboardRun(task=task, mechanism=name, seed=0, model=TINY, train=SHORT)
         _, model = build_run(cfg)
         assert model.cfg.positional == mechanism.positional and cfg.training().positions == mechanism.positions
         assert all(getattr(model.cfg, field) == value for field, value in mechanism.model)
@@ -245,3 +246,27 @@ def test_abc_retrains_the_encoder_decoder_with_the_bias_its_plain_cells_model_ca
     assert bool(torch.isinf(expected).any()) and bool((expected == 0).any())  # a bias that closes some cells
     assert EXPERIMENTS["leaderboard"].work(abc) == 2 * EXPERIMENTS["leaderboard"].work(plain)  # trained twice
     assert batch.src.shape[0] > 0 and bool((batch.tgt_len == batch.tgt_len[0]).all())
+
+
+def test_the_scaffold_runs_on_the_arithmetic_tasks_aligned_with_its_window_along_their_anti_diagonal():
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.models.positional import CLOSED, bias_table
+    from lengthgen.seeding import generator
+
+    assert [t for t in TASK_LENGTHS if grid.runs_on("scaffold", t)] == [
+        "successor", "addition", "times_digit", "parity", "listops_sum", "listops_max", "listops_min"]
+    cfg = LeaderboardRun(task="addition", mechanism="scaffold", seed=0, model=TINY, train=SHORT, tests=(7, 10),
+                         eval_samples=8)
+    task, model = build_run(cfg)
+    assert task.aligned and task.draw(2, generator(0, "x"))[0][0] == "+"  # + a_3 b_3 a_2 b_2 a_1 b_1
+    assert model.cfg.positional == "cyclic+bias" and model.cfg.period == 3
+    self_layer, cross_layer = (next(iter(layers)) for layers in model.decoder_layers)
+    table = bias_table(model).table
+    open_keys = [(table[layer, 0, 3] > CLOSED).nonzero().flatten().tolist() for layer in (self_layer, cross_layer)]
+    # step 3 reads itself and the step before; from the source's end, its digit pair (6, 7) and one pair each side
+    assert open_keys == [[2, 3], [4, 5, 6, 7, 8, 9]]
+    times = build_run(replace(cfg, task="times_digit"))[0]
+    assert times.aligned and times.tail == 0 and times.stride == 2  # "* d" no longer ends the source
+    assert run_leaderboard(cfg).metrics.query("metric == @ACCURACY").length.tolist() == [7, 10]
+    with pytest.raises(LengthgenError, match="scaffold runs on an arithmetic task, not copy; valid: successor, "):
+        build_run(replace(cfg, task="copy"))
