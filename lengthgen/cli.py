@@ -138,7 +138,7 @@ def cmd_results(args) -> None:
     print(summary(df))
     print(f"{len(configs) - len(missing)} of {len(configs)} {args.profile} runs stored in {args.results}")
     if missing:
-        costs = [(experiment.labels(c)["task"], experiment.work(c)) for c in missing]
+        costs = [experiment.cost(c) for c in missing]
         per = "run" if experiment.steps is None else "training step"
         if df.empty:  # none of the selection is stored: estimate from the chapter's stored grids
             from lengthgen.scorecard import chapter_runs
@@ -146,8 +146,9 @@ def cmd_results(args) -> None:
             estimate = remaining_time(chapter_runs(store, experiment, args.profile), costs, per,
                                       " in the chapter's grids")
         else:
-            work = {config_key(c): experiment.work(c) for c in configs}
-            estimate = remaining_time(df.assign(work=df.key.map(work)), costs, per)
+            cost = {config_key(c): experiment.cost(c) for c in configs}
+            estimate = remaining_time(df.assign(size=df.key.map(lambda k: cost[k][1]),
+                                                work=df.key.map(lambda k: cost[k][2])), costs, per)
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
         flying = in_flight(experiment, missing, store.in_flight(experiment.name))
         if flying:
@@ -189,18 +190,20 @@ def in_flight(experiment, missing: list, markers: dict[str, dict], now: datetime
     return lines
 
 
-def remaining_time(stored: pd.DataFrame, missing: list[tuple[str, float]], per: str = "run", where: str = "") -> str:
-    """An estimate of the time of the missing runs, (task, work) each (`Experiment.work`), at the median wall time per
-    `per` ("run", or "training step" where work counts the steps) of the `stored` runs (rows with key, task,
-    wall_seconds, work; tidy rows repeat a run) of its task, or of all stored runs where its task has none; `where`
-    says where those runs come from; only the count when none is stored."""
+def remaining_time(stored: pd.DataFrame, missing: list[tuple[str, str, float]], per: str = "run",
+                   where: str = "") -> str:
+    """An estimate of the time of the missing runs, (task, size, work) each (`Experiment.cost`), at the median wall
+    time per `per` ("run", or "training step" where work counts the steps) of the `stored` runs (rows with key, task,
+    size, wall_seconds, work; tidy rows repeat a run) of its task at its size, else of its task, else of all stored
+    runs; `where` says where those runs come from; only the count when none is stored."""
     count = f"{len(missing)} run{'s' if len(missing) != 1 else ''}"
     if stored.empty:
         return f" ({count}; no stored run to estimate their time from)"
     runs = stored.drop_duplicates("key")
     seconds, fallback = estimated_seconds(runs, missing)
+    sized = " (at their model's size where one is stored)" if any(size for _, size, _ in missing) else ""
     text = (f" ({count}, about {seconds / 3600:.1f} h at the median wall time per {per} of the stored runs "
-            f"of their task{where}")
+            f"of their task{sized}{where}")
     if fallback:
         text += f"; {fallback} with no stored run of their task at that of all {len(runs)} stored runs"
     return text + ")"

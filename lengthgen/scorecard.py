@@ -80,16 +80,15 @@ def rule_changes(card: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 GRID_COLUMNS = ["experiment", "profile", "declared", "stored", "missing", "complete", "CPU-thread hours", "hours to go"]
-RUN_COLUMNS = ["key", "task", "wall_seconds", "work"]  # a stored run, as the time estimates read it
+RUN_COLUMNS = ["key", "task", "size", "wall_seconds", "work"]  # a stored run, as the time estimates read it
 
 
 def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dict[str, tuple], pd.DataFrame]:
-    """A grid's declared configs as {key: (task, work)} (`Experiment.work`) and, of them, the stored runs (key, task,
-    wall_seconds, work), given the wall seconds of every stored entry of the experiment by key."""
-    declared = {config_key(c): (experiment.labels(c)["task"], experiment.work(c))
-                for c in experiment.configs_for(profile)}
-    runs = pd.DataFrame([{"key": key, "task": task, "wall_seconds": wall[key], "work": work}
-                         for key, (task, work) in declared.items() if key in wall], columns=RUN_COLUMNS)
+    """A grid's declared configs as {key: (task, size, work)} (`Experiment.cost`) and, of them, the stored runs (key,
+    task, size, wall_seconds, work), given the wall seconds of every stored entry of the experiment by key."""
+    declared = {config_key(c): experiment.cost(c) for c in experiment.configs_for(profile)}
+    runs = pd.DataFrame([{"key": key, "task": task, "size": size, "wall_seconds": wall[key], "work": work}
+                         for key, (task, size, work) in declared.items() if key in wall], columns=RUN_COLUMNS)
     return declared, runs
 
 

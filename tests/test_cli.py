@@ -158,23 +158,32 @@ def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, caps
 
 def test_remaining_time_takes_each_tasks_median_and_falls_back_to_all_runs():
     stored = pd.DataFrame({"key": ["a", "a", "b", "c", "d"], "task": ["copy", "copy", "copy", "copy", "recopy"],
-                           "wall_seconds": [600.0, 600.0, 1200.0, 1800.0, 3600.0], "work": 1.0})
+                           "size": "", "wall_seconds": [600.0, 600.0, 1200.0, 1800.0, 3600.0], "work": 1.0})
     # copy: median of 600, 1200, 1800 = 1200 s; recopy: 3600 s; scan has none: median of all four runs = 1500 s
-    text = remaining_time(stored, [("copy", 1.0), ("recopy", 1.0), ("recopy", 1.0), ("scan", 1.0)])
+    text = remaining_time(stored, [("copy", "", 1.0), ("recopy", "", 1.0), ("recopy", "", 1.0), ("scan", "", 1.0)])
     assert text == (" (4 runs, about 2.8 h at the median wall time per run of the stored runs of their task; 1 with "
                     "no stored run of their task at that of all 4 stored runs)")  # 1200 + 2 x 3600 + 1500 s = 2.75 h
-    assert remaining_time(stored.iloc[:0], [("copy", 1.0)]) == " (1 run; no stored run to estimate their time from)"
+    assert remaining_time(stored.iloc[:0], [("copy", "", 1.0)]) == " (1 run; no stored run to estimate their time from)"
 
 
 def test_remaining_time_scales_each_run_by_its_steps():
-    stored = pd.DataFrame({"key": ["a", "b", "c"], "task": ["successor", "successor", "addition"],
+    stored = pd.DataFrame({"key": ["a", "b", "c"], "task": ["successor", "successor", "addition"], "size": "",
                            "wall_seconds": [300.0, 1400.0, 4200.0], "work": [3_000.0, 7_000.0, 42_000.0]})
     # successor: 0.1 and 0.2 s per step, median 0.15; addition 0.1; parity has none: median of all three, 0.1
-    text = remaining_time(stored, [("successor", 10_000.0), ("addition", 30_000.0), ("parity", 3_000.0)],
+    text = remaining_time(stored, [("successor", "", 10_000.0), ("addition", "", 30_000.0), ("parity", "", 3_000.0)],
                           "training step")  # 1,500 + 3,000 + 300 s = 1.33 h
     assert text.startswith(" (3 runs, about 1.3 h at the median wall time per training step of the stored runs")
-    assert estimated_seconds(stored, [("successor", 10_000.0)]) == (pytest.approx(1_500.0), 0)
-    assert estimated_seconds(stored, [("parity", 3_000.0), ("addition", 1.0)]) == (pytest.approx(300.1), 1)
+    assert estimated_seconds(stored, [("successor", "", 10_000.0)]) == (pytest.approx(1_500.0), 0)
+    assert estimated_seconds(stored, [("parity", "", 3_000.0), ("addition", "", 1.0)]) == (pytest.approx(300.1), 1)
+
+
+def test_remaining_time_reads_a_run_at_its_models_size_where_one_of_its_task_is_stored():
+    stored = pd.DataFrame({"key": ["a", "b", "c"], "task": "parity", "size": ["2x64", "2x64", "4x128"],
+                           "wall_seconds": [100.0, 200.0, 3000.0], "work": 1_000.0})
+    # per step: 2x64 0.1 and 0.2 (median 0.15), 4x128 3.0; the task's median 0.2; 4x256 has none stored
+    missing = [("parity", "4x128", 2_000.0), ("parity", "2x64", 1_000.0), ("parity", "4x256", 1_000.0)]
+    assert estimated_seconds(stored, missing) == (pytest.approx(6_000.0 + 150.0 + 200.0), 0)
+    assert "of their task (at their model's size where one is stored))" in remaining_time(stored, missing)
 
 
 def test_one_job_shows_the_epochs_of_each_run_and_stores_it_under_the_same_key(tmp_path, capsys):

@@ -35,6 +35,8 @@ class Experiment:
         profiles: profiles this experiment defines (of PROFILES).
         steps: config -> the training steps it runs in all (retraining included), by which the time of a missing run
             is scaled from the stored runs' wall time per step; None: every run of a task is taken to cost alike.
+        size: config -> its model's size as it sets a training step's cost (e.g. "4x128"): a missing run's time is
+            read from the stored runs of its task at its size where there are any; None: every size alike.
         stored: the profile whose results are committed and read, where it is not `stored_profile`'s default.
     """
 
@@ -47,10 +49,15 @@ class Experiment:
     profiles: tuple[str, ...]
     steps: Callable[[object], int] | None = None
     stored: str = ""
+    size: Callable[[object], str] | None = None
 
     def work(self, config) -> float:
         """What the time estimates scale a run's wall time by: its training steps (`steps`), else 1."""
         return 1.0 if self.steps is None else float(self.steps(config))
+
+    def cost(self, config) -> tuple[str, str, float]:
+        """What the time estimates read of a run (`sweep.estimated_seconds`): (its task, its size or "", its work)."""
+        return self.labels(config)["task"], self.size(config) if self.size else "", self.work(config)
 
     @property
     def stored_profile(self) -> str:

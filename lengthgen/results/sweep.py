@@ -103,18 +103,20 @@ def collect_history(experiment, configs: list, store: ResultStore) -> pd.DataFra
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def estimated_seconds(runs: pd.DataFrame, missing: list[tuple[str, float]]) -> tuple[float, int]:
-    """The time of the missing runs, (task, work) each (`Experiment.work`: training steps, or 1), each its work times
-    the median wall time per unit of work of the stored `runs` (one row per run: task, wall_seconds, work) of its
-    task, or of all of them where its task has none: (seconds, how many runs fell back to all). NaN seconds with no
-    stored run."""
+def estimated_seconds(runs: pd.DataFrame, missing: list[tuple[str, str, float]]) -> tuple[float, int]:
+    """The time of the missing runs, (task, size, work) each (`Experiment.cost`; work: training steps, or 1), each its
+    work times the median wall time per unit of work of the stored `runs` (one row per run: task, size, wall_seconds,
+    work) of its task at its size, else of its task, else of all of them: (seconds, how many runs fell back to all).
+    NaN seconds with no stored run."""
     pace = runs.wall_seconds / runs.work
+    by_size = pace.groupby([runs.task, runs["size"]]).median()
     by_task = pace.groupby(runs.task).median()
-    fallback = sum(task not in by_task.index for task, _ in missing)
+    fallback = sum(task not in by_task.index for task, _, _ in missing)
     if runs.empty:
         return float("nan"), fallback
     overall = pace.median()
-    return float(sum(work * by_task.get(task, overall) for task, work in missing)), fallback
+    seconds = sum(work * by_size.get((task, size), by_task.get(task, overall)) for task, size, work in missing)
+    return float(seconds), fallback
 
 
 def stored_runs(experiment, profile: str, store: ResultStore) -> pd.DataFrame:

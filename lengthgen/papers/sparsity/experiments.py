@@ -56,6 +56,14 @@ class DecoderRun:
         """(metric name, task, lengths) of each evaluation."""
         return [(ACCURACY, self.task, self.eval_lengths)]
 
+    def steps(self) -> int:
+        """The training steps it runs (`Experiment.steps`)."""
+        return self.train.steps
+
+    def size(self) -> str:
+        """The model's layers and width, "4x128" (`Experiment.size`)."""
+        return f"{self.model.layers}x{self.model.width}"
+
 
 @dataclass(frozen=True)
 class ParityRun(DecoderRun):
@@ -292,8 +300,9 @@ def assignment_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Assi
 
 
 def _experiment(name: str, description: str, configs, profiles: dict, stored: str = "") -> Experiment:
-    return Experiment(name=name, description=description, configs=configs, run=run_decoder,
-                      labels=decoder_labels, build=build_decoder_run, profiles=tuple(profiles), stored=stored)
+    return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=decoder_labels,
+                      build=build_decoder_run, profiles=tuple(profiles), stored=stored, steps=DecoderRun.steps,
+                      size=DecoderRun.size)
 
 
 # The grids are stored and read at cpu where the paper's mechanism fits there (sparse parity), at regime where they

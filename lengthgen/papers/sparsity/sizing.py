@@ -132,7 +132,7 @@ def sized_labels(cfg: DecoderRun) -> dict:
     """The chapter's labels with the model size ahead of the variant ("4x128 j=1 PPC"), the training budget
     (`budget`: steps) and lengths (`train`: "20-60", in the task's unit)."""
     labels = decoder_labels(cfg)
-    return labels | {"variant": f"{cfg.model.layers}x{cfg.model.width} {labels['variant']}",
+    return labels | {"variant": f"{cfg.size()} {labels['variant']}",
                      "budget": cfg.train.steps, "train": f"{cfg.train.min_length}-{cfg.train.max_length}"}
 
 
@@ -150,7 +150,8 @@ def assignment_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[Decod
 
 def _experiment(name: str, description: str, configs) -> Experiment:
     return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=sized_labels,
-                      build=build_decoder_run, profiles=tuple(SIZING_PROFILES))
+                      build=build_decoder_run, profiles=tuple(SIZING_PROFILES), steps=DecoderRun.steps,
+                      size=DecoderRun.size)
 
 
 SIZING_EXPERIMENTS = (
@@ -182,7 +183,7 @@ def scratchpad_control(profile: str, seeds: tuple[int, ...] | None) -> list[Deco
 CONTROL = Experiment(name="sparsity-control-scratchpad", description="control: j = 1 PPC of the regime scratchpad "
                      "grid on the paper's 50,000 steps, trained to the end; the sizing seeds",
                      configs=scratchpad_control, run=run_decoder, labels=sized_labels, build=build_decoder_run,
-                     profiles=tuple(CONTROL_PROFILES))
+                     profiles=tuple(CONTROL_PROFILES), steps=DecoderRun.steps, size=DecoderRun.size)
 
 
 def sizing_methods(store: ResultStore) -> str:
