@@ -328,11 +328,13 @@ class LeaderboardSizes:
     course: int = 0  # > 0: each run reads its course of training every this many steps (`LeaderboardRun.course`)
     stop_fitted: bool = False  # with a course: each run stops at its first point that fits
 
-    def run(self, task: str, mechanism: str, seed: int) -> LeaderboardRun:
-        """The config of one cell's run at one seed."""
-        lengths = TASK_LENGTHS[task]
+    def run(self, task: str, mechanism: str, seed: int, layers: int | None = None,
+            lengths: TaskLengths | None = None) -> LeaderboardRun:
+        """The config of one cell's run at one seed; `layers` and `lengths` where a run takes other than the
+        profile's and the task's (a peer's headline)."""
+        lengths = lengths or TASK_LENGTHS[task]
         tests = tuple(n for n in lengths.tests if self.longest is None or n <= self.longest)
-        base = TransformerConfig(width=self.width, heads=self.heads, layers=self.layers, ff=4 * self.width,
+        base = TransformerConfig(width=self.width, heads=self.heads, layers=layers or self.layers, ff=4 * self.width,
                                  max_positions=self.max_positions)
         model = MECHANISMS[mechanism].architecture(base)
         train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),

@@ -13,13 +13,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
-from lengthgen.leaderboard.grid import MECHANISMS, LeaderboardRun, build_run, run_leaderboard
+from lengthgen.leaderboard.grid import LeaderboardRun, LeaderboardSizes, TaskLengths, build_run, run_leaderboard
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY
-from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
-from lengthgen.train.loop import LMTrainConfig
 
 
 @dataclass(frozen=True)
@@ -36,6 +34,12 @@ class Headline:
     tests: tuple[int, ...]  # the lengths scored, the longest training length first and the peer's last
     accuracy: float | None = None  # the peer's exact match (%) at its longest test length
 
+    def run(self, sizes: LeaderboardSizes, seed: int) -> LeaderboardRun:
+        """The run of this headline at a profile's sizes (its width, budget, test examples; the headline's depth and
+        lengths)."""
+        return sizes.run(self.task, self.mechanism, seed, self.layers,
+                         TaskLengths(self.train, self.tests, self.peer))
+
 
 HEADLINES = Registry("headline", {
     "coupling 1-30": Headline("position coupling (Cho et al. 2024): a 1-layer model trained on 1-30-digit additions "
@@ -46,39 +50,15 @@ HEADLINES = Registry("headline", {
 })
 
 
-@dataclass(frozen=True)
-class HeadlineSizes:
-    """A profile: the board's width, heads, budget and test examples for every headline, and the seeds."""
-
-    width: int
-    heads: int
-    steps: int
-    batch: int
-    lr: float
-    samples: int
-    seeds: tuple[int, ...]
-    max_positions: int  # ids up to the longest test, with room for coupling's random shift in training
-    longest: int | None = None  # test lengths above this are left out (smoke)
-
-    def run(self, name: str, seed: int) -> LeaderboardRun:
-        h = HEADLINES[name]
-        tests = tuple(n for n in h.tests if self.longest is None or n <= self.longest)
-        model = TransformerConfig(width=self.width, heads=self.heads, layers=h.layers, ff=4 * self.width,
-                                  max_positions=self.max_positions)
-        train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
-                              min_length=h.train[0], max_length=h.train[1])
-        return LeaderboardRun(task=h.task, mechanism=h.mechanism, seed=seed,
-                              model=MECHANISMS[h.mechanism].architecture(model), train=train, tests=tests,
-                              eval_samples=self.samples)
-
-
-# cpu: the board's quick width and budget (2 layers of width 64 fit Copy in 2,000 steps there; addition is given five
-# times as many), the peer's depth.
+# A profile sets the board's width, heads, budget and test examples for every headline, and the seeds (its tasks and
+# mechanisms are the headlines'; max_positions: ids up to the longest test, with room for coupling's random shift in
+# training). cpu: the board's quick width and budget (2 layers of width 64 fit Copy in 2,000 steps there; addition is
+# given five times as many), the peer's depth.
 HEADLINE_PROFILES = {
-    "smoke": HeadlineSizes(width=16, heads=2, steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=64,
-                           longest=50),
-    "cpu": HeadlineSizes(width=64, heads=4, steps=10_000, batch=64, lr=1e-3, samples=200, seeds=(0, 1, 2),
-                         max_positions=256),
+    "smoke": LeaderboardSizes(tasks=(), mechanisms=(), width=16, heads=2, layers=2, steps=5, batch=8, lr=1e-3,
+                              samples=8, seeds=(0,), max_positions=64, longest=50),
+    "cpu": LeaderboardSizes(tasks=(), mechanisms=(), width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3,
+                            samples=200, seeds=(0, 1, 2), max_positions=256),
 }
 
 
@@ -98,7 +78,7 @@ def headline_labels(cfg: LeaderboardRun) -> dict:
 def headline_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
     """Every headline at every seed of a profile (its seeds unless given)."""
     sizes = HEADLINE_PROFILES[profile]
-    return [sizes.run(name, seed) for name in HEADLINES for seed in (seeds or sizes.seeds)]
+    return [h.run(sizes, seed) for h in HEADLINES.values() for seed in (seeds or sizes.seeds)]
 
 
 LEADERBOARD_HEADLINES = Experiment(
