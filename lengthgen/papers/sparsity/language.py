@@ -58,6 +58,10 @@ class LanguageRun:
     def training(self, lm: str) -> LanguageTrainConfig:
         return self.short if lm == "short" else self.long
 
+    def steps(self) -> int:
+        """The training steps of the pair (`Experiment.steps`)."""
+        return self.short.steps + self.long.steps
+
     def name(self, lm: str) -> str:
         """How tables name a model of the pair: "context 64 + PoSE", "context 128"."""
         cfg = self.training(lm)
@@ -167,7 +171,8 @@ LANGUAGE = Experiment(name="sparsity-language",
                       description="a short-context (PoSE) and a long-context language model: perplexity by length, "
                                   "far-token influence (Table 1, Figs. 4-6)",
                       configs=language_configs, run=run_language, labels=language_labels, build=build_language_models,
-                      profiles=tuple(LANGUAGE_PROFILES), stored="regime")  # windows inside long documents
+                      profiles=tuple(LANGUAGE_PROFILES), stored="regime",  # windows inside long documents
+                      steps=LanguageRun.steps)
 
 
 CLAIM_K = 4  # "a few far tokens": the k the claim is judged at (the paper's k is lost from our copy; chosen before

@@ -48,6 +48,8 @@ def test_the_scratchpad_regime_grid_is_the_sized_recipe_at_declared_seeds():
         assert cfg.model == sized[variant(cfg)].model and cfg.train == sized[variant(cfg)].train
         assert not cfg.course and cfg.task.combined(max(cfg.eval_lengths)) >= 198  # tested to the paper's 200
     assert {(c.model.width, c.model.heads) for c in regime if c.task.jump == 3} == {(256, 16)}
+    costs = {EXPERIMENTS["sparsity-scratchpad"].cost(c) for c in regime}  # what the time estimates read of a run
+    assert costs == {("scratchpad_parity", "4x128", 10_000.0), ("scratchpad_parity", "4x256", 10_000.0)}
 
 
 def test_the_assignment_regime_grid_is_the_sized_ppc_recipe_in_the_papers_format():
