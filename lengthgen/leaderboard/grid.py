@@ -95,8 +95,8 @@ MECHANISMS = Registry("mechanism", {
                         "the source from its end (attention bias calibration's model; Vaswani et al. 2017)",
                         encdec=True),
     "scaffold": Mechanism("cyclic+bias", "attention bias scaffolding (Duan et al. 2024): the encoder-decoder with "
-                          "cyclic positions (T = 3) and a windowed bias (w = 1) on every attention, two operands "
-                          "interleaved", encdec=True, window=1),
+                          "cyclic positions (T = 3) and a windowed bias (w = 1) on the decoder's self- and "
+                          "cross-attention; on the arithmetic tasks, two operands interleaved", encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
                      "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
