@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
-from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED
 from lengthgen.data import PAD
 from lengthgen.device import device_of
 from lengthgen.display import and_list
@@ -163,13 +163,13 @@ FLOOR = 2.0  # the coupled model generalizes when it stays >= TRAINED to at leas
 
 
 def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
-    """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is
-    trained and reaches further than every trained baseline, and "generalizes" at all when it stays >= TRAINED to at
-    least FLOOR x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in
-    distribution is "not trained" (its length results say nothing). Each baseline also has its own verdict against the
-    coupled model (VERSUS; "" on the coupled row): reproduced when the coupled model stays >= TRAINED to a longer
-    length and to FLOOR x `trained_length` (partly when only to a longer one), not reproduced when the baseline
-    reaches as far, not trained when either does not fit.
+    """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
+    and reaches further than every trained baseline, and "generalizes" at all when it stays >= TRAINED to at least FLOOR
+    x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in distribution is "not
+    trained" (its length results say nothing); with no baseline in `df`, "not run yet". Each baseline also has its own
+    verdict against the coupled model (VERSUS; "" on the coupled row): reproduced when the coupled model stays >=
+    TRAINED to a longer length and to FLOOR x `trained_length` (partly when only to a longer one), not reproduced when
+    the baseline reaches as far, not trained when either does not fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
@@ -183,6 +183,8 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     short = f"holds only to {mine[REACH]}, under {FLOOR:g}x its training length {trained_length}"
     if not mine.trained:
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
+    elif (out.variant == coupled).all():
+        verdict = f"{NOT_RUN}: no baseline is stored, no length comparison"
     elif others.empty:
         verdict = "coupled ahead, but no baseline fits its training lengths: no length comparison"
     elif (mine[REACH] > others[REACH]).all():

@@ -107,6 +107,8 @@ def test_coupling_claim_by_hand():
     assert out.loc["abs", "verdict"] == "baseline" and out.loc["rope", "verdict"] == "not trained"
     only_unfit = df[df.variant != "abs"]
     assert coupling_claim(only_unfit, 20, "PPC").verdict.iloc[0].startswith("coupled ahead, but no baseline fits")
+    alone = coupling_claim(df[df.variant == "PPC"], 20, "PPC").verdict.iloc[0]
+    assert alone.startswith("not run yet: no baseline is stored")  # not "no baseline fits": none was run
     assert out["versus coupled"].to_dict() == {  # each baseline's own verdict against PPC
         "PPC": "", "abs": "reproduced: PPC >= 90% up to 40, abs up to 20",
         "rope": "not trained: rope does not fit the training lengths"}
