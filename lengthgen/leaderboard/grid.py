@@ -227,10 +227,9 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
 
 
 def runs_on(mechanism: str, task: str) -> bool:
-    """Whether a mechanism has a cell on a task: always, but for a GRU or an encoder-decoder (on sequence-to-sequence
-    tasks) and one that
-    needs coupled ids: where the task has them, PPC where they depend on the input (the model must predict them), the
-    others where they do not."""
+    """Whether a mechanism has a cell on a task: always, but for the scaffold (on the arithmetic tasks), a GRU or an
+    encoder-decoder (on sequence-to-sequence tasks) and one that needs coupled ids: where the task has them, PPC where
+    they depend on the input (the model must predict them), the others where they do not."""
     chosen = MECHANISMS[mechanism]
     if chosen.window is not None:
         return issubclass(TASKS[task], ArithmeticTask)
