@@ -95,8 +95,9 @@ MECHANISMS = Registry("mechanism", {
                         "the source from its end (attention bias calibration's model; Vaswani et al. 2017)",
                         encdec=True),
     "scaffold": Mechanism("cyclic+bias", "attention bias scaffolding (Duan et al. 2024): the encoder-decoder with "
-                          "cyclic positions (T = 3) and a windowed bias (w = 1) on the decoder's self- and "
-                          "cross-attention; on the arithmetic tasks, two operands interleaved", encdec=True, window=1),
+                          "cyclic positions (T = 3) and a windowed bias (w = 1, in tokens) on the decoder's self- "
+                          "and cross-attention; on the arithmetic tasks, two operands interleaved", encdec=True,
+                          window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
                      "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
@@ -249,9 +250,10 @@ def scaffold(task: ArithmeticTask, model, window: int) -> None:
     """Set an encoder-decoder's bias table to attention bias scaffolding's windowed bias (`positional.windowed_table`):
     each decoder self-attention open on the query's own step and the `window` before it, each cross-attention on the
     source digits that answer step t reads (`ArithmeticTask.line_from_end`: the task's stride and tail) and `window`
-    strides on each side."""
+    tokens on each side (the paper's A.4; the ABC chapter's T = 3 scaffold did not fit Addition with `window` operand
+    pairs on each side, in which its cyclic ids repeat)."""
     bias_table(model).set_table(windowed_table(model.cfg.heads, model.cfg.max_positions, *model.decoder_layers, window,
-                                               task.stride, offset=task.tail))
+                                               task.stride, offset=task.tail, span="tokens"))
 
 
 ABC_SAMPLES = 256  # training examples whose attention ABC averages, as the ABC chapter's runs
