@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import reach
-from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, TRAINED
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
 from lengthgen.data import PAD
 from lengthgen.device import device_of
 from lengthgen.display import and_list
@@ -166,7 +166,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
     and reaches further than every trained baseline, and "generalizes" at all when it stays >= TRAINED to at least FLOOR
     x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in distribution is "not
-    trained" (its length results say nothing); with no baseline in `df`, "not run yet". Each baseline also has its own
+    trained" (its length results say nothing); with no baseline in `df`, inconclusive. Each baseline also has its own
     verdict against the coupled model (VERSUS; "" on the coupled row): reproduced when the coupled model stays >=
     TRAINED to a longer length and to FLOOR x `trained_length` (partly when only to a longer one), not reproduced when
     the baseline reaches as far, not trained when either does not fit.
@@ -184,7 +184,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     if not mine.trained:
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
     elif (out.variant == coupled).all():
-        verdict = f"{NOT_RUN}: no baseline is stored, no length comparison"
+        verdict = "no baseline stored (not run yet, or left out of the grid as unfit): no length comparison"
     elif others.empty:
         verdict = "coupled ahead, but no baseline fits its training lengths: no length comparison"
     elif (mine[REACH] > others[REACH]).all():
