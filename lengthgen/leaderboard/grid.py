@@ -42,9 +42,10 @@ from lengthgen.train.loop import LMTrainConfig, train
 
 @dataclass(frozen=True)
 class Mechanism:
-    """What a mechanism changes in the decoder-only transformer: its positional scheme (`positional.POSITIONAL`, "a+b"
-    composes), its transform of the position ids (`LMTrainConfig.positions`: "randomized" is drawn at test time
-    too), what else of the model it sets (`TransformerConfig` fields), and where it comes from."""
+    """What a mechanism changes in the board's model (the decoder-only transformer unless it says otherwise): its
+    positional scheme (`positional.POSITIONAL`, "a+b" composes), its transform of the position ids
+    (`LMTrainConfig.positions`: "randomized" is drawn at test time too), what else of the model it sets
+    (`TransformerConfig` fields), and where it comes from."""
 
     positional: str
     source: str
@@ -96,8 +97,8 @@ MECHANISMS = Registry("mechanism", {
                         encdec=True),
     "scaffold": Mechanism("cyclic+bias", "attention bias scaffolding (Duan et al. 2024): the encoder-decoder with "
                           "cyclic positions (T = 3) and a windowed bias (w = 1, in tokens) on the decoder's self- "
-                          "and cross-attention; on the arithmetic tasks, two operands interleaved", encdec=True,
-                          window=1),
+                          "and cross-attention; on the arithmetic tasks, two operands interleaved",
+                          model=(("period", 3),), encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
                      "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
@@ -208,8 +209,8 @@ def board_task(name: str, coupled: bool = False) -> LMTask:
 
 def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
     """(the task as `board_task` gives it, untrained decoder with the mechanism's scheme), or for a GRU or
-    encoder-decoder mechanism (the sequence-to-sequence task itself, its untrained model); the init draws from the
-    seed."""
+    encoder-decoder mechanism (the sequence-to-sequence task itself, its untrained model; for the scaffold, the task
+    with its operands interleaved and the model with its window set, `scaffold`); the init draws from the seed."""
     mechanism = MECHANISMS[cfg.mechanism]
     if mechanism.seq2seq:
         if not runs_on(cfg.mechanism, cfg.task):
@@ -249,9 +250,9 @@ def runs_on(mechanism: str, task: str) -> bool:
 def scaffold(task: ArithmeticTask, model, window: int) -> None:
     """Set an encoder-decoder's bias table to attention bias scaffolding's windowed bias (`positional.windowed_table`):
     each decoder self-attention open on the query's own step and the `window` before it, each cross-attention on the
-    source digits that answer step t reads (`ArithmeticTask.line_from_end`: the task's stride and tail) and `window`
-    tokens on each side (the paper's A.4; the ABC chapter's T = 3 scaffold did not fit Addition with `window` operand
-    pairs on each side, in which its cyclic ids repeat)."""
+    `stride` source digits that answer step t reads (from the source's end, after its `tail`: the digits of
+    `ArithmeticTask.line_from_end`) and `window` tokens on each side (the paper's A.4; the ABC chapter's T = 3 scaffold
+    did not fit Addition with `window` operand pairs on each side instead). The encoder stays open, as the paper's."""
     bias_table(model).set_table(windowed_table(model.cfg.heads, model.cfg.max_positions, *model.decoder_layers, window,
                                                task.stride, offset=task.tail, span="tokens"))
 

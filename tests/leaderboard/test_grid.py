@@ -265,8 +265,34 @@ def test_the_scaffold_runs_on_the_arithmetic_tasks_aligned_with_its_window_along
     open_keys = [(table[layer, 0, 3] > CLOSED).nonzero().flatten().tolist() for layer in (self_layer, cross_layer)]
     # step 3 reads itself and the step before; from the source's end, its digit pair (6, 7) and one token each side
     assert open_keys == [[2, 3], [5, 6, 7, 8]]
-    times = build_run(replace(cfg, task="times_digit"))[0]
-    assert times.aligned and times.tail == 0 and times.stride == 2  # "* d" no longer ends the source
     assert run_leaderboard(cfg).metrics.query("metric == @ACCURACY").length.tolist() == [7, 10]
     with pytest.raises(LengthgenError, match="scaffold runs on an arithmetic task, not copy; valid: successor, "):
         build_run(replace(cfg, task="copy"))
+
+
+@pytest.mark.parametrize("task", ["successor", "addition", "times_digit", "parity", "listops_sum"])
+def test_the_scaffold_opens_each_answer_step_on_the_source_tokens_it_needs_and_one_each_side(task):
+    import torch
+
+    from lengthgen.models.positional import CLOSED, bias_table
+    from lengthgen.seeding import generator
+
+    cfg = LeaderboardRun(task=task, mechanism="scaffold", seed=0, model=replace(TINY, layers=2), train=SHORT)
+    board, model = build_run(cfg)
+    source, target = board.draw(4, generator(0, "scaffold"))
+    from_end = source[::-1]
+    two = task in ("addition", "times_digit")  # interleaved: step t reads the pair 2t, 2t+1 from the end
+    if two:  # the pair holds the step's digit of each operand (N x 1: the number's digit and the multiplier)
+        assert all(from_end[2 * t].isdigit() and from_end[2 * t + 1].isdigit() for t in range(4))
+    table = bias_table(model).table
+    self_layers, cross_layers = model.decoder_layers
+    assert not table[: self_layers.start].any()  # the encoder stays open, as the paper's
+    assert bool((table == table[:, :1]).all())  # every head alike
+    for t in range(len(target)):
+        needed = [2 * t, 2 * t + 1] if two else [t]
+        expected = [k for k in range(needed[0] - 1, needed[-1] + 2) if k >= 0]  # and one token each side
+        for layer in cross_layers:
+            assert (table[layer, 0, t] > CLOSED).nonzero().flatten().tolist() == expected
+        for layer in self_layers:
+            assert (table[layer, 0, t] > CLOSED).nonzero().flatten().tolist() == [k for k in (t - 1, t) if k >= 0]
+    assert torch.equal(table[cross_layers.start], table[cross_layers.stop - 1])
