@@ -250,7 +250,7 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 # Section 7: the natural-language study.
 
-def seeds_text(n: int) -> str:
+def seed_count(n: int) -> str:
     """"one seed", "three seeds"."""
     return f"{word(n)} seed{'s' * (n > 1)}"
 
@@ -260,7 +260,7 @@ def reach_phrase(row) -> str:
     given, its stored seeds in `seeds` and its accuracy `beyond` at the first length past its reach, `beyond_at`,
     from `past_reach`): "j=1 PPC fits them (100% in distribution; three seeds) and stays ≥ 90% to 40 (75.7% at 60)",
     "no coupling does not fit them (1.6% in distribution; one seed)"."""
-    seeds = f"; {seeds_text(row.seeds)}" if "seeds" in row else ""
+    seeds = f"; {seed_count(row.seeds)}" if "seeds" in row else ""
     fit = f"({percent(row[FIT])} in distribution{seeds})"
     if not row[FIT] >= TRAINED:
         return f"{row.variant} does not fit them {fit}"
@@ -289,7 +289,7 @@ def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
     trained = trained if len(trained) else at.iloc[:1]  # no length within training tested: the shortest
     seeds = int(lookup.seeds.min())
     return (f"{panel}'s lookup head puts {trained.iloc[-1]:.2f} of its attention on the keys its id points to at "
-            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({seeds_text(seeds)})")
+            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({seed_count(seeds)})")
 
 
 def verdict_word(verdict: str) -> str:
