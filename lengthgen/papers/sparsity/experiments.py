@@ -253,8 +253,9 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
 # paper's format (Appendix E.3; lengths in tokens, trained on 20-60 and tested to 200, max id 230) with its learned
 # absolute ids; regime is the sizing study's first size at which PPC fit (4x128 on the paper's 50,000 steps), at
 # depth 2 only: a depth's grid costs ~26 CPU-hours at that size, so the paper's deeper panels are full's, for a GPU.
-# It holds the baselines that the sizing study did not find unfit there: after the 50,000 steps (seed 100) no coupling
-# reached 0.5% at 60 tokens and no scratchpad 7.8%, so their cells would say nothing about longer lengths.
+# It holds PPC alone: after the 50,000 steps (sizing seed 100) no baseline fit its training lengths at that size (at 60
+# tokens: no coupling 0.5%, no scratchpad 7.8%, RoPE + PoSE 0.0% at training loss 3.9), so their cells would say
+# nothing about longer lengths.
 ASSIGNMENT_PROFILES = {
     "smoke": DecoderSizes(width=16, heads=2, layers=1, steps=20, batch=8, lr=1e-3, warmup=5, train_lengths=(1, 2),
                           eval_lengths=(1, 3), samples=16, max_positions=64, seeds=(0,), depths=(2,), positions="rope",
@@ -265,7 +266,7 @@ ASSIGNMENT_PROFILES = {
     "regime": DecoderSizes(width=128, heads=8, layers=4, steps=50_000, batch=32, lr=1e-3, warmup=300,
                            train_lengths=(20, 60), eval_lengths=(20, 40, 60, 80, 100, 120, 150, 200), samples=192,
                            max_positions=256, seeds=(0, 1, 2), depths=(2,), positions="learned", variables=200,
-                           format="paper", variants=("PPC", "RoPE+PoSE")),
+                           format="paper", variants=("PPC",)),
     "full": DecoderSizes(width=1024, heads=16, layers=12, steps=50_000, batch=32, lr=1e-4, warmup=300,
                          train_lengths=(20, 60), eval_lengths=tuple(range(20, 201, 20)), samples=192,
                          max_positions=256, seeds=(0, 1, 2), depths=(2, 3, 4, 5), positions="learned", variables=200,

@@ -85,8 +85,8 @@ def test_stored_setups_read_the_profile():
     regime = prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "b")
     assert (regime["b_unit"], regime["b_train"], regime["b_longest"], regime["b_model"]) == (
         "tokens", "20-60", 200, "4 layers of width 128")
-    assert regime["b_left_out"].startswith(" The grid leaves out no coupling and no scratchpad: they do not fit the "
-                                           "training lengths")
+    assert regime["b_left_out"].startswith(" The grid leaves out no coupling, no scratchpad and RoPE+PoSE: they do "
+                                           "not fit the training lengths")
 
 
 def _assignment_curves(pose_at_longest: float = 100.0) -> pd.DataFrame:

@@ -13,7 +13,7 @@ def test_a_grid_that_differs_only_in_scale_is_about_the_papers_mechanism():
     ours = replace(ASSIGNMENT_PROFILES["regime"], max_positions=theirs.max_id, steps=10_000, seeds=(0,))
     assert decoder_setup(ours, theirs, UNITS["sparsity-assignment"]) == {
         "smaller": "model 4x128 (the paper's 12x1024); steps 10,000 (the paper's 50,000)",
-        "runs": "depths 2; models PPC and RoPE+PoSE; seeds 1 (the paper's 3)", "changed": ""}
+        "runs": "depths 2; models PPC; seeds 1 (the paper's 3)", "changed": ""}
     changed = decoder_setup(replace(ours, train_lengths=(2, 6)), theirs, UNITS["sparsity-assignment"])["changed"]
     assert changed == "training lengths 2-6 (the paper's 20-60)"
 
