@@ -85,6 +85,9 @@ MECHANISMS = Registry("mechanism", {
     "coupling": Mechanism("learned", "position coupling (Cho et al. 2024): learned ids coupled by the task, "
                           "shifted at random in training; on numbers, each digit's place from the units, the ids of "
                           "Abacus embeddings (McLeish et al. 2024) with no other positions", "offset", coupled=True),
+    "abacus+fire": Mechanism("learned+fire_order", "Abacus embeddings with FIRE (McLeish et al. 2024): the ids of "
+                             "position coupling, shifted at random in training, embedded; FIRE's bias over the "
+                             "tokens' order in the sequence", "offset", coupled=True),
     "ppc": Mechanism("learned", "predictive position coupling (the sparsity paper): coupled ids that depend on the "
                      "input, predicted by the model with each answer token", "offset", model=(("ppc", True),),
                      coupled=True),

@@ -189,6 +189,20 @@ class FIRE(Positional):
         return self.mlps[layer](x[..., None]).movedim(-1, -3)  # (..., H, T, S)
 
 
+class OrderFIRE(FIRE):
+    """FIRE over the tokens' order in the sequence rather than their ids: of T queries and S keys, key j is at j and
+    query t at S - T + t (the last T keys: every query of a causal model, a decoding step's one query over its cache;
+    T = S in a bidirectional layer), whatever ids the batch carries. Beside an id scheme ("learned+fire_order": the
+    Abacus paper's learned ids of a digit's place with FIRE over the sequence, McLeish et al. 2024) the ids embed
+    while the bias reads order. Order counts from a row's first column, so a left pad counts as a position."""
+
+    def bias(self, query_ids, key_ids, layer=0):
+        T, S = query_ids.shape[-1], key_ids.shape[-1]
+        order = torch.arange(S, device=key_ids.device)
+        one = super().bias(order[S - T:], order, layer)  # (H, T, S), the same for every example
+        return one.expand(*query_ids.shape[:-1], *one.shape)
+
+
 CLOSED = -1e9  # a table's closed cell: the score of a padded key (attention.NEG), far below any real score
 
 
@@ -230,7 +244,7 @@ def _same_rows(ids: torch.Tensor) -> bool:
 
 POSITIONAL = Registry("positional scheme", {"none": Positional, "learned": Learned, "sinusoidal": Sinusoidal,
                                             "cyclic": Cyclic, "rope": Rotary, "alibi": ALiBi, "t5": T5Bias,
-                                            "fire": FIRE, "bias": TableBias})
+                                            "fire": FIRE, "fire_order": OrderFIRE, "bias": TableBias})
 
 
 class Composite(Positional):

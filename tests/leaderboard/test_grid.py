@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
+import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.grid import (
@@ -72,7 +73,6 @@ def test_every_run_meets_the_test_examples_of_the_test_seed_whatever_its_own(mon
 def test_every_task_prompts_a_batch_at_each_of_its_lengths():
     """A batch of one length is one tensor (`Prompted.batch` pads where sources or answers vary) at the training
     lengths' ends and at every test length; the source has that many tokens where the unit is tokens."""
-    import torch
 
     from lengthgen.leaderboard.grid import TASK_LENGTHS, board_task
 
@@ -96,7 +96,6 @@ def test_task_lengths_test_from_the_longest_training_length_upward():
 
 
 def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_room_for_them():
-    import torch
 
     from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES, TASK_LENGTHS, leaderboard_configs
     from lengthgen.tasks import TASKS
@@ -133,6 +132,26 @@ def test_coupling_runs_only_on_tasks_that_couple_their_ids_and_trains_on_shifted
     assert task.coupled and model.cfg.positional == "learned" and cfg.training().positions == "offset"
     rows = run_leaderboard(cfg).metrics
     assert rows[rows.metric == ACCURACY].length.tolist() == [10, 15]
+
+
+def test_abacus_with_fire_embeds_the_coupled_ids_and_biases_by_order():
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.models.positional import FIRE, Learned, OrderFIRE
+
+    assert grid.runs_on("abacus+fire", "addition") and not grid.runs_on("abacus+fire", "bucket_sort")
+    cfg = LeaderboardRun(task="addition", mechanism="abacus+fire", seed=0, model=TINY, train=SHORT, tests=(7, 10),
+                         eval_samples=8)
+    task, model = build_run(cfg)
+    parts = [type(part) for part in model.positional.parts]
+    assert task.coupled and parts == [Learned, OrderFIRE] and issubclass(OrderFIRE, FIRE)
+    assert cfg.training().positions == "offset"  # the Abacus paper's random offset of the digit places in training
+    rows = run_leaderboard(cfg).metrics
+    assert rows[rows.metric == ACCURACY].length.tolist() == [7, 10]
+    for name, lengths in TASK_LENGTHS.items():  # order is each token's position: no task it runs on pads on the left
+        if grid.runs_on("abacus+fire", name):
+            coupled = grid.board_task(name, coupled=True)
+            assert all(coupled.sample(8, n, torch.Generator().manual_seed(0)).mask is None
+                       for n in (*lengths.train, lengths.tests[-1]))
 
 
 def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_where_it_fits(monkeypatch):
@@ -197,7 +216,6 @@ def test_the_sparsity_papers_tasks_run_as_they_are_with_their_settings_and_ppc_w
 
 
 def test_a_gru_mechanism_trains_monotonic_attentions_model_on_the_same_examples_as_every_other_mechanism():
-    import torch
 
     import lengthgen.leaderboard.grid as grid
     from lengthgen.models.gru_seq2seq import GRUSeq2Seq
@@ -221,7 +239,6 @@ def test_a_gru_mechanism_trains_monotonic_attentions_model_on_the_same_examples_
 
 
 def test_abc_retrains_the_encoder_decoder_with_the_bias_its_plain_cells_model_calibrates():
-    import torch
 
     import lengthgen.leaderboard.grid as grid
     from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
@@ -272,7 +289,6 @@ def test_the_scaffold_runs_on_the_arithmetic_tasks_aligned_with_its_window_along
 
 @pytest.mark.parametrize("task", ["successor", "addition", "times_digit", "parity", "listops_sum"])
 def test_the_scaffold_opens_each_answer_step_on_the_source_tokens_it_needs_and_one_each_side(task):
-    import torch
 
     from lengthgen.models.positional import CLOSED, bias_table
     from lengthgen.seeding import generator

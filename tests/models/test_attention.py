@@ -100,7 +100,8 @@ def test_the_base_scheme_does_nothing():
     x = torch.randn(3, 8, generator=G)
     assert scheme.embed(torch.arange(3)) is None and scheme.bias(torch.arange(3), torch.arange(4)) is None
     assert scheme.rotate(x, torch.arange(3)) is x
-    assert list(POSITIONAL) == ["none", "learned", "sinusoidal", "cyclic", "rope", "alibi", "t5", "fire", "bias"]
+    assert list(POSITIONAL) == ["none", "learned", "sinusoidal", "cyclic", "rope", "alibi", "t5", "fire", "fire_order",
+                                "bias"]
 
 
 def test_t5_buckets_by_hand():
@@ -163,3 +164,15 @@ def test_alibi_bias_by_hand_and_inside_attention():
     with capture(plain, "hook_scores") as without:
         plain(query, keys)
     assert torch.allclose(rec["hook_scores"][0] - without["hook_scores"][0], bias[None], atol=1e-6)
+
+
+def test_order_fire_is_fire_over_the_order_whatever_the_ids():
+    fire, order = POSITIONAL["fire"](8, heads=2, layers=1), POSITIONAL["fire_order"](8, heads=2, layers=1)
+    order.load_state_dict(fire.state_dict())  # the same MLP, c and L
+    ids = torch.tensor([[0, 7, 7, 3, 9], [4, 4, 1, 2, 2]])  # coupled ids, ties and all: not what the bias reads
+    expected = fire.bias(torch.arange(5), torch.arange(5))  # (H, 5, 5) at positions 0 .. 4
+    full = order.bias(ids, ids)
+    assert full.shape == (2, 2, 5, 5) and torch.equal(full[0], expected) and torch.equal(full[1], expected)
+    step = order.bias(ids[:, -1:], ids)  # a decoding step: its one query is the last of the five keys
+    assert step.shape == (2, 2, 1, 5) and torch.equal(step[1], expected[:, -1:])
+    assert not torch.allclose(fire.bias(ids, ids)[0], expected)  # plain FIRE reads the ids
