@@ -371,16 +371,17 @@ def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Lea
     return profile_runs(LEADERBOARD_PROFILES[profile], seeds)
 
 
-# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, and
-# on the sequence-to-sequence ones the encoder-decoder (ABC's first stage: where it fits, ABC's calibration reads a
-# model that fits), each trained for up to 10,000 steps with its course read every 500 at the longest training length
+# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, on
+# the sequence-to-sequence ones the encoder-decoder (ABC's first stage: where it fits, ABC's calibration reads a model
+# that fits) and on the arithmetic ones the scaffold (its own model: a 2,000-step sanity run left Addition at 16%), each
+# trained for up to 10,000 steps with its course read every 500 at the longest training length
 # and stopped at its first point that fits (`analysis.sizing.sizing_table`): the steps each task needs at this size, or
 # that it does not fit in them. A sizing seed, outside the declared ones.
 SIZING_PROFILES = {
     "smoke": replace(LEADERBOARD_PROFILES["smoke"], seeds=(100,), course=2, stop_fitted=True),
-    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope", "encdec"), width=64, heads=4,
-                            layers=2, steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,), max_positions=1280,
-                            course=500, stop_fitted=True),
+    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope", "encdec", "scaffold"),
+                            width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,),
+                            max_positions=1280, course=500, stop_fitted=True),
 }
 
 
@@ -400,8 +401,9 @@ LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: eve
                          profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps)
 
 LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
-                                "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, with their "
-                                "course of training, stopped where they fit; a sizing seed", configs=sizing_configs,
+                                "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, the "
+                                "scaffold on the arithmetic ones, with their course of training, stopped where "
+                                "they fit; a sizing seed", configs=sizing_configs,
                                 run=run_leaderboard, labels=leaderboard_labels,
                                 build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
 

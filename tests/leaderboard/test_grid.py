@@ -175,13 +175,13 @@ def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_
     # randomized as in training and in the tests (the last call)
 
 
-def test_the_sizing_study_runs_rope_and_nope_on_every_task_and_abcs_first_stage_on_a_sizing_seed():
+def test_the_sizing_study_runs_rope_nope_abcs_first_stage_and_the_scaffold_on_a_sizing_seed():
     import lengthgen.leaderboard.grid as grid
 
     configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
     assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")} | {
-        (t, "encdec") for t in TASK_LENGTHS if grid.runs_on("encdec", t)}
-    assert len(configs) == 2 * 21 + 18
+        (t, m) for t in TASK_LENGTHS for m in ("encdec", "scaffold") if grid.runs_on(m, t)}
+    assert len(configs) == 2 * 21 + 18 + 7  # the scaffold on the seven arithmetic tasks
     assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
     assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
     assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))
