@@ -1,0 +1,112 @@
+"""The questions that cross the papers, answered from a board (`protocol.board`).
+
+Each question sets a mechanism against a control, task by task, by one rule: where both cells are trained, the
+mechanism is *ahead* when its lowest seed's beyond score is above the control's highest, *behind* in the reverse case,
+and *within the seeds' spread* otherwise (so one seed's luck cannot make an answer, and a mechanism that is worse can
+come out behind). A task where either cell is not trained is named apart, never counted. Which positional scheme is
+best on average ranks the decoder's schemes by their mean beyond score over the tasks every one of them ran, a cell
+that did not fit its training lengths counting 0, and says where each fails: the tasks it does not fit, and those
+where another scheme is ahead of it by the same rule.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.display import and_list
+from lengthgen.leaderboard.grid import MECHANISMS
+from lengthgen.leaderboard.protocol import RANKED
+from lengthgen.registry import Registry
+
+AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
+
+
+@dataclass(frozen=True)
+class Question:
+    """A mechanism against its control, on `tasks` (every task both ran where empty)."""
+
+    text: str
+    mechanism: str
+    against: str
+    tasks: tuple[str, ...] = ()
+
+
+RECOPY = ("recopy", "reverse_recopy", "inv_recopy", "inv_reverse_recopy")
+QUESTIONS = Registry("question", {
+    "ln rope": Question("Does LayerNorm after attention (the vanishing-variance paper) help RoPE extrapolate?",
+                        "rope+ln", "rope"),
+    "ln nope": Question("Does LayerNorm after attention help a decoder without positions?", "nope+ln", "nope"),
+    "abc": Question("Does ABC's calibrated bias take its encoder-decoder further?", "abc", "encdec"),
+    "abc recopy": Question("Does ABC rescue the ReCopy tasks of monotonic attention?", "abc", "encdec", RECOPY),
+    "location": Question("Does location attention take the GRU further than content attention?", "gru+locattn",
+                         "gru+content"),
+    "coupling": Question("Does position coupling beat RoPE where a task couples its ids?", "coupling", "rope"),
+    "abacus fire": Question("Does FIRE add to Abacus embeddings?", "abacus+fire", "coupling"),
+    "ppc": Question("Does PPC beat RoPE on variable assignment?", "ppc", "rope", ("variable_assignment",)),
+})
+
+# the decoder-only positional schemes that run on every task (no coupled ids, nothing else of the model changed)
+SCHEMES = tuple(name for name, m in MECHANISMS.items() if not (m.seq2seq or m.coupled or m.model))
+
+
+def _against(a: pd.Series, b: pd.Series) -> str:
+    """The rule, for two trained cells of one task."""
+    if a["beyond lo"] > b["beyond hi"]:
+        return AHEAD
+    return BEHIND if a["beyond hi"] < b["beyond lo"] else TIED
+
+
+def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:
+    """Per task where both cells are on the board (of `question.tasks`, if any): the two beyond scores (median and
+    seeds' range) and the comparison: AHEAD, BEHIND, TIED, or "not trained: <mechanisms>"."""
+    cells = board.set_index(["task", "variant"])
+    rows = []
+    for task in dict.fromkeys(board.task):
+        pair = [(task, m) for m in (question.mechanism, question.against)]
+        if (question.tasks and task not in question.tasks) or not all(p in cells.index for p in pair):
+            continue
+        a, b = (cells.loc[p] for p in pair)
+        untrained = [m for (_, m), cell in zip(pair, (a, b), strict=True) if cell.status != RANKED]
+        rows.append({"task": task, **{f"{m} beyond": f"{c.beyond:.1f} ({c['beyond lo']:.1f}-{c['beyond hi']:.1f})"
+                                      for (_, m), c in zip(pair, (a, b), strict=True)},
+                     "comparison": f"not trained: {and_list(untrained)}" if untrained else _against(a, b)})
+    return pd.DataFrame(rows, columns=["task", f"{question.mechanism} beyond", f"{question.against} beyond",
+                                       "comparison"])
+
+
+def answer(board: pd.DataFrame, question: Question) -> str:
+    """The question and its answer in a sentence: on how many tasks the mechanism is ahead, behind and within the
+    spread (naming them), and where a cell is not trained; or that the board holds no task with both."""
+    table = compare(board, question)
+    if table.empty:
+        among = f" (of {and_list(question.tasks)})" if question.tasks else ""
+        return f"{question.text} Not asked yet: no task of the board{among} holds both {question.mechanism} and " \
+               f"{question.against}."
+    counted = table[~table.comparison.str.startswith("not trained")]
+    parts = [f"{outcome} on {len(hit)} ({and_list(hit.task)})" if len(hit) else f"{outcome} on none"
+             for outcome in (AHEAD, BEHIND, TIED) for hit in [counted[counted.comparison == outcome]]]
+    text = (f"{question.text} {question.mechanism} against {question.against}, on the {len(counted)} task"
+            f"{'' if len(counted) == 1 else 's'} where both fit: {'; '.join(parts)}.")
+    untrained = table[table.comparison.str.startswith("not trained")]
+    return text + "".join(f" On {r.task}, {r.comparison}." for r in untrained.itertuples())
+
+
+def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
+    """The schemes of `schemes` on the board ranked by mean beyond score over the tasks every one of them ran (a
+    cell not trained counting 0), with the tasks each does not fit and those where another scheme is ahead of it."""
+    present = [s for s in schemes if s in set(board.variant)]
+    cells = board[board.variant.isin(present)]
+    shared = [t for t, group in cells.groupby("task", sort=False) if set(group.variant) == set(present)]
+    cells = cells[cells.task.isin(shared)].set_index(["task", "variant"])
+    rows = []
+    for scheme in present:
+        mine = cells.xs(scheme, level="variant")
+        trained = mine.status == RANKED
+        beaten = [f"{task} (by {and_list(others)})" for task in mine.index[trained]
+                  for others in [[o for o in present if o != scheme and cells.loc[(task, o)].status == RANKED
+                                  and _against(cells.loc[(task, o)], mine.loc[task]) == AHEAD]] if others]
+        rows.append({"scheme": scheme, "mean beyond": mine.beyond.where(trained, 0.0).mean(), "tasks": len(mine),
+                     "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten)})
+    columns = ["scheme", "mean beyond", "tasks", "not trained on", "beaten on"]
+    return pd.DataFrame(rows, columns=columns).sort_values("mean beyond", ascending=False, kind="stable") \
+        .reset_index(drop=True)

@@ -1,0 +1,62 @@
+"""The cross-paper questions: the ahead / behind / spread rule on hand-made boards, and the average ranking."""
+
+import pandas as pd
+
+from lengthgen.leaderboard.protocol import board
+from lengthgen.leaderboard.questions import AHEAD, BEHIND, QUESTIONS, SCHEMES, TIED, answer, best_on_average, compare
+
+TRAINED = {"copy": 10, "recopy": 10, "reverse_copy": 10, "dedupe": 10}
+
+
+def runs(cells: dict[tuple[str, str], tuple[list[float], float]]) -> pd.DataFrame:
+    """Tidy rows: per (task, mechanism), one run per seed with `fit` % at length 10 and the seed's beyond % at 15."""
+    rows = []
+    for (task, variant), (beyond, fit) in cells.items():
+        for seed, value in enumerate(beyond):
+            rows += [{"task": task, "variant": variant, "seed": seed, "length": n, "metric": "accuracy", "value": v}
+                     for n, v in ((10, fit), (15, value))]
+    return pd.DataFrame(rows)
+
+
+BOARD = board(runs({
+    ("copy", "rope+ln"): ([60, 70, 80], 100), ("copy", "rope"): ([10, 20, 30], 100),  # apart: ahead
+    ("recopy", "rope+ln"): ([1, 2, 3], 100), ("recopy", "rope"): ([10, 20, 30], 100),  # apart: behind
+    ("reverse_copy", "rope+ln"): ([25, 50, 70], 100), ("reverse_copy", "rope"): ([10, 20, 30], 100),  # overlap
+    ("dedupe", "rope+ln"): ([90, 90, 90], 40), ("dedupe", "rope"): ([0, 0, 0], 100),  # rope+ln did not fit
+}), TRAINED)
+
+
+def test_a_mechanism_is_ahead_only_when_every_seed_is_and_an_untrained_cell_is_named_not_counted():
+    table = compare(BOARD, QUESTIONS["ln rope"]).set_index("task")
+    assert table.comparison.to_dict() == {"copy": AHEAD, "recopy": BEHIND, "reverse_copy": TIED,
+                                          "dedupe": "not trained: rope+ln"}
+    assert table.loc["copy", "rope+ln beyond"] == "70.0 (60.0-80.0)"
+    assert answer(BOARD, QUESTIONS["ln rope"]).endswith(
+        "rope+ln against rope, on the 3 tasks where both fit: ahead on 1 (copy); behind on 1 (recopy); within the "
+        "seeds' spread on 1 (reverse_copy). On dedupe, not trained: rope+ln.")
+
+
+def test_a_question_asked_on_some_tasks_reads_only_those_and_one_without_cells_says_so():
+    renamed = BOARD.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
+    assert compare(renamed, QUESTIONS["abc recopy"]).task.tolist() == ["recopy"]  # the ReCopy tasks only
+    assert "ahead on none; behind on 1 (recopy)" in answer(renamed, QUESTIONS["abc recopy"])
+    assert answer(BOARD, QUESTIONS["abc"]).endswith("Not asked yet: no task of the board holds both abc and encdec.")
+    assert "no task of the board (of recopy, reverse_recopy, " in answer(BOARD, QUESTIONS["abc recopy"])
+
+
+def test_the_best_scheme_on_average_counts_an_untrained_cell_as_zero_over_the_tasks_all_ran():
+    table = board(runs({
+        ("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([80, 90, 95], 100),  # alibi ahead on copy
+        ("recopy", "rope"): ([40, 40, 40], 100), ("recopy", "alibi"): ([99, 99, 99], 50),  # alibi does not fit
+        ("dedupe", "rope"): ([100, 100, 100], 100),  # alibi did not run: not averaged
+    }), TRAINED)
+    ranked = best_on_average(table, ("nope", "rope", "alibi")).set_index("scheme")  # nope: not on the board
+    assert ranked.index.tolist() == ["rope", "alibi"] and ranked.tasks.tolist() == [2, 2]
+    assert ranked["mean beyond"].tolist() == [50.0, 45.0]  # rope (60 + 40) / 2; alibi (90 + 0) / 2
+    assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
+    assert ranked.loc["alibi", "beaten on"] == ""
+
+
+def test_the_average_ranks_the_decoders_schemes_that_run_everywhere():
+    assert {"nope", "rope", "alibi", "fire", "randomized"} <= set(SCHEMES)
+    assert not {"coupling", "ppc", "rope+ln", "encdec", "abc", "gru+content"} & set(SCHEMES)
