@@ -300,8 +300,10 @@ def assignment_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Assi
     return [run for run in runs if not p.variants or variant(run) in p.variants]
 
 
-def _experiment(name: str, description: str, configs, profiles: dict, stored: str = "") -> Experiment:
-    return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=decoder_labels,
+def decoder_experiment(name: str, description: str, configs, profiles: dict, labels=decoder_labels,
+                       stored: str = "") -> Experiment:
+    """An experiment of decoder runs (`run_decoder`): its time estimates read each run's steps and model size."""
+    return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=labels,
                       build=build_decoder_run, profiles=tuple(profiles), stored=stored, steps=DecoderRun.steps,
                       size=DecoderRun.size)
 
@@ -309,12 +311,12 @@ def _experiment(name: str, description: str, configs, profiles: dict, stored: st
 # The grids are stored and read at cpu where the paper's mechanism fits there (sparse parity), at regime where they
 # needed the sizing study's larger models (sizing.py)
 SPARSITY_EXPERIMENTS = (
-    _experiment("sparsity-parity", "sparse parity by training bound K, test sparsity k and length (Figs. 1, 7)",
-                parity_configs, PARITY_PROFILES),
-    _experiment("sparsity-scratchpad", "parity with a scratchpad: jumps with PPC, and the ablations (Figs. 2, 8)",
-                scratchpad_configs, SCRATCHPAD_PROFILES, stored="regime"),
-    _experiment("sparsity-assignment", "variable assignment: PPC vs no coupling, no scratchpad, RoPE+PoSE (Fig. 3)",
-                assignment_configs, ASSIGNMENT_PROFILES, stored="regime"),
+    decoder_experiment("sparsity-parity", "sparse parity by training bound K, test sparsity k and length "
+                       "(Figs. 1, 7)", parity_configs, PARITY_PROFILES),
+    decoder_experiment("sparsity-scratchpad", "parity with a scratchpad: jumps with PPC, and the ablations "
+                       "(Figs. 2, 8)", scratchpad_configs, SCRATCHPAD_PROFILES, stored="regime"),
+    decoder_experiment("sparsity-assignment", "variable assignment: PPC vs no coupling, no scratchpad, RoPE+PoSE "
+                       "(Fig. 3)", assignment_configs, ASSIGNMENT_PROFILES, stored="regime"),
 )
 
 

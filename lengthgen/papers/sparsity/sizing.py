@@ -35,13 +35,11 @@ from lengthgen.papers.sparsity.experiments import (
     DecoderRun,
     DecoderSizes,
     assignment_runs,
-    build_decoder_run,
+    decoder_experiment,
     decoder_labels,
-    run_decoder,
     scratchpad_runs,
     variant,
 )
-from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -148,18 +146,13 @@ def assignment_sizing(profile: str, seeds: tuple[int, ...] | None) -> list[Decod
     return p.runs(p.assignment, p.assignment_sizes, assignment_runs, seeds)
 
 
-def _experiment(name: str, description: str, configs) -> Experiment:
-    return Experiment(name=name, description=description, configs=configs, run=run_decoder, labels=sized_labels,
-                      build=build_decoder_run, profiles=tuple(SIZING_PROFILES), steps=DecoderRun.steps,
-                      size=DecoderRun.size)
-
-
 SIZING_EXPERIMENTS = (
-    _experiment("sparsity-sizing-scratchpad", "sizing: every scratchpad mechanism (jumps with PPC, Fig. 8's "
-                "ablations) at each size in turn, with its course of training; sizing seeds", scratchpad_sizing),
-    _experiment("sparsity-sizing-assignment", "sizing: variable assignment in the paper's format (PPC with learned "
-                "ids, its baselines) at each size in turn, with its course of training; sizing seeds",
-                assignment_sizing),
+    decoder_experiment("sparsity-sizing-scratchpad", "sizing: every scratchpad mechanism (jumps with PPC, Fig. 8's "
+                       "ablations) at each size in turn, with its course of training; sizing seeds", scratchpad_sizing,
+                       SIZING_PROFILES, sized_labels),
+    decoder_experiment("sparsity-sizing-assignment", "sizing: variable assignment in the paper's format (PPC with "
+                       "learned ids, its baselines) at each size in turn, with its course of training; sizing seeds",
+                       assignment_sizing, SIZING_PROFILES, sized_labels),
 )
 
 
@@ -180,10 +173,9 @@ def scratchpad_control(profile: str, seeds: tuple[int, ...] | None) -> list[Deco
     return [run for run in scratchpad_runs(CONTROL_PROFILES[profile], seeds) if variant(run) == "j=1 PPC"]
 
 
-CONTROL = Experiment(name="sparsity-control-scratchpad", description="control: j = 1 PPC of the regime scratchpad "
-                     "grid on the paper's 50,000 steps, trained to the end; the sizing seeds",
-                     configs=scratchpad_control, run=run_decoder, labels=sized_labels, build=build_decoder_run,
-                     profiles=tuple(CONTROL_PROFILES), steps=DecoderRun.steps, size=DecoderRun.size)
+CONTROL = decoder_experiment("sparsity-control-scratchpad", "control: j = 1 PPC of the regime scratchpad grid on the "
+                             "paper's 50,000 steps, trained to the end; the sizing seeds", scratchpad_control,
+                             CONTROL_PROFILES, sized_labels)
 
 
 def sizing_methods(store: ResultStore) -> str:
