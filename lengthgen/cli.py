@@ -140,15 +140,14 @@ def cmd_results(args) -> None:
     if missing:
         costs = [experiment.cost(c) for c in missing]
         per = "run" if experiment.steps is None else "training step"
-        if df.empty:  # none of the selection is stored: estimate from the chapter's stored grids
-            from lengthgen.scorecard import chapter_runs
+        from lengthgen.scorecard import chapter_runs, declared_runs, stored_walls
 
+        own = declared_runs(experiment, args.profile, stored_walls(store, experiment.name))[1]
+        if own.empty:  # none of the grid is stored: estimate from the chapter's stored grids
             estimate = remaining_time(chapter_runs(store, experiment, args.profile), costs, per,
                                       " in the chapter's grids")
         else:
-            cost = {config_key(c): experiment.cost(c) for c in configs}
-            estimate = remaining_time(df.assign(size=df.key.map(lambda k: cost[k][1]),
-                                                work=df.key.map(lambda k: cost[k][2])), costs, per)
+            estimate = remaining_time(own, costs, per)
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
         flying = in_flight(experiment, missing, store.in_flight(experiment.name))
         if flying:

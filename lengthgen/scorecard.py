@@ -92,14 +92,15 @@ def declared_runs(experiment, profile: str, wall: dict[str, float]) -> tuple[dic
     return declared, runs
 
 
-def _walls(store: ResultStore, name: str) -> dict[str, float]:
+def stored_walls(store: ResultStore, name: str) -> dict[str, float]:
+    """The wall seconds of every stored entry of experiment `name`, by key."""
     return {meta["key"]: meta["wall_seconds"] for _, _, meta in store.entries(name)}
 
 
 def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
     """The stored declared runs (key, task, wall_seconds, work) of every grid of the experiment's chapter at `profile`:
     what the time of a grid's missing runs is estimated from where none of its own is stored."""
-    frames = [declared_runs(e, profile, _walls(store, e.name))[1] for e in EXPERIMENTS.values()
+    frames = [declared_runs(e, profile, stored_walls(store, e.name))[1] for e in EXPERIMENTS.values()
               if CHAPTER[e.name] == CHAPTER[experiment.name] and profile in e.profiles]
     return pd.concat(frames, ignore_index=True)
 
@@ -114,7 +115,7 @@ def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
     Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
-        wall = _walls(store, name)
+        wall = stored_walls(store, name)
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):
                 continue
