@@ -119,16 +119,19 @@ def test_merge_takes_a_tar_archive_of_a_results_folder_and_refuses_other_files(t
         assert code == 2 and message in err and out == "" and not (tmp_path / "new").exists()
 
 
-def test_results_of_a_selection_with_none_stored_estimate_from_the_chapters_grids(tmp_path, capsys):
+def test_results_estimate_from_the_grids_stored_runs_else_from_the_chapters_grids(tmp_path, capsys):
     store, out1 = tmp_path / "store", tmp_path / "seed0.csv"
     assert run(capsys, "run", "vv-retrieval", "--profile", "smoke", "--seeds", "0", "--results", str(store),
                "--out", str(out1))[0] == 0
     runs = pd.read_csv(out1).drop_duplicates("key")
     hours = 2 * runs.groupby("task").wall_seconds.median().sum() / 3600  # seed 1: two runs of each task missing
     code, out, _ = run(capsys, "results", "vv-retrieval", "--profile", "smoke", "--seeds", "1", "--results", str(store))
-    assert code == 0 and "0 of 4 smoke runs stored" in out
-    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their task "
-            "in the chapter's grids):\n") in out
+    assert code == 0 and "0 of 4 smoke runs stored" in out  # none of the selection, but seed 0 of its grid
+    assert (f"missing (4 runs, about {hours:.1f} h at the median wall time per run of the stored runs of their "
+            "task):\n") in out
+    code, out, _ = run(capsys, "results", "vv-factors", "--profile", "smoke", "--results", str(store))
+    missing = next(line for line in out.splitlines() if line.startswith("missing"))  # none of vv-factors stored
+    assert code == 0 and missing.endswith("of the stored runs of their task in the chapter's grids):")
 
 
 def test_results_show_the_runs_in_flight_and_the_interrupted_ones(tmp_path, capsys):
