@@ -277,6 +277,24 @@ def test_fig8_compares_the_coupled_model_with_its_two_ablations_only():
     assert sorted(jumps.variant) == ["j=1 PPC", "j=2 PPC"]
 
 
+def test_a_grid_still_running_is_judged_on_the_seeds_every_cell_shares():
+    from lengthgen.papers.sparsity.experiments import judged, scratchpad_reading
+
+    def rows(variant, seed, values):
+        return [{"task": "scratchpad_parity", "variant": variant, "metric": "accuracy", "length": n, "value": v,
+                 "seed": seed, "depth": float("nan")} for n, v in zip((5, 20, 40), values, strict=True)]
+
+    ablations = rows("j=1 absolute+shift", 0, [100, 95, 0]) + rows("j=1 RoPE+PoSE", 0, [100, 92, 0])
+    ppc = rows("j=1 PPC", 0, [100, 100, 100]) + rows("j=1 PPC", 1, [100, 100, 0]) + rows("j=1 PPC", 2, [100, 100, 0])
+    runs = pd.DataFrame(ablations + ppc)
+    assert judged(runs).seed.unique().tolist() == [0]  # the ablations' one seed; depth is no label here (NaN)
+    verdict = scratchpad_reading(runs, "cpu")[1].set_index("variant").loc["j=1 PPC", "verdict"]
+    assert verdict.startswith("reproduced")  # seed 0 holds 100% at combined 80; the mean of seeds 0-2 (33%) would not
+    both = pd.DataFrame(ablations + rows("j=1 absolute+shift", 1, [100, 95, 0]) + rows("j=1 RoPE+PoSE", 1,
+                                                                                      [100, 92, 0]) + ppc)
+    assert judged(both).seed.unique().tolist() == [0]  # seeds 0 and 1 in common: an odd number, the first
+
+
 def test_ppc_parts_separate_the_id_head_from_the_lookup():
     rows = [{"variant": "PPC", "depth": 2, "seed": seed, "length": n, "metric": metric, "value": value}
             for seed, shift in ((0, -2.0), (1, 2.0)) for n, values in ((60, (90, 92, 98, 93)), (200, (10, 14, 36, 15)))
