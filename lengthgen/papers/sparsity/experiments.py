@@ -347,7 +347,7 @@ def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, 
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     first_jump = curves[curves.variant.str.startswith("j=1 ")]  # the larger jumps are Fig. 2's, not ablations
     return (curves, sparsity.coupling_claim(first_jump, trained, coupled="j=1 PPC"),
-            sparsity.jump_claim(curves, trained))
+            sparsity.jump_claim(curves, trained, frozenset(j for j, *_ in SCRATCHPAD_PROFILES[profile].jump_models)))
 
 
 def assignment_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:

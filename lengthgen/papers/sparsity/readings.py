@@ -209,18 +209,21 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
                       **{VERSUS: [versus(r) for _, r in out.iterrows()]}).drop(columns="trained")
 
 
-def jump_claim(curves: pd.DataFrame, trained_length: int) -> pd.DataFrame:
+def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozenset[int] = frozenset()) -> pd.DataFrame:
     """Fig. 2, per jump: every jump's coupled model ("j=<j> PPC") fits its training lengths, and a smaller j (sparser
     steps) generalizes further. One row per jump (`fit_and_reach` on combined lengths), each larger jump judged
     against the next smaller one: "reproduced" when it stays >= TRAINED to a shorter length, "not reproduced" when
     it reaches as far, "inconclusive" when both hold to their longest tested length (no length here tells them
     apart), "not trained" when either does not fit. The smallest jump is the reference (BASELINE). A jump j is
     tested at (j + 1) x floor(n / (j + 1)) combined tokens for each length n of the smallest jump's, a few tokens
-    short of n: reaches are compared on the smallest jump's lengths, each rounded up to the next of them.
+    short of n: reaches are compared on the smallest jump's lengths, each rounded up to the next of them. A jump that
+    runs on a larger model than the one before it (`larger_model`) and reaches as far is "inconclusive": the larger
+    model may be what takes it further, so only its falling short can speak for the claim.
 
     Args:
         curves: scratchpad rows with combined lengths (`with_combined_length`).
         trained_length: the longest combined training length.
+        larger_model: the jumps that run on a larger model than the next smaller jump.
     """
     ppc = curves[curves.variant.str.fullmatch(r"j=\d+ PPC")]
     out = fit_and_reach(ppc, trained_length)
@@ -241,6 +244,8 @@ def jump_claim(curves: pd.DataFrame, trained_length: int) -> pd.DataFrame:
             verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
         elif a >= longest[smaller.variant] and b >= longest[larger.variant]:
             verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({b} and {a})")
+        elif larger.j in larger_model:
+            verdicts.append(f"inconclusive: {pair} on a larger model, >= 90% up to {b} against {a}")
         else:
             verdicts.append(f"not reproduced: {pair}, >= 90% up to {b} against {a}")
     return out.drop(columns=["trained", "j"]).assign(verdict=verdicts).reset_index(drop=True)

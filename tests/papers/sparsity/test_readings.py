@@ -138,6 +138,9 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     assert out.verdict.tolist() == ["baseline", "reproduced: j=2 against j=1, >= 90% up to 40 against 80"]
     farther = ok.assign(value=ok.value.where(ok.variant != "j=2 PPC", 100))  # j = 2 to 120, j = 1 to 80
     assert jump_claim(farther, 40).verdict.iloc[1] == "not reproduced: j=2 against j=1, >= 90% up to 120 against 80"
+    assert jump_claim(farther, 40, frozenset({2})).verdict.iloc[1] == (  # j = 2 on a larger model: no evidence
+        "inconclusive: j=2 against j=1 on a larger model, >= 90% up to 120 against 80")
+    assert jump_claim(ok, 40, frozenset({2})).verdict.iloc[1].startswith("reproduced")  # short of it, it still speaks
     both = farther.assign(value=100)  # both hold to the longest length: no length tells them apart
     assert jump_claim(both, 40).verdict.iloc[1] == ("inconclusive: j=2 against j=1, both hold to the longest length "
                                                     "tested (120 and 120)")
