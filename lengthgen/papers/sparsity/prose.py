@@ -124,9 +124,9 @@ def parity_setup(sizes: DecoderSizes) -> dict:
 
 
 def t1_rule() -> dict:
-    """The T1 rule: the bar of a trained model and of a solved k, how far the paper finds k = 1 solved, and the
-    least fall from k = 1 to k = K that counts, and the rank correlation across bounds at or below which accuracy
-    falls with K."""
+    """The T1 rule: the bar of a trained model and of a solved k, how far the paper finds k = 1 solved, the least
+    fall that counts (from k = 1 to k = K within a bound, and beyond K), and the rank correlation with k at or below
+    which accuracy falls as k grows."""
     return {"t1_bar": TRAINED, "t1_paper_reach": PARITY.longest_test / PARITY.train[1],
             "t1_drop": DROP, "t1_rho": FALLS_RHO}
 

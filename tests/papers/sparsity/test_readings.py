@@ -64,37 +64,39 @@ def test_sparsity_claim_by_hand():
     assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
 
 
-def test_k_claims_judge_the_fall_across_bounds_and_beyond_the_trained_k_by_hand():
+def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_hand():
     def model(K, seen, unseen, far_seen, far_unseen):  # every k <= K at `seen` in distribution, `far_seen` at 250
         values = {(k, 25): [seen] for k in range(1, K + 1)} | {(k, 250): [far_seen] for k in range(1, K + 1)}
         return k_rows(f"K={K}", values | {(K + 1, 25): [unseen], (K + 1, 250): [far_unseen]})
 
+    def within(K, far, seen=100):  # every k <= K at `seen` in distribution, k at far[k - 1] at 250
+        return k_rows(f"K={K}", {(k, 25): [seen] for k in range(1, K + 1)} | {(k, 250): [v] for k, v in
+                                                                             enumerate(far, start=1)})
+
+    out = k_claims(by_k(pd.DataFrame(within(3, [95, 80, 60]) + within(2, [99, 87]) + within(4, [63, 54, 55, 64])
+                                     + within(5, [97, 99, 60, 98, 70]))), 25).set_index("variant")
+    assert out.loc["K=3, k <= K", "verdict"] == "reproduced"  # falls 35 points, rho -1
+    assert out.loc["K=3, k <= K", "detail"] == "at length 250: k=1: 95, k=2: 80, k=3: 60"
+    assert out.loc["K=2, k <= K", "verdict"] == "reproduced"  # two k: the fall of 12 points alone decides
+    assert out.loc["K=4, k <= K", "verdict"] == "not reproduced (falls -1.0 points, rho 0.40)"  # near chance: flat
+    assert out.loc["K=5, k <= K", "verdict"] == "not reproduced (falls 27.0 points, rho -0.30)"  # falls, not with k
+    edge = k_claims(by_k(pd.DataFrame(within(4, [97, 99, 84, 63]))), 25)  # rho -0.8 exactly, as computed
+    assert edge.verdict.tolist() == ["reproduced"]
+    slight = k_claims(by_k(pd.DataFrame(within(2, [95, 88]))), 25)
+    assert slight.verdict.tolist() == ["not reproduced (falls 7.0 points)"]
+    assert k_claims(by_k(pd.DataFrame(within(2, [99, 50], seen=70))), 25).verdict.tolist() == ["not trained"]
+
     falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 80, 50) + model(3, 95, 50, 60, 55)))
     out = k_claims(falling, trained_length=25).set_index("variant")
-    assert out.loc["across K", "verdict"] == "reproduced"  # 95, 80, 60: falls 35 points, rho -1
-    assert out.loc["across K", "detail"] == "at length 250, k = 1: K=1: 95, K=2: 80, K=3: 60"
+    assert "K=1, k <= K" not in out.index  # one k: nothing to fall
     assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
     assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at the longest length)"  # 100 vs 95 inside
     assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 60 vs 55 at 250
-    flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85) + model(2, 100, 99, 92, 91) + model(3, 100, 99, 85, 84)))
-    out = k_claims(flat, 25).set_index("variant")
-    assert out.loc["across K", "verdict"] == "not reproduced (falls 5 points, rho -0.50)"  # 90, 92, 85
-    assert out.loc["K=1, k > K", "verdict"] == "not reproduced (k > K within 10 points of k <= K)"
-    denser = by_k(pd.DataFrame(k_rows("K=1", {(1, 25): [100], (1, 250): [95]})  # k = 1 holds for every K; the
-                               + k_rows("K=2", {(1, 25): [100], (2, 25): [100], (1, 250): [95], (2, 250): [60]})
-                               + k_rows("K=3", {(k, 25): [100] for k in (1, 2, 3)}  # denser k fall: a mean over
-                                        | {(1, 250): [94], (2, 250): [60], (3, 250): [50]})))  # k <= K would too
-    edge = by_k(pd.DataFrame([r for K, v in ((1, 97), (2, 99), (3, 84), (4, 63))  # rho -0.8 exactly, as computed
-                              for r in k_rows(f"K={K}", {(k, 25): [100] for k in range(1, K + 1)} | {(1, 250): [v]})]))
-    assert k_claims(edge, 25).set_index("variant").loc["across K", "verdict"] == "reproduced"
-    assert k_claims(denser, 25).set_index("variant").loc["across K", "verdict"] == "not reproduced (falls 1 points, " \
-                                                                                  "rho -0.87)"
-    unfit = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 70, 50, 60, 50)))  # K = 2 does not fit
-    out = k_claims(unfit, 25).set_index("variant")
-    assert out.loc["across K", "verdict"] == "not trained" and out.loc["K=2, k > K", "verdict"] == "not trained"
+    flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85)))
+    assert k_claims(flat, 25).verdict.tolist() == ["not reproduced (k > K within 10 points of k <= K)"]
+    unfit = k_claims(by_k(pd.DataFrame(model(2, 70, 50, 60, 50))), 25)  # K = 2 does not fit
+    assert unfit.verdict.tolist() == ["not trained", "not trained"]
     assert (k_claims(falling, trained_length=50).verdict == "not trained").all()  # a training length never tested
-    one = k_claims(falling[falling.variant == "K=2"], 25).set_index("variant").verdict  # one bound: nothing across K
-    assert one["across K"] == "inconclusive (one training bound)" and one["K=2, k > K"].startswith("partly")
 
 
 def test_coupling_claim_by_hand():
