@@ -164,7 +164,9 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
     and reaches further than every trained baseline, and "generalizes" at all when it stays >= TRAINED to at least FLOOR
     x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in distribution is "not
-    trained" (its length results say nothing); with no baseline in `df`, inconclusive. Each baseline also has its own
+    trained" (its length results say nothing). With no trained baseline (none in `df`, or none fits) the comparison
+    cannot be made: "not reproduced" when the coupled model falls short of FLOOR x `trained_length` (the claim needs
+    both), else "inconclusive". Each baseline also has its own
     verdict against the coupled model (VERSUS; "" on the coupled row): reproduced when the coupled model stays >=
     TRAINED to a longer length and to FLOOR x `trained_length` (partly when only to a longer one), not reproduced when
     the baseline reaches as far, not trained when either does not fit.
@@ -181,10 +183,12 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     short = f"holds only to {mine[REACH]}, under {FLOOR:g}x its training length {trained_length}"
     if not mine.trained:
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
-    elif (out.variant == coupled).all():
-        verdict = "no baseline stored (not run yet, or left out of the grid as unfit): no length comparison"
-    elif others.empty:
-        verdict = "coupled ahead, but no baseline fits its training lengths: no length comparison"
+    elif others.empty:  # the comparison cannot be made; the coupled model's own reach still can fail the claim
+        alone = (out.variant == coupled).all()
+        missing = ("no baseline stored (not run yet, or left out of the grid as unfit)" if alone
+                   else "no baseline fits its training lengths")
+        verdict = (f"inconclusive: the coupled model generalizes (>= {FLOOR:g}x), but {missing}: no length "
+                   "comparison" if far else f"not reproduced: the coupled model {short}; {missing}")
     elif (mine[REACH] > others[REACH]).all():
         verdict = ("reproduced: the coupled model generalizes further than every trained baseline" if far else
                    f"partly: the coupled model generalizes further than every trained baseline, but it {short}")

@@ -109,9 +109,15 @@ def test_coupling_claim_by_hand():
     assert out.loc["PPC", "verdict"].startswith("reproduced") and out.loc["PPC", "stays >= 90% up to"] == 40
     assert out.loc["abs", "verdict"] == "baseline" and out.loc["rope", "verdict"] == "not trained"
     only_unfit = df[df.variant != "abs"]
-    assert coupling_claim(only_unfit, 20, "PPC").verdict.iloc[0].startswith("coupled ahead, but no baseline fits")
+    assert coupling_claim(only_unfit, 20, "PPC").verdict.iloc[0] == (
+        "inconclusive: the coupled model generalizes (>= 2x), but no baseline fits its training lengths: no length "
+        "comparison")
     alone = coupling_claim(df[df.variant == "PPC"], 20, "PPC").verdict.iloc[0]
-    assert alone.startswith("no baseline stored") and verdict_class(alone) == "inconclusive"  # not "none fits"
+    assert "but no baseline stored" in alone and verdict_class(alone) == "inconclusive"  # not "none fits"
+    short = pd.DataFrame(rows("PPC", [100, 100, 92, 60]))  # 1.5x alone: short of the claim whatever a baseline does
+    assert coupling_claim(short, 20, "PPC").verdict.iloc[0] == (
+        "not reproduced: the coupled model holds only to 30, under 2x its training length 20; no baseline stored (not "
+        "run yet, or left out of the grid as unfit)")
     assert out["versus coupled"].to_dict() == {  # each baseline's own verdict against PPC
         "PPC": "", "abs": "reproduced: PPC >= 90% up to 40, abs up to 20",
         "rope": "not trained: rope does not fit the training lengths"}
