@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from lengthgen.analysis.language import LEVEL, MARGIN, SHARE
+from lengthgen.analysis.language import LEVEL, MARGIN, SHARE, lower_bound
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY, LOOKUP, PERPLEXITY
@@ -277,6 +277,10 @@ def where_phrase(d) -> str:
     if d.fails == "the id head":
         return (f"{d.panel}'s id head fails first: its ids stay right to {d.ids}, its tokens to {d.tokens}, and fed "
                 f"the true ids its tokens hold to {d.oracle}")
+    if d.fails == "both":
+        return (f"{d.panel}'s ids and tokens both stay right to {d.ids}, and fed the true ids its tokens hold no "
+                f"further ({d.oracle}): its tokens go wrong with the right ids too, as its id head does, at the same "
+                "length")
     return (f"{d.panel}'s ids stay right to {d.ids}, its answers to {d.answer}, and fed the true ids its tokens hold "
             f"no further ({d.oracle}): its tokens go wrong even with the right ids, not its id head")
 
@@ -449,12 +453,22 @@ def few_phrase(verdict: str) -> str:
     return "holds" if verdict == "reproduced" else "fails"
 
 
+def far_effect(gain: pd.Series) -> str:
+    """What the far context does on average, from the far gains (nats) of the windows: "helps" or "hurts" where the
+    one-sided bound at LEVEL of the mean clears zero on that side (the rule's `lower_bound`; a mean off zero by noise
+    is neither), else "neither helps nor hurts beyond noise"."""
+    if lower_bound(gain) > 0:
+        return "helps"
+    return "hurts" if lower_bound(-gain) > 0 else "neither helps nor hurts beyond noise"
+
+
 def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataFrame, claims: pd.DataFrame,
                     points: pd.DataFrame, sizes: LanguageSizes) -> dict:
-    """"What the stored runs say" of the language study: Table 1's verdict, medians and in how many seeds the PoSE
-    model is lower at the long length; the PoSE steps beside the paper's; the few-tokens verdict; what the far context
-    does on average for each model, and the shares its own choice, the controls and the other model's choice recover;
-    the sentence about the other model's choice (below its own, above random tokens) is bound.
+    """"What the stored runs say" of the language study: Table 1's verdict, medians and in how many seeds the PoSE model
+    is lower at the long length; the PoSE steps beside the paper's; the few-tokens verdict; what the far context does on
+    average for each model (helps or hurts only where its one-sided bound at LEVEL says so), and the shares its own
+    choice, the controls and the other model's choice recover; the sentence about the other model's choice (below its
+    own, above random tokens) is bound.
 
     Args:
         runs: the stored runs; table_1, summary, claims, points: `language_reading` of them.
@@ -482,7 +496,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 
     def far(lm: str) -> dict:  # what the far context does for a model, and what its controls recover
         gain = points[(points.k == k) & (points.lm == lm) & (points.chooser == lm)].far_gain
-        return {"effect": "hurts" if gain.mean() < 0 else "helps", "mean": float(gain.mean()),
+        return {"effect": far_effect(gain), "mean": float(gain.mean()),
                 "helps": float((gain > 0).mean()), "other": float(own[lm]["share other"]),
                 "random": float(own[lm]["share random"])}
 

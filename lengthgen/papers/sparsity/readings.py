@@ -279,7 +279,9 @@ def ppc_diagnosis(parts: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     none) each of its answer, tokens, ids and oracle stays >= TRAINED, the longest length tested, and `fails`: "not
     trained" when the answer is below TRAINED at the longest length up to `trained_length`; "nothing" when it holds to
     the longest length; "the id head" when its ids go wrong before its tokens, or the true ids fed in carry the tokens
-    further than its own; else "the tokens" (they go wrong as far with the true ids as with its own)."""
+    further than its own; "both" when ids and tokens go wrong at the same length and the true ids carry the tokens no
+    further (each fails on its own there); else "the tokens" (its ids hold longer, and the tokens go wrong as far with
+    the true ids as with its own)."""
     rows = []
     for panel, g in parts.groupby(level=0, sort=True) if len(parts) else ():
         g = g.droplevel(0).rename_axis("length").reset_index()
@@ -288,7 +290,8 @@ def ppc_diagnosis(parts: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         longest, inside = int(g.length.max()), g[g.length <= trained_length]
         fit = float(inside.loc[inside.length.idxmax(), "answer"]) if len(inside) else float("nan")
         fails = ("not trained" if not fit >= TRAINED else "nothing" if at["answer"] >= longest else
-                 "the id head" if at["ids"] < at["tokens"] or at["oracle"] > at["tokens"] else "the tokens")
+                 "the id head" if at["ids"] < at["tokens"] or at["oracle"] > at["tokens"] else
+                 "both" if at["ids"] == at["tokens"] else "the tokens")
         rows.append({"panel": panel, **at, "longest": longest, "fails": fails})
     return pd.DataFrame(rows, columns=["panel", "answer", *PPC_PARTS, "longest", "fails"])
 

@@ -152,6 +152,10 @@ def test_stored_coupling_phrases_by_hand():
                    "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
                               "no further (90): its tokens go wrong even with the right ids, not its id head",
                    "x_verdicts": "Fig. 3 at depth 2: partly"}
+    both = diagnosis.assign(ids=90, fails="both").iloc[0]
+    assert prose.where_phrase(both) == ("PPC's ids and tokens both stay right to 90, and fed the true ids its tokens "
+                                        "hold no further (90): its tokens go wrong with the right ids too, as its id "
+                                        "head does, at the same length")
     head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
     assert prose.where_phrase(head) == ("PPC's id head fails first: its ids stay right to 150, its tokens to 90, and "
                                         "fed the true ids its tokens hold to 200")
@@ -204,10 +208,18 @@ def test_stored_language_on_hand_made_runs():
         "langres_uses": "does not hold",
         "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats, 95% lower "
                                "bound -2.141)",
-        "langres_k": 2, "langres_far_effect": "hurts", "langres_far_mean": -0.5, "langres_far_helps": 0.5,
+        "langres_k": 2, "langres_far_effect": "neither helps nor hurts beyond noise", "langres_far_mean": -0.5,
+        "langres_far_helps": 0.5,
         "langres_share": 2.0, "langres_r": 1.0, "langres_other": 1 / 3, "langres_random": 0.2 / 3,
-        "langres_long_effect": "hurts", "langres_long_mean": -0.5, "langres_long_other": 1 / 3,
+        "langres_long_effect": "neither helps nor hurts beyond noise", "langres_long_mean": -0.5,
+        "langres_long_other": 1 / 3,
         "langres_long_random": 0.2 / 3, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
+
+
+def test_the_far_context_helps_or_hurts_only_beyond_its_bound():
+    assert prose.far_effect(pd.Series([0.10, 0.12, 0.08, 0.11])) == "helps"
+    assert prose.far_effect(pd.Series([-0.10, -0.12, -0.08, -0.11])) == "hurts"
+    assert prose.far_effect(pd.Series([0.016, -0.2, 0.25, 0.01])) == "neither helps nor hurts beyond noise"  # mean > 0
 
 
 def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():

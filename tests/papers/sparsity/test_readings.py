@@ -330,11 +330,14 @@ def test_ppc_diagnosis_names_the_part_that_fails_first():
     ids = {40: (100, 100, 100, 100), 60: (50, 100, 50, 100), 200: (0, 100, 0, 100)}  # the tokens hold, the ids do not
     solved = {40: (100, 100, 100, 100), 200: (95, 96, 99, 96)}
     unfit = {40: (50, 50, 100, 50), 200: (0, 0, 100, 0)}
-    runs = [row for panel, curves in enumerate((tokens, oracle, ids, solved, unfit), 1) for row in parts(panel, curves)]
+    together = {40: (100, 100, 100, 100), 80: (93, 94, 94, 94), 100: (84, 85, 85, 85), 200: (30, 31, 50, 32)}
+    runs = [row for panel, curves in enumerate((tokens, oracle, ids, solved, unfit, together), 1)
+            for row in parts(panel, curves)]
     table = ppc_diagnosis(ppc_parts(pd.DataFrame(runs), "depth"), trained_length=40)
     assert table.set_index("panel").to_dict("index") == {
         1: {"answer": 60, "tokens": 60, "ids": 80, "oracle": 60, "longest": 200, "fails": "the tokens"},
         2: {"answer": 40, "tokens": 40, "ids": 40, "oracle": 80, "longest": 200, "fails": "the id head"},
         3: {"answer": 40, "tokens": 200, "ids": 40, "oracle": 200, "longest": 200, "fails": "the id head"},
         4: {"answer": 200, "tokens": 200, "ids": 200, "oracle": 200, "longest": 200, "fails": "nothing"},
-        5: {"answer": 0, "tokens": 0, "ids": 200, "oracle": 0, "longest": 200, "fails": "not trained"}}
+        5: {"answer": 0, "tokens": 0, "ids": 200, "oracle": 0, "longest": 200, "fails": "not trained"},
+        6: {"answer": 80, "tokens": 80, "ids": 80, "oracle": 80, "longest": 200, "fails": "both"}}
