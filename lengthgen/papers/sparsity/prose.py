@@ -250,9 +250,9 @@ def stored_assignment(curves: pd.DataFrame, claim: pd.DataFrame, trained_length:
 
 # Section 7: the natural-language study.
 
-def seed_count(n: int) -> str:
-    """"one seed", "three seeds"."""
-    return f"{word(n)} seed{'s' * (n > 1)}"
+def count_of(n: int, noun: str) -> str:
+    """"one seed", "three seeds", "one model"."""
+    return f"{word(n)} {noun}{'s' * (n != 1)}"
 
 
 def reach_phrase(row) -> str:
@@ -260,7 +260,7 @@ def reach_phrase(row) -> str:
     given, its stored seeds in `seeds` and its accuracy `beyond` at the first length past its reach, `beyond_at`,
     from `past_reach`): "j=1 PPC fits them (100% in distribution; three seeds) and stays ≥ 90% to 40 (75.7% at 60)",
     "no coupling does not fit them (1.6% in distribution; one seed)"."""
-    seeds = f"; {seed_count(row.seeds)}" if "seeds" in row else ""
+    seeds = f"; {count_of(row.seeds, 'seed')}" if "seeds" in row else ""
     fit = f"({percent(row[FIT])} in distribution{seeds})"
     if not row[FIT] >= TRAINED:
         return f"{row.variant} does not fit them {fit}"
@@ -293,7 +293,7 @@ def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
     trained = trained if len(trained) else at.iloc[:1]  # no length within training tested: the shortest
     seeds = int(lookup.seeds.min())
     return (f"{panel}'s lookup head puts {trained.iloc[-1]:.2f} of its attention on the keys its id points to at "
-            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({seed_count(seeds)})")
+            f"{trained.index[-1]} and {at.iloc[-1]:.2f} at {at.index[-1]} ({count_of(seeds, 'seed')})")
 
 
 def verdict_word(verdict: str) -> str:
@@ -530,6 +530,6 @@ def not_yet(sizing_runs: pd.DataFrame, profile: str = "regime", beyond: str = "f
     found = sizing_runs[(sizing_runs.variant == f"{p.layers}x{p.width} PPC") & (sizing_runs.budget == p.steps)]
     return {"notyet_model": model_text(p), "notyet_steps": p.steps,
             "notyet_hours": span(found.groupby("key").wall_seconds.first() / 3600, "{:.1f}"),
-            "notyet_variants": word(len(assignment_runs(p, p.seeds[:1])) // len(p.depths)),
+            "notyet_variants": count_of(len(assignment_runs(p, p.seeds[:1])) // len(p.depths), "model"),
             "notyet_depths": and_list(sorted(set(larger.depths) - set(p.depths))),
             "notyet_larger": model_text(larger), "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}

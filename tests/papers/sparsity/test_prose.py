@@ -267,8 +267,11 @@ def test_not_yet():
                          "budget": [20, 20, 20, 10, 20], "key": ["a", "a", "b", "c", "d"],
                          "wall_seconds": [3600.0, 3600.0, 5400.0, 1.0, 1.0]})  # c: another budget, d: another size
     assert prose.not_yet(runs, "smoke", "regime") == {
-        "notyet_model": "1 layer of width 16", "notyet_steps": 20, "notyet_hours": "1.0-1.5", "notyet_variants": "four",
-        "notyet_depths": "", "notyet_larger": "4 layers of width 128", "notyet_paper_params": 1.3}
+        "notyet_model": "1 layer of width 16", "notyet_steps": 20, "notyet_hours": "1.0-1.5",
+        "notyet_variants": "four models", "notyet_depths": "", "notyet_larger": "4 layers of width 128",
+        "notyet_paper_params": 1.3}
+    assert prose.not_yet(runs.assign(variant=runs.variant.str.replace("1x16", "4x128")))["notyet_variants"] == (
+        "one model")  # the regime grid holds PPC alone
 
 
 @pytest.fixture(scope="module")
