@@ -98,8 +98,8 @@ def _falls(ks: list[int], values: list[float]) -> str:
 
 def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     """T1's statements that larger k degrades, on `by_k` output, per training bound K. Within a bound ("K=<K>, k <=
-    K", K >= 2; the paper: "for each fixed value of K, larger values of k have worse length generalization despite all
-    having near-perfect in-distribution performance", its footnote 11: a bound trains every k <= K with equal weight):
+    K", K >= 2; the paper's reading of its Fig. 1, whose symbols our copy lost but whose footnote 11 (a bound trains
+    every k <= K with equal weight) fixes them: within a bound, larger k generalize worse although every k <= K fits):
     at the longest test length, accuracy of k = 1 .. K must fall (`_falls`); "not trained" when the bound is not (its
     worst k <= K below TRAINED at `trained_length`). Beyond it ("K=<K>, k > K", where sparsities k > K are tested):
     the best unseen k against the worst trained k, in distribution (at `trained_length`) and at the longest length;
@@ -166,10 +166,10 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in distribution is "not
     trained" (its length results say nothing). With no trained baseline (none in `df`, or none fits) the comparison
     cannot be made: "not reproduced" when the coupled model falls short of FLOOR x `trained_length` (the claim needs
-    both), else "inconclusive". Each baseline also has its own
-    verdict against the coupled model (VERSUS; "" on the coupled row): reproduced when the coupled model stays >=
-    TRAINED to a longer length and to FLOOR x `trained_length` (partly when only to a longer one), not reproduced when
-    the baseline reaches as far, not trained when either does not fit.
+    both), else "inconclusive". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the
+    coupled row): reproduced when the coupled model stays >= TRAINED to a longer length and to FLOOR x `trained_length`
+    (partly when only to a longer one), not reproduced when the baseline reaches as far, not trained when either does
+    not fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
