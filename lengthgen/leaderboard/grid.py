@@ -13,10 +13,11 @@ sets which tasks and mechanisms run and at what size.
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
 
 from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
-from lengthgen.analysis.sizing import sizing_markdown
+from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.errors import LengthgenError
@@ -408,13 +409,31 @@ LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing o
                                 build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
 
 
+BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the
+# sizing seed (another seed may need more), rounded up to 1,000 steps and capped at the study's budget (`task_budgets`)
+
+
+def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
+    """The grid's training steps per task from the sizing study's runs (`sizing_table`): BUDGET_MARGIN x the first
+    fitting step of the slowest mechanism that fit the task, rounded up to 1,000, at most `cap`; `cap` where none fit
+    (those cells will be not trained, and shown so)."""
+    slowest = sizing_table(runs).groupby("task", sort=False)["fits at step"].max()  # NaN where none fit
+    return (np.ceil(BUDGET_MARGIN * slowest / 1000) * 1000).clip(upper=cap).fillna(cap).astype(int)
+
+
 def sizing_methods(store: ResultStore) -> str:
-    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`)."""
-    return sizing_markdown(stored_runs(LEADERBOARD_SIZING, "cpu", store),
-                           "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
+    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`), and
+    the budget per task that the grid takes from it (`task_budgets`)."""
+    runs, cap = stored_runs(LEADERBOARD_SIZING, "cpu", store), SIZING_PROFILES["cpu"].steps
+    text = sizing_markdown(runs, "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
                            f"mechanism, the first step of the course at >= {TRAINED:.0f}% at the longest training "
-                           f"length, where the run stops; \"–\": not within its {SIZING_PROFILES['cpu'].steps:,} "
-                           "steps). ")
+                           f"length, where the run stops; \"–\": not within its {cap:,} steps). ")
+    if runs.empty:
+        return text
+    budgets = task_budgets(runs, cap)
+    return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
+                   f"up to 1,000, at most {cap:,}): "
+                   + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n")
 
 
 METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

@@ -312,3 +312,22 @@ def test_the_scaffold_opens_each_answer_step_on_the_source_tokens_it_needs_and_o
         for layer in self_layers:
             assert (table[layer, 0, t] > CLOSED).nonzero().flatten().tolist() == [k for k in (t - 1, t) if k >= 0]
     assert torch.equal(table[cross_layers.start], table[cross_layers.stop - 1])
+
+
+def test_the_grid_budget_of_a_task_is_twice_its_slowest_fitting_mechanisms_step():
+    from lengthgen.leaderboard.grid import BUDGET_MARGIN, task_budgets
+
+    def course(task, variant, values):  # exact match at the longest training length every 500 steps
+        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
+                 "value": v} for i, v in enumerate(values)]
+
+    runs = pd.DataFrame(course("addition", "rope", [50, 80, 95]) + course("addition", "nope", [10, 20, 40, 60, 85, 91])
+                        + course("addition", "encdec", [10] * 20)  # never fits: not what sets the budget
+                        + course("copy", "rope", [99]) + course("copy", "nope", [50, 60, 70, 80, 92])
+                        + course("parity", "rope", [50] * 20) + course("long", "rope", [0] * 11 + [90]))
+    budgets = task_budgets(runs, cap=10_000)
+    assert BUDGET_MARGIN == 2 and budgets.to_dict() == {
+        "addition": 6_000,  # nope first fits at 3,000
+        "copy": 5_000,  # 2 x 2,500
+        "parity": 10_000,  # none fits: the cap, its cells not trained
+        "long": 10_000}  # 2 x 6,000 capped
