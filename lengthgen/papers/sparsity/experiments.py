@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from lengthgen.analysis.compare import on_common_seeds
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
@@ -321,19 +320,11 @@ SPARSITY_EXPERIMENTS = (
 )
 
 
-def judged(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs of the seeds that every cell (task, variant and depth where labelled) has, an odd number of them
-    (`compare.on_common_seeds`): a grid still running is judged on the seeds all of its cells share, so no cell's
-    verdict rests on more seeds than the cells it is set against."""
-    cell = tuple(c for c in ("task", "variant", "depth") if c in runs and runs[c].notna().all())
-    return on_common_seeds(runs, cell)[0]
-
-
 def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(accuracy by K, k and length; the T1 table per bound K; T1 within each bound and beyond the trained k,
     `readings.k_claims`) of a profile's sparse-parity runs, judged at its longest training length, on the seeds every
-    cell has (`judged`)."""
-    table = sparsity.by_k(judged(runs))
+    cell has (`readings.judged`)."""
+    table = sparsity.by_k(sparsity.judged(runs))
     trained = PARITY_PROFILES[profile].train_lengths[1]
     return table, sparsity.sparsity_claim(table, trained), sparsity.k_claims(table, trained)
 
@@ -341,8 +332,8 @@ def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.D
 def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(accuracy curves by combined length; the T2 table of Fig. 8, the j = 1 models only: the coupled one and its
     two ablations; the jumps' table of Fig. 2) of a profile's scratchpad runs, judged at the longest combined
-    training length of j = 1, on the seeds every cell has (`judged`)."""
-    runs = judged(runs)
+    training length of j = 1, on the seeds every cell has (`readings.judged`)."""
+    runs = sparsity.judged(runs)
     curves = sparsity.with_combined_length(runs[runs.metric == ACCURACY])
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     first_jump = curves[curves.variant.str.startswith("j=1 ")]  # the larger jumps are Fig. 2's, not ablations
@@ -352,8 +343,8 @@ def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, 
 
 def assignment_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(accuracy curves, one panel per depth; the T2 table of each depth) of a profile's variable-assignment runs,
-    judged at its longest training length (in chains), on the seeds every cell has (`judged`)."""
-    runs = judged(runs)
+    judged at its longest training length (in chains), on the seeds every cell has (`readings.judged`)."""
+    runs = sparsity.judged(runs)
     curves = runs[runs.metric == ACCURACY]
     curves = curves.assign(task="depth " + curves.depth.astype(str))  # the figure's panels
     return curves, sparsity.assignment_claim(curves, ASSIGNMENT_PROFILES[profile].train_lengths[1])

@@ -8,7 +8,7 @@ import torch
 from scipy.stats import spearmanr
 
 from lengthgen.analysis.claims import BASELINE
-from lengthgen.analysis.compare import reach
+from lengthgen.analysis.compare import on_common_seeds, reach
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
 from lengthgen.data import PAD
 from lengthgen.device import device_of
@@ -34,6 +34,14 @@ def by_k(df: pd.DataFrame) -> pd.DataFrame:
 def bound(variant: str) -> int:
     """The training sparsity bound K of a variant label "K=<K>"."""
     return int(variant.split("=")[1])
+
+
+def judged(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the seeds that every cell (task, variant and depth where labelled) has, an odd number of them
+    (`compare.on_common_seeds`): a grid still running is judged on the seeds all of its cells share, so no cell's
+    verdict rests on more seeds than the cells it is set against."""
+    cell = tuple(c for c in ("task", "variant", "depth") if c in runs and runs[c].notna().all())
+    return on_common_seeds(runs, cell)[0]
 
 
 DROP = 10.0  # points: the least fall of accuracy that counts as "accuracy falls" (with k within a bound, and beyond K)

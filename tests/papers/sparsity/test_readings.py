@@ -289,7 +289,8 @@ def test_fig8_compares_the_coupled_model_with_its_two_ablations_only():
 
 
 def test_a_grid_still_running_is_judged_on_the_seeds_every_cell_shares():
-    from lengthgen.papers.sparsity.experiments import judged, scratchpad_reading
+    from lengthgen.papers.sparsity.experiments import scratchpad_reading
+    from lengthgen.papers.sparsity.readings import judged
 
     def rows(variant, seed, values):
         return [{"task": "scratchpad_parity", "variant": variant, "metric": "accuracy", "length": n, "value": v,
