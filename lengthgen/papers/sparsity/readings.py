@@ -101,7 +101,8 @@ def _falls(ks: list[int], values: list[float]) -> str:
     # -0.7999999999999999 in floating point
     if fall >= DROP and not rho > FALLS_RHO:
         return "reproduced"
-    return f"not reproduced (falls {fall:.1f} points" + (f", rho {rho:.2f})" if rho == rho else ")")
+    change = f"falls {fall:.1f} points" if fall >= 0 else f"rises {-fall:.1f} points"
+    return f"not reproduced ({change}" + (f", rho {rho:.2f})" if rho == rho else ")")
 
 
 def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:

@@ -78,7 +78,7 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     assert out.loc["K=3, k <= K", "verdict"] == "reproduced"  # falls 35 points, rho -1
     assert out.loc["K=3, k <= K", "detail"] == "at length 250: k=1: 95, k=2: 80, k=3: 60"
     assert out.loc["K=2, k <= K", "verdict"] == "reproduced"  # two k: the fall of 12 points alone decides
-    assert out.loc["K=4, k <= K", "verdict"] == "not reproduced (falls -1.0 points, rho 0.40)"  # near chance: flat
+    assert out.loc["K=4, k <= K", "verdict"] == "not reproduced (rises 1.0 points, rho 0.40)"  # near chance: flat
     assert out.loc["K=5, k <= K", "verdict"] == "not reproduced (falls 27.0 points, rho -0.30)"  # falls, not with k
     edge = k_claims(by_k(pd.DataFrame(within(4, [97, 99, 84, 63]))), 25)  # rho -0.8 exactly, as computed
     assert edge.verdict.tolist() == ["reproduced"]
