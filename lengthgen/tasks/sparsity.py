@@ -119,7 +119,7 @@ def scratchpad_parity_reference(prompt: list[str], jump: int) -> list[str]:
     return [BITS[sum(bits[:m]) % 2] for m in range(jump, len(bits) + 1, jump)]
 
 
-ASSIGNMENT_FORMATS = ("ours", "paper")  # VariableAssignment.format
+ASSIGNMENT_FORMATS = ("ours", "paper", "delimited")  # VariableAssignment.format
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class VariableAssignment(LMTask):
     m chains of depth d over distinct variables: chain c is v_c0 -> v_c1 -> ... -> v_cd, each step written as its two
     variables `a b` (b takes a's value); the steps of all chains are interleaved at random, each chain in its order.
     The prompt is `<bos> q <SEP1> steps <SEP2>` (`:` and `>`) with q = v_10, the chain to follow; the answer is the
-    chain written out (the scratchpad) or only v_1d without scratchpad. Two formats (`format`):
+    chain written out (the scratchpad) or only v_1d without scratchpad. Three formats (`format`):
 
     - "paper", the paper's (its Appendix E.3): the scratchpad is v_11 .. v_1d; `length` counts tokens, the most
       between <SEP1> and <SEP2> (the paper's axis: train on 20-60, test to 200), and the example has as many chains
@@ -137,6 +137,8 @@ class VariableAssignment(LMTask):
     - "ours", the chapter's first format: each step ends with `;` (so that a step's second variable and the next
       step's first do not look alike to a model that looks one token back), the scratchpad starts by copying q (so
       that every hop reads the variable it starts from at its own position), and `length` counts chains.
+    - "delimited": the paper's, with each step ended by `;` (the paper names a third separator token whose symbol our
+      copy of it lost; if it ends each step, this is its format): m = length // (3 d).
 
     Coupled ids: prompt tokens their true positions 0, 1, 2, ...; scratchpad token v_1i the id of the token v_1i in
     the step that assigns it (a copied q: the id of q, 1), so the ids depend on the input and a model must predict
@@ -145,6 +147,7 @@ class VariableAssignment(LMTask):
     Examples:
         paper, d = 2, length 8:  <sos> a : a b c e b f e g >  ->  b f   (prompt ids 0..11 -> 4 8)
         ours, d = 2, m = 2:  <sos> a : a b ; c e ; b f ; e g ; >  ->  a b f   (prompt ids 0..15 -> 1 4 10)
+        delimited, d = 2, length 12:  <sos> a : a b ; c e ; b f ; e g ; >  ->  b f   (prompt ids 0..15 -> 4 10)
     """
 
     depth: int = 2  # d
@@ -162,12 +165,12 @@ class VariableAssignment(LMTask):
 
     @property
     def unit(self) -> str:
-        return "tokens" if self.format == "paper" else "chains"
+        return "chains" if self.format == "ours" else "tokens"
 
     @property
     def step_end(self) -> tuple[str, ...]:
-        """What follows each step's two variables: `;` in our format, nothing in the paper's."""
-        return (STEP,) if self.format == "ours" else ()
+        """What follows each step's two variables: `;` in ours and the delimited one, nothing in the paper's."""
+        return () if self.format == "paper" else (STEP,)
 
     @property
     def step(self) -> int:
@@ -180,7 +183,7 @@ class VariableAssignment(LMTask):
 
     def chains(self, length: int) -> int:
         """The chains m of an example of `length`."""
-        return length // (2 * self.depth) if self.format == "paper" else length
+        return length if self.format == "ours" else length // (self.step * self.depth)
 
     def step_tokens(self, length: int) -> int:
         """The step tokens of the prompt of an example of `length` (the paper's length axis)."""
@@ -188,7 +191,8 @@ class VariableAssignment(LMTask):
 
     def check(self, length):
         most = self.variables // (self.depth + 1)  # chains
-        lo, top = (2 * self.depth, 2 * self.depth * (most + 1) - 1) if self.format == "paper" else (1, most)
+        per_chain = self.step * self.depth  # tokens, in the formats that count them
+        lo, top = (1, most) if self.format == "ours" else (per_chain, per_chain * (most + 1) - 1)
         if not lo <= length <= top:
             raise LengthgenError(f"impossible length {length} for variable_assignment with depth {self.depth} and "
                                  f"{self.variables} variables; valid: {lo}..{top} {self.unit}")

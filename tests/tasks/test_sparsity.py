@@ -131,8 +131,21 @@ def test_variable_assignment_formats_by_hand():
         VariableAssignment(depth=2, format="paper").check(3)
     with pytest.raises(LengthgenError, match="valid: 4..267 tokens"):
         VariableAssignment(depth=2, format="paper").check(268)
-    with pytest.raises(ValueError, match="unknown variable_assignment format 'theirs'; valid: ours, paper"):
+    with pytest.raises(ValueError, match="unknown variable_assignment format 'theirs'; valid: ours, paper, delimited"):
         VariableAssignment(format="theirs")
+
+
+def test_variable_assignment_delimited_is_the_papers_format_with_each_step_ended():
+    task = VariableAssignment(depth=2, format="delimited")
+    s = task.sequence(12, torch.Generator().manual_seed(0))  # 12 tokens: two chains of two 3-token steps
+    prompt, answer = s.tokens[:s.prompt], s.tokens[s.prompt:]
+    paper = VariableAssignment(depth=2, format="paper").sequence(8, torch.Generator().manual_seed(0))
+    assert [t for t in prompt if t != ";"] == paper.tokens[:paper.prompt]  # the same draw, a `;` after each step
+    assert prompt[5::3] == [";"] * 4 and prompt[-1] == ">" and task.unit == "tokens"
+    assert answer == paper.tokens[paper.prompt:] == variable_assignment_reference(prompt, format="delimited")
+    assert [prompt[i] for i in s.ids[s.prompt:]] == answer and [(i - 3) % 3 for i in s.ids[s.prompt:]] == [1, 1]
+    with pytest.raises(LengthgenError, match="valid: 6..401 tokens"):  # 66 chains of 3 fit 200 variables: 6 x 67 - 1
+        task.check(5)
 
 
 def test_a_batch_holds_one_length_with_ids():

@@ -17,6 +17,7 @@ from lengthgen.papers.sparsity.experiments import (
 from lengthgen.papers.sparsity.sizing import (
     CONTROL,
     CONTROL_STEPS,
+    FORMAT_CONTROL,
     SIZING_EXPERIMENTS,
     SIZING_PROFILES,
     SIZING_SEEDS,
@@ -24,7 +25,7 @@ from lengthgen.papers.sparsity.sizing import (
     sizing_section,
 )
 
-EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL)}
+EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL)}
 
 
 def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_course():
@@ -111,3 +112,17 @@ def test_the_scratchpad_control_is_the_grid_run_on_the_papers_steps_and_a_sizing
     assert run.train.steps == CONTROL_STEPS == 5 * grid[0].train.steps
     assert replace(run, seed=0, train=replace(run.train, steps=grid[0].train.steps)) == grid[0]  # nothing else
     assert not run.stop_fitted and not run.course  # trained to the end, tested as the grid
+
+
+def test_the_format_control_is_the_regime_baseline_with_each_step_ended_on_a_sizing_seed():
+    from lengthgen.papers.sparsity.experiments import assignment_configs
+
+    run, = EXPERIMENTS["sparsity-control-format"].configs_for("regime")
+    baseline = next(r for r in assignment_configs("cpu", None) if variant(r) == "no coupling")  # the variant's build
+    assert variant(run) == "no coupling" and run.task.format == "delimited" and run.seed == SIZING_SEEDS[0]
+    ppc = next(r for r in assignment_configs("regime", None) if r.seed == 0)  # the grid's size and budget
+    assert (run.model.layers, run.model.width, run.train.steps) == (ppc.model.layers, ppc.model.width, 50_000)
+    assert run.model.positional == "learned" and not run.model.ppc and run.train.positions == "offset"
+    assert not run.task.coupled and baseline.task.coupled is False
+    assert run.task == replace(ppc.task, coupled=False, format="delimited")  # only the format and the coupling
+    assert (run.course, run.stop_fitted) == (SIZING_PROFILES["cpu"].course, True)  # read as the sizing study's
