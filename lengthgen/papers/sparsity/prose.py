@@ -360,20 +360,22 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
 
 
 def scratchpad_control(runs: pd.DataFrame) -> dict:
-    """The control's sentence (`sizing.CONTROL`: j = 1 PPC of the scratchpad grid on the paper's steps, a sizing
-    seed), value `sp_control`: how it fits and how far it reaches, and its lookup head's attention, or that it is not
-    stored yet."""
+    """The control's sentence (`sizing.CONTROL`: j = 1 PPC of the scratchpad grid on the paper's steps, the sizing
+    seeds), value `sp_control`: how it fits and how far it reaches, seed by seed (a mean would hide a seed that moves
+    and one that does not), and its lookup head's attention, or that it is not stored yet."""
     if runs.empty:
         return {"sp_control": "not stored yet"}
     runs = runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])  # "4x128 j=1 PPC": the size is the grid's
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
-    row = fit_and_reach(combined, trained).iloc[0]
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
+    rows = {seed: fit_and_reach(combined[combined.seed == seed], trained).iloc[0] for seed in seeds}
     lookup = lookup_table(combined, "variant")
-    spread = "" if lookup.empty else "; " + lookup_phrase(row.variant, lookup.droplevel(0), trained)
-    which = f"sizing seeds {and_list(seeds)}, mean over them" if len(seeds) > 1 else f"sizing seed {seeds[0]}"
-    return {"sp_control": f"on {steps:,} steps ({which}), {reach_phrase(row)}{spread}"}
+    spread = "" if lookup.empty else "; " + lookup_phrase(rows[seeds[0]].variant, lookup.droplevel(0), trained)
+    if len(seeds) == 1:
+        return {"sp_control": f"on {steps:,} steps (sizing seed {seeds[0]}), {reach_phrase(rows[seeds[0]])}{spread}"}
+    each = "; ".join(f"on seed {seed}, {reach_phrase(row)}" for seed, row in rows.items())
+    return {"sp_control": f"on {steps:,} steps (sizing seeds {and_list(seeds)}): {each}{spread}"}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:

@@ -173,6 +173,10 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
         "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 80; j=1 "
         "PPC's lookup head puts 0.99 of its attention on the keys its id points to at 40 and 0.80 at 200 (one seed)")}
     assert prose.scratchpad_control(pd.DataFrame()) == {"sp_control": "not stored yet"}
+    other = rows.assign(seed=101, value=rows.value.where((rows.metric != "accuracy") | (rows.length != 40), 50.0))
+    assert prose.scratchpad_control(pd.concat([rows, other]))["sp_control"].startswith(
+        "on 50,000 steps (sizing seeds 100 and 101): on seed 100, j=1 PPC fits them (100% in distribution) and stays "
+        "≥ 90% to 80; on seed 101, j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 40")  # not their mean
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
