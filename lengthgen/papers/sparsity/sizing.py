@@ -17,8 +17,9 @@ schedule set for the whole budget):
   ids, coupling's random offset) and j = 1's two ablations (`experiments.scratchpad_runs`), trained on combined
   lengths 10-40 as the paper;
 - `sparsity-sizing-assignment`: variable assignment in the paper's format (Appendix E.3 as our copy of it reads: no
-  step separator, no copied query, lengths in tokens between the separators), 200 variables, trained on 20-60 tokens and tested to 200
-  as the paper, with the paper's learned absolute ids: PPC and its three baselines (`experiments.assignment_runs`).
+  step separator, no copied query, lengths in tokens between the separators), 200 variables, trained on 20-60 tokens
+  and tested to 200 as the paper, with the paper's learned absolute ids: PPC and its three baselines
+  (`experiments.assignment_runs`).
 
 Two controls, each one run of a grid's recipe with one setting changed: `sparsity-control-scratchpad` (the paper's
 steps for j = 1 PPC, trained to the end) and `sparsity-control-format` (variable assignment's no coupling with each
