@@ -82,13 +82,13 @@ def answer(board: pd.DataFrame, question: Question) -> str:
         among = f" (of {and_list(question.tasks)})" if question.tasks else ""
         return f"{question.text} Not asked yet: no task of the board{among} holds both {question.mechanism} and " \
                f"{question.against}."
-    counted = table[~table.comparison.str.startswith("not trained")]
+    untrained = table.comparison.str.startswith("not trained")
+    counted = table[~untrained]
     parts = [f"{outcome} on {len(hit)} ({and_list(hit.task)})" if len(hit) else f"{outcome} on none"
              for outcome in (AHEAD, BEHIND, TIED) for hit in [counted[counted.comparison == outcome]]]
     text = (f"{question.text} {question.mechanism} against {question.against}, on the {len(counted)} task"
             f"{'' if len(counted) == 1 else 's'} where both fit: {'; '.join(parts)}.")
-    untrained = table[table.comparison.str.startswith("not trained")]
-    return text + "".join(f" On {r.task}, {r.comparison}." for r in untrained.itertuples())
+    return text + "".join(f" On {r.task}, {r.comparison}." for r in table[untrained].itertuples())
 
 
 def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
@@ -102,9 +102,12 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
     for scheme in present:
         mine = cells.xs(scheme, level="variant")
         trained = mine.status == RANKED
-        beaten = [f"{task} (by {and_list(others)})" for task in mine.index[trained]
-                  for others in [[o for o in present if o != scheme and cells.loc[(task, o)].status == RANKED
-                                  and _against(cells.loc[(task, o)], mine.loc[task]) == AHEAD]] if others]
+        beaten = []
+        for task in mine.index[trained]:
+            ahead = [other for other in present if other != scheme and cells.loc[(task, other)].status == RANKED
+                     and _against(cells.loc[(task, other)], mine.loc[task]) == AHEAD]
+            if ahead:
+                beaten.append(f"{task} (by {and_list(ahead)})")
         rows.append({"scheme": scheme, "mean beyond": mine.beyond.where(trained, 0.0).mean(), "tasks": len(mine),
                      "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten)})
     columns = ["scheme", "mean beyond", "tasks", "not trained on", "beaten on"]
