@@ -37,7 +37,7 @@ from lengthgen.papers.sparsity.readings import (
     with_combined_length,
 )
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
-from lengthgen.tasks.sparsity import ScratchpadParity
+from lengthgen.tasks.sparsity import ScratchpadParity, VariableAssignment
 
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
 PARITY, ASSIGN = paper.SETUPS["sparsity-parity"], paper.SETUPS["sparsity-assignment"]
@@ -201,7 +201,7 @@ def assignment_setup(sizes: DecoderSizes, name: str) -> dict:
     and the models of the paper's four that the grid leaves out (`left_out_phrase`)."""
     lo, hi = sizes.train_lengths
     return {f"{name}_model": model_text(sizes), f"{name}_depths": and_list(sizes.depths),
-            f"{name}_variables": sizes.variables, f"{name}_unit": "tokens" if sizes.format == "paper" else "chains",
+            f"{name}_variables": sizes.variables, f"{name}_unit": VariableAssignment(format=sizes.format).unit,
             f"{name}_train": f"{lo}-{hi}", f"{name}_longest": max(sizes.eval_lengths),
             f"{name}_ratio": max(sizes.eval_lengths) / hi,
             f"{name}_paper_tokens": f"{ASSIGN.train[1]} to {ASSIGN.longest_test}",
