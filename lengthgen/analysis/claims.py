@@ -112,3 +112,19 @@ def claims_summary(claims: list[Claim], readings: dict[str, pd.DataFrame],
     rows = [(c.label + context(c, readings[c.reading]), c.verdict(readings), c.text(readings))
             for c in claims if readings.get(c.reading) is not None and not readings[c.reading].empty]
     return pd.DataFrame(rows, columns=["claim", "verdict", "evidence"])
+
+
+def seed_check(claims: list[Claim], by_seed: dict[int, dict[str, pd.DataFrame]]) -> pd.DataFrame:
+    """Whether each claim's verdict holds beyond one seed: one row per part of a claim (`Claim.parts`) judged on
+    every seed of `by_seed` (seed -> readings by key, each read on that seed's runs alone), its verdict class on each
+    seed, and whether they are one class. A part that some seed does not judge (not run: no rows but baselines) is
+    left out."""
+    rows = []
+    for claim in claims:
+        parts = {seed: {name: verdict_class(v) for name, _, v in claim.parts(readings) if v != NOT_RUN}
+                 for seed, readings in by_seed.items()}
+        first, *others = parts.values()
+        for name in (n for n in first if all(n in other for other in others)):
+            classes = [parts[seed][name] for seed in by_seed]
+            rows.append((claim.where, name, *classes, "yes" if len(set(classes)) == 1 else "no"))
+    return pd.DataFrame(rows, columns=["where", "part", *(f"seed {s}" for s in by_seed), "same on every seed"])

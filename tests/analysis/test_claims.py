@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from lengthgen.analysis.claims import LIVE, Claim, claims_table, claims_versus
+from lengthgen.analysis.claims import LIVE, Claim, claims_table, claims_versus, seed_check
 from lengthgen.analysis.verdicts import NOT_RUN
 from lengthgen.papers import EXPERIMENTS, PAPERS
 
@@ -41,6 +41,18 @@ def test_a_claim_split_by_a_column_is_judged_part_by_part_and_lists_a_row_each()
     assert rows.cell.tolist() == ["assign (depth 2)", "assign (depth 3)", "assign"]
     assert rows.verdict.tolist() == ["reproduced", "not reproduced", "partly"] and set(rows.source) == {"Fig. 3"}
     assert claim(each="depth").parts({}) == [] and claim_rows([claim(each="depth")], {}).empty
+
+
+def test_the_seed_check_compares_each_part_s_verdict_class_across_seeds():
+    reading = READING.assign(depth=[2, 2, 3])
+    other = reading.assign(verdict=["partly (k = 2 not solved)", "baseline", "not reproduced (falls 2 points)"])
+    by_seed = {0: {"assign": reading}, 1: {"assign": other}, 2: {"assign": reading.iloc[:2]}}
+    table = seed_check([claim(each="depth")], by_seed)
+    assert table.columns.tolist() == ["where", "part", "seed 0", "seed 1", "seed 2", "same on every seed"]
+    # depth 3 is not judged on seed 2 (its reading has no depth-3 row): left out, not counted as agreeing
+    assert table.values.tolist() == [["Fig. 3", "assign (depth 2)", "reproduced", "partly", "reproduced", "no"]]
+    same = seed_check([claim(each="depth")], {0: {"assign": reading}, 1: {"assign": other.iloc[1:]}})
+    assert same.values.tolist() == [["Fig. 3", "assign (depth 3)", "not reproduced", "not reproduced", "yes"]]
 
 
 def test_a_claim_without_its_reading_is_not_run():

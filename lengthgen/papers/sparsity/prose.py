@@ -36,6 +36,7 @@ from lengthgen.papers.sparsity.readings import (
     ppc_parts,
     with_combined_length,
 )
+from lengthgen.papers.sparsity.rows import SEED_CHECK
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity, VariableAssignment
 
@@ -520,6 +521,26 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
             "langres_long_other": theirs["other"], "langres_long_random": theirs["random"],
             "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
             "langres_cross_r": span(cross["pearson r"], "{:.2f}")}
+
+
+# Section 8.
+
+def seed_check(table: pd.DataFrame, profile: str) -> dict:
+    """Section 8: whether the live verdicts hold on the seeds the live runs do not use (`rows.live_seed_check`):
+    how many claim parts keep their verdict's class on every seed, and which change; or why there is no check."""
+    if profile not in SEED_CHECK:
+        return {"seed_check": f"The seed check reads the live runs at {and_list(SEED_CHECK)} sizes only; this page "
+                              f"ran at {profile}."}
+    if table.empty:
+        return {"seed_check": f"No runs on other seeds are stored yet (lengthgen run sparsity-parity --profile "
+                              f"{SEED_CHECK[profile]}, and likewise sparsity-scratchpad)."}
+    seeds = [c.removeprefix("seed ") for c in table.columns if c.startswith("seed ")]
+    same = int((table["same on every seed"] == "yes").sum())
+    changed = (f"; the other {len(table) - same} change with the seed (no in the table's last column), so this page's "
+               "verdicts of those are one seed's" if same < len(table) else "")
+    return {"seed_check": f"On seeds {and_list(seeds)} (the first the live runs', the others stored at the same "
+                          f"sizes), {same} of the {len(table)} claim parts judged on every seed keep one verdict "
+                          f"class{changed}."}
 
 
 # Section 9.

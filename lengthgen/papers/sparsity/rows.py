@@ -3,6 +3,7 @@ runs, one row each (`papers.base.ROW`), from a results store and a profile."""
 
 import pandas as pd
 
+from lengthgen.analysis.claims import seed_check
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
@@ -20,6 +21,8 @@ GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
 # documents longer than the windows (language); cpu for sparse parity, where every training bound K already fits.
 READ_AT = {name: e.stored_profile for name, e in GRIDS.items()}
 STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
+# A live profile -> the profile of its sizes on seeds the live runs do not use (`experiments.QUICK_SEEDS`), stored.
+SEED_CHECK = {"quick": "quick-seeds"}
 
 
 def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.DataFrame:
@@ -33,11 +36,18 @@ def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFram
     """The readings of a store's runs at `profile`, by key (the `reading` of each of `sparsity_paper.CLAIMS`): at a
     stored profile, of the grids read there (READ_AT); at a live one (the book's quick runs), of every grid that has
     it. A reading without runs is left out."""
-    readings = {}
     live = profile not in STORED_PROFILES
-    parity, scratch, assign, language = (
-        read_runs(name, store, profile) if live or READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
-        for name in ("parity", "scratchpad", "assignment", "language"))
+    return readings_of({name: read_runs(name, store, profile)
+                        if live or READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
+                        for name in ("parity", "scratchpad", "assignment", "language")}, profile)
+
+
+def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.DataFrame]:
+    """The readings by key of runs at `profile` by grid name ("parity", "scratchpad", "assignment", "language"); a
+    grid missing or without runs gives none."""
+    readings = {}
+    parity, scratch, assign, language = (runs.get(name, pd.DataFrame())
+                                         for name in ("parity", "scratchpad", "assignment", "language"))
     if not parity.empty:
         readings["parity"], readings["parity k"] = parity_reading(parity, profile)[1:]
     if not scratch.empty:
@@ -47,6 +57,22 @@ def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFram
     if not language.empty:
         readings["language"] = language_reading(language, profile)[2]
     return readings
+
+
+def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore, profile: str) -> pd.DataFrame:
+    """Whether the live claims hold beyond the live runs' seed: each claim part's verdict class on the live runs
+    (`live`, by grid name) and on the stored runs of the same sizes on seeds the live runs do not use
+    (`SEED_CHECK`, `claims.seed_check`), each seed read alone. None at a profile without such seeds, or before any
+    is stored."""
+    if profile not in SEED_CHECK:
+        return pd.DataFrame()
+    runs = {name: pd.concat([frame, read_runs(name, store, SEED_CHECK[profile])]) for name, frame in live.items()}
+    seeds = sorted(set().union(*(set(frame.seed) for frame in runs.values() if not frame.empty)))
+    if len(seeds) < 2:
+        return pd.DataFrame()
+    by_seed = {seed: readings_of({name: frame[frame.seed == seed] for name, frame in runs.items()}, profile)
+               for seed in seeds}
+    return seed_check(sparsity_paper.CLAIMS, by_seed)
 
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:

@@ -13,6 +13,8 @@ from lengthgen.config import config_dict, from_dict
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS, PPC_PARTS
 from lengthgen.models.transformer import Generation
 from lengthgen.papers.sparsity.experiments import (
+    PARITY_PROFILES,
+    SCRATCHPAD_PROFILES,
     SPARSITY_EXPERIMENTS,
     DecoderSizes,
     ParityRun,
@@ -237,3 +239,12 @@ def test_the_scorecard_reads_live_runs_at_their_profile_and_stored_grids_where_t
     live = scorecard_rows(store, "smoke")  # a live profile: every grid that has it
     assert set(live.source) == {"Figs. 1, 7", "Figs. 1, 7 (larger k)"}
     assert scorecard_rows(store, "regime").empty  # parity is read at cpu, and nothing is stored at regime
+
+
+def test_the_seed_check_runs_the_live_sizes_on_the_seeds_the_live_runs_do_not_use():
+    from lengthgen.papers.sparsity.rows import SEED_CHECK
+
+    for profiles in (PARITY_PROFILES, SCRATCHPAD_PROFILES):
+        for live, other in SEED_CHECK.items():
+            assert replace(profiles[other], seeds=profiles[live].seeds) == profiles[live]
+            assert profiles[other].seeds and not set(profiles[other].seeds) & set(profiles[live].seeds)

@@ -278,6 +278,20 @@ def test_not_yet():
         "one model")  # the regime grid holds PPC alone
 
 
+def test_seed_check_counts_the_parts_that_keep_one_verdict_class():
+    table = pd.DataFrame({"where": ["Fig. 1", "Fig. 8"], "part": ["parity (variant K=2)", "scratchpad"],
+                          "seed 0": ["partly", "not trained"], "seed 3": ["reproduced", "not trained"],
+                          "same on every seed": ["no", "yes"]})
+    assert prose.seed_check(table, "quick")["seed_check"] == (
+        "On seeds 0 and 3 (the first the live runs', the others stored at the same sizes), 1 of the 2 claim parts "
+        "judged on every seed keep one verdict class; the other 1 change with the seed (no in the table's last "
+        "column), so this page's verdicts of those are one seed's.")
+    assert prose.seed_check(table.iloc[1:], "quick")["seed_check"].endswith("1 of the 1 claim parts judged on every "
+                                                                             "seed keep one verdict class.")
+    assert "quick-seeds" in prose.seed_check(table.iloc[:0], "quick")["seed_check"]  # none stored: how to store them
+    assert prose.seed_check(table, "smoke")["seed_check"].endswith("this page ran at smoke.")
+
+
 @pytest.fixture(scope="module")
 def committed() -> dict:
     store = ResultStore(ROOT / "results")
@@ -307,7 +321,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
-             setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"])]
+             setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
+             prose.seed_check(pd.DataFrame(), "quick")]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
