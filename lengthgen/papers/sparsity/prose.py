@@ -532,8 +532,9 @@ def seed_check(table: pd.DataFrame, profile: str) -> dict:
         return {"seed_check": f"The seed check reads the live runs at {and_list(SEED_CHECK)} sizes only; this page "
                               f"ran at {profile}."}
     if table.empty:
+        seeds = ",".join(map(str, SEED_CHECK[profile]))
         return {"seed_check": f"No runs on other seeds are stored yet (lengthgen run sparsity-parity --profile "
-                              f"{SEED_CHECK[profile]}, and likewise sparsity-scratchpad)."}
+                              f"{profile} --seeds {seeds}, and likewise sparsity-scratchpad)."}
     seeds = [c.removeprefix("seed ") for c in table.columns if c.startswith("seed ")]
     same = int((table["same on every seed"] == "yes").sum())
     changed = (f"; the other {len(table) - same} change with the seed (no in the table's last column), so this page's "

@@ -7,6 +7,7 @@ from lengthgen.analysis.claims import seed_check
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
+    QUICK_SEEDS,
     SPARSITY_EXPERIMENTS,
     assignment_reading,
     parity_reading,
@@ -14,6 +15,7 @@ from lengthgen.papers.sparsity.experiments import (
 )
 from lengthgen.papers.sparsity.language import LANGUAGE, language_reading
 from lengthgen.results.store import ResultStore
+from lengthgen.results.sweep import collect
 
 GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
 # The profile at which the chapter and the scorecard read each grid: its stored profile (`Experiment.stored`): regime
@@ -21,8 +23,7 @@ GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
 # documents longer than the windows (language); cpu for sparse parity, where every training bound K already fits.
 READ_AT = {name: e.stored_profile for name, e in GRIDS.items()}
 STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
-# A live profile -> the profile of its sizes on seeds the live runs do not use (`experiments.QUICK_SEEDS`), stored.
-SEED_CHECK = {"quick": "quick-seeds"}
+SEED_CHECK = {"quick": QUICK_SEEDS}  # a live profile -> its seeds that the live runs do not use, stored
 
 
 def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.DataFrame:
@@ -61,12 +62,14 @@ def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.Dat
 
 def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore, profile: str) -> pd.DataFrame:
     """Whether the live claims hold beyond the live runs' seed: each claim part's verdict class on the live runs
-    (`live`, by grid name) and on the stored runs of the same sizes on seeds the live runs do not use
+    (`live`, by grid name) and on the stored runs of the same profile on seeds the live runs do not use
     (`SEED_CHECK`, `claims.seed_check`), each seed read alone. None at a profile without such seeds, or before any
     is stored."""
     if profile not in SEED_CHECK:
         return pd.DataFrame()
-    runs = {name: pd.concat([frame, read_runs(name, store, SEED_CHECK[profile])]) for name, frame in live.items()}
+    grids = {name: GRIDS[f"sparsity-{name}"] for name in live}
+    runs = {name: pd.concat([frame, collect(grids[name], grids[name].configs_for(profile, SEED_CHECK[profile]), store,
+                                            skip_missing=True)]) for name, frame in live.items()}
     seeds = sorted(set().union(*(set(frame.seed) for frame in runs.values() if not frame.empty)))
     if len(seeds) < 2:
         return pd.DataFrame()

@@ -245,6 +245,5 @@ def test_the_seed_check_runs_the_live_sizes_on_the_seeds_the_live_runs_do_not_us
     from lengthgen.papers.sparsity.rows import SEED_CHECK
 
     for profiles in (PARITY_PROFILES, SCRATCHPAD_PROFILES):
-        for live, other in SEED_CHECK.items():
-            assert replace(profiles[other], seeds=profiles[live].seeds) == profiles[live]
-            assert profiles[other].seeds and not set(profiles[other].seeds) & set(profiles[live].seeds)
+        for live, seeds in SEED_CHECK.items():
+            assert seeds and not set(seeds) & set(profiles[live].seeds)

@@ -288,7 +288,7 @@ def test_seed_check_counts_the_parts_that_keep_one_verdict_class():
         "column), so this page's verdicts of those are one seed's.")
     assert prose.seed_check(table.iloc[1:], "quick")["seed_check"].endswith("1 of the 1 claim parts judged on every "
                                                                              "seed keep one verdict class.")
-    assert "quick-seeds" in prose.seed_check(table.iloc[:0], "quick")["seed_check"]  # none stored: how to store them
+    assert "--profile quick --seeds 1,2," in prose.seed_check(table.iloc[:0], "quick")["seed_check"]  # how to store
     assert prose.seed_check(table, "smoke")["seed_check"].endswith("this page ran at smoke.")
 
 
