@@ -10,6 +10,7 @@ from dataclasses import replace
 import pandas as pd
 
 from lengthgen.analysis.language import LEVEL, MARGIN, SHARE, lower_bound
+from lengthgen.analysis.sizing import sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import ACCURACY, LOOKUP, PERPLEXITY
@@ -399,6 +400,24 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
     verdicts = {f"Fig. 3 at depth {r.depth}": r.verdict for r in claim.itertuples() if r.variant == "PPC"}
     lookup = lookup_table(runs, "depth").rename(index=lambda d: label("PPC", d), level=0)
     return stored_coupling(models, diagnosis, lookup, verdicts, trained, "pa")
+
+
+def format_control(runs: pd.DataFrame) -> dict:
+    """The format control's sentence (`sizing.FORMAT_CONTROL`: no coupling in the delimited format at the assignment
+    grid's size and budget, a sizing seed), value `pa_control`: whether it fits its training lengths, and so which of
+    the format and the size kept that baseline out of the grid; or that it is not stored yet."""
+    if runs.empty:
+        return {"pa_control": "not stored yet"}
+    row = sizing_table(runs).iloc[0]
+    seeds = f"sizing seed {and_list(sorted(runs.seed.unique()))}"
+    last = f"{row['last']:.1f}% at {row['train'].split('-')[1]} tokens"
+    if row.fits:
+        return {"pa_control": f"with each step ended by a separator, no coupling fits its training lengths at step "
+                              f"{row['fits at step']:,.0f} of {row.budget:,} ({seeds}; {last}): the unmarked steps, "
+                              "not the size, kept it out of the grid"}
+    return {"pa_control": f"with each step ended by a separator, no coupling still does not fit its training lengths "
+                          f"in {row.budget:,} steps ({seeds}; {last}, final training loss {row['final loss']:.2f}): "
+                          "the size, not the unmarked steps, keeps it out of the grid"}
 
 
 def model_parameters(sizes: LanguageSizes) -> int:

@@ -212,8 +212,11 @@ FORMAT_CONTROL = decoder_experiment("sparsity-control-format", "control: no coup
 
 
 def sizing_methods(store: ResultStore) -> str:
-    """The sizing study's section of the Methods page (`Paper.methods`) from a results store."""
-    return sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
+    """The sizing study's section of the Methods page (`Paper.methods`) from a results store, and the format
+    control's course read the same way."""
+    study = sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
+    return study + "\n" + sizing_markdown(stored_runs(FORMAT_CONTROL, "regime", store),
+                                          "**The format control, as stored** (read as the study's runs). ")
 
 
 def sizing_section(runs: pd.DataFrame, profile: str = "cpu") -> str:

@@ -278,6 +278,22 @@ def test_not_yet():
         "one model")  # the regime grid holds PPC alone
 
 
+def test_the_format_control_sentence_says_which_of_format_and_size_kept_the_baseline_out():
+    from tests.papers.sparsity.test_sizing import course
+
+    fits = pd.DataFrame(course("4x128 no coupling", 100, [50, 92, 95], parts=False, budget=50_000))
+    assert prose.format_control(fits) == {"pa_control": (
+        "with each step ended by a separator, no coupling fits its training lengths at step 200 of 50,000 (sizing "
+        "seed 100; 95.0% at 60 tokens): the unmarked steps, not the size, kept it out of the grid")}
+    fails = pd.DataFrame(course("4x128 no coupling", 100, [5, 8, 7.5], parts=False, budget=50_000))
+    fails.loc[fails.step.isna(), "value"] = 3.93  # its final training loss
+    assert prose.format_control(fails) == {"pa_control": (
+        "with each step ended by a separator, no coupling still does not fit its training lengths in 50,000 steps "
+        "(sizing seed 100; 7.5% at 60 tokens, final training loss 3.93): the size, not the unmarked steps, keeps it "
+        "out of the grid")}
+    assert prose.format_control(pd.DataFrame()) == {"pa_control": "not stored yet"}
+
+
 def test_seed_check_counts_the_parts_that_keep_one_verdict_class():
     table = pd.DataFrame({"where": ["Fig. 1", "Fig. 8"], "part": ["parity (variant K=2)", "scratchpad"],
                           "seed 0": ["partly", "not trained"], "seed 3": ["reproduced", "not trained"],
@@ -322,7 +338,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
-             prose.seed_check(pd.DataFrame(), "quick")]
+             prose.seed_check(pd.DataFrame(), "quick"), prose.format_control(pd.DataFrame())]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

@@ -22,8 +22,10 @@ from lengthgen.papers.sparsity.sizing import (
     SIZING_PROFILES,
     SIZING_SEEDS,
     sized_labels,
+    sizing_methods,
     sizing_section,
 )
+from lengthgen.results.store import ResultStore
 
 EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL)}
 
@@ -126,3 +128,9 @@ def test_the_format_control_is_the_regime_baseline_with_each_step_ended_on_a_siz
     assert not run.task.coupled and baseline.task.coupled is False
     assert run.task == replace(ppc.task, coupled=False, format="delimited")  # only the format and the coupling
     assert (run.course, run.stop_fitted) == (SIZING_PROFILES["cpu"].course, True)  # read as the sizing study's
+
+
+def test_the_methods_section_reads_the_format_control_after_the_study(tmp_path):
+    text = sizing_methods(ResultStore(tmp_path))
+    study, control = text.split("**The format control, as stored**")
+    assert "No sizing run is stored yet." in study and control.endswith("No sizing run is stored yet.\n")
