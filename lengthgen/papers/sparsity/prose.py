@@ -44,6 +44,7 @@ from lengthgen.tasks.sparsity import ScratchpadParity, VariableAssignment
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
 PARITY, ASSIGN = paper.SETUPS["sparsity-parity"], paper.SETUPS["sparsity-assignment"]
 FIT = "in distribution"  # a column of `readings.fit_and_reach`, as REACH
+SAME = "same on every seed"  # the last column of `rows.seed_table`
 
 
 def int_range(values) -> str:
@@ -544,23 +545,30 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 
 # Section 8.
 
-def seed_check(table: pd.DataFrame, profile: str) -> dict:
-    """Section 8: whether the live verdicts hold on the seeds the live runs do not use (`rows.live_seed_check`):
-    how many claim parts keep their verdict's class on every seed, and which change; or why there is no check."""
+def kept(table: pd.DataFrame) -> str:
+    """"2 of the 5 claim parts judged on every seed keep one verdict class; the other 3 change with the seed" of a
+    `rows.seed_table`."""
+    same = int((table[SAME] == "yes").sum())
+    changed = f"; the other {len(table) - same} change with the seed" if same < len(table) else ""
+    return f"{same} of the {len(table)} claim parts judged on every seed keep one verdict class{changed}"
+
+
+def seed_check(live: pd.DataFrame, stored: pd.DataFrame, profile: str) -> dict:
+    """Section 8: whether the verdicts hold seed by seed (`rows.seed_table`): the live runs' beside the stored runs
+    of their sizes on seeds the live runs do not use (`rows.live_seed_check`), or why there is no such check; and the
+    stored grids', each seed alone, where their verdicts read the mean over seeds."""
+    seeds = [c.removeprefix("seed ") for c in live.columns if c.startswith("seed ")]
     if profile not in SEED_CHECK:
-        return {"seed_check": f"The seed check reads the live runs at {and_list(SEED_CHECK)} sizes only; this page "
-                              f"ran at {profile}."}
-    if table.empty:
-        seeds = ",".join(map(str, SEED_CHECK[profile]))
-        return {"seed_check": f"No runs on other seeds are stored yet (lengthgen run sparsity-parity --profile "
-                              f"{profile} --seeds {seeds}, and likewise sparsity-scratchpad)."}
-    seeds = [c.removeprefix("seed ") for c in table.columns if c.startswith("seed ")]
-    same = int((table["same on every seed"] == "yes").sum())
-    changed = (f"; the other {len(table) - same} change with the seed (no in the table's last column), so this page's "
-               "verdicts of those are one seed's" if same < len(table) else "")
-    return {"seed_check": f"On seeds {and_list(seeds)} (the first the live runs', the others stored at the same "
-                          f"sizes), {same} of the {len(table)} claim parts judged on every seed keep one verdict "
-                          f"class{changed}."}
+        text = f"The live seed check reads the {and_list(SEED_CHECK)} profile only; this page ran at {profile}."
+    elif live.empty:
+        text = (f"No live-size runs on other seeds are stored yet (lengthgen run sparsity-parity --profile {profile} "
+                f"--seeds {','.join(map(str, SEED_CHECK[profile]))}, and likewise sparsity-scratchpad).")
+    else:
+        one_seed = ", so this page's verdicts of those are one seed's" if (live[SAME] == "no").any() else ""
+        text = (f"On seeds {and_list(seeds)} (the first the live runs', the others stored at the same sizes), "
+                f"{kept(live)}{one_seed}.")
+    return {"seed_check": text,
+            "seed_check_stored": kept(stored) if not stored.empty else "no grid has two complete seeds yet"}
 
 
 # Section 9.

@@ -60,22 +60,36 @@ def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.Dat
     return readings
 
 
+def seed_table(runs: dict[str, pd.DataFrame], profiles: dict[str, str]) -> pd.DataFrame:
+    """Each claim part's verdict class on each seed of `runs` (by grid name, each read at `profiles[name]`), every
+    seed read alone (`claims.seed_check`); none with fewer than two seeds. A grid's cells should share their seeds
+    (`readings.judged`): a seed that only some cells have is read on those."""
+    seeds = sorted(set().union(*(set(frame.seed) for frame in runs.values() if not frame.empty)))
+    if len(seeds) < 2:
+        return pd.DataFrame()
+    by_seed = {seed: {key: reading for name, frame in runs.items()
+                      for key, reading in readings_of({name: frame[frame.seed == seed]}, profiles[name]).items()}
+               for seed in seeds}
+    return seed_check(sparsity_paper.CLAIMS, by_seed)
+
+
+def stored_seed_check(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """`seed_table` of stored grids (by grid name, each on its cells' common seeds, `readings.judged`), each read at
+    its READ_AT profile. For the grids whose rules read the mean over seeds; not language's, whose rules read their
+    spread."""
+    return seed_table(runs, {name: READ_AT[f"sparsity-{name}"] for name in runs})
+
+
 def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore, profile: str) -> pd.DataFrame:
-    """Whether the live claims hold beyond the live runs' seed: each claim part's verdict class on the live runs
-    (`live`, by grid name) and on the stored runs of the same profile on seeds the live runs do not use
-    (`SEED_CHECK`, `claims.seed_check`), each seed read alone. None at a profile without such seeds, or before any
-    is stored."""
+    """Whether the live claims hold beyond the live runs' seed: `seed_table` of the live runs (`live`, by grid name)
+    and the stored runs of the same profile on seeds the live runs do not use (`SEED_CHECK`). None at a profile
+    without such seeds, or before any is stored."""
     if profile not in SEED_CHECK:
         return pd.DataFrame()
     grids = {name: GRIDS[f"sparsity-{name}"] for name in live}
     runs = {name: pd.concat([frame, collect(grids[name], grids[name].configs_for(profile, SEED_CHECK[profile]), store,
                                             skip_missing=True)]) for name, frame in live.items()}
-    seeds = sorted(set().union(*(set(frame.seed) for frame in runs.values() if not frame.empty)))
-    if len(seeds) < 2:
-        return pd.DataFrame()
-    by_seed = {seed: readings_of({name: frame[frame.seed == seed] for name, frame in runs.items()}, profile)
-               for seed in seeds}
-    return seed_check(sparsity_paper.CLAIMS, by_seed)
+    return seed_table(runs, dict.fromkeys(runs, profile))
 
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:

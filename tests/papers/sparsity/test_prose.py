@@ -298,14 +298,17 @@ def test_seed_check_counts_the_parts_that_keep_one_verdict_class():
     table = pd.DataFrame({"where": ["Fig. 1", "Fig. 8"], "part": ["parity (variant K=2)", "scratchpad"],
                           "seed 0": ["partly", "not trained"], "seed 3": ["reproduced", "not trained"],
                           "same on every seed": ["no", "yes"]})
-    assert prose.seed_check(table, "quick")["seed_check"] == (
-        "On seeds 0 and 3 (the first the live runs', the others stored at the same sizes), 1 of the 2 claim parts "
-        "judged on every seed keep one verdict class; the other 1 change with the seed (no in the table's last "
-        "column), so this page's verdicts of those are one seed's.")
-    assert prose.seed_check(table.iloc[1:], "quick")["seed_check"].endswith("1 of the 1 claim parts judged on every "
-                                                                             "seed keep one verdict class.")
-    assert "--profile quick --seeds 1,2," in prose.seed_check(table.iloc[:0], "quick")["seed_check"]  # how to store
-    assert prose.seed_check(table, "smoke")["seed_check"].endswith("this page ran at smoke.")
+    assert prose.seed_check(table, table.iloc[1:], "quick") == {
+        "seed_check": "On seeds 0 and 3 (the first the live runs', the others stored at the same sizes), 1 of the 2 "
+                      "claim parts judged on every seed keep one verdict class; the other 1 change with the seed, so "
+                      "this page's verdicts of those are one seed's.",
+        "seed_check_stored": "1 of the 1 claim parts judged on every seed keep one verdict class"}
+    assert prose.seed_check(table.iloc[1:], table, "quick")["seed_check"].endswith(
+        "1 of the 1 claim parts judged on every seed keep one verdict class.")
+    none = prose.seed_check(table.iloc[:0], table.iloc[:0], "quick")
+    assert "--profile quick --seeds 1,2," in none["seed_check"]  # how to store them
+    assert none["seed_check_stored"] == "no grid has two complete seeds yet"
+    assert prose.seed_check(table, table, "smoke")["seed_check"].endswith("this page ran at smoke.")
 
 
 @pytest.fixture(scope="module")
@@ -338,7 +341,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
-             prose.seed_check(pd.DataFrame(), "quick"), prose.format_control(pd.DataFrame())]
+             prose.seed_check(pd.DataFrame(), pd.DataFrame(), "quick"), prose.format_control(pd.DataFrame())]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
