@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lengthgen.analysis.verdicts import NOT_RUN, claim_class, verdict_class
+from lengthgen.analysis.verdicts import NOT_RUN, NOT_TRAINED, claim_class, verdict_class
 
 LIVE = "(live, in the chapter)"  # the experiment of a claim that the chapter reads on what it computes itself
 BASELINE = "baseline"  # the verdict of a reading's reference rows (e.g. the uncoupled models): never judged
+NOT_JUDGED = "not judged (not trained on any seed)"
 
 
 def every_row(table: pd.DataFrame) -> pd.DataFrame:
@@ -114,11 +115,15 @@ def claims_summary(claims: list[Claim], readings: dict[str, pd.DataFrame],
     return pd.DataFrame(rows, columns=["claim", "verdict", "evidence"])
 
 
+SAME = "same on every seed"  # `seed_check`'s last column: yes, no, or NOT_JUDGED
+
+
 def seed_check(claims: list[Claim], by_seed: dict[int, dict[str, pd.DataFrame]]) -> pd.DataFrame:
     """Whether each claim's verdict holds beyond one seed: one row per part of a claim (`Claim.parts`) judged on
     every seed of `by_seed` (seed -> readings by key, each read on that seed's runs alone), its verdict class on each
-    seed, and whether they are one class. A part that some seed does not judge (not run: no rows but baselines) is
-    left out."""
+    seed, and whether they are one class (SAME: "yes" or "no"; NOT_JUDGED where the part's models are not trained on
+    any seed, so no verdict holds or changes). A part that some seed does not judge (not run: no rows but baselines)
+    is left out."""
     rows = []
     for claim in claims:
         parts = {seed: {name: verdict_class(v) for name, _, v in claim.parts(readings) if v != NOT_RUN}
@@ -126,5 +131,6 @@ def seed_check(claims: list[Claim], by_seed: dict[int, dict[str, pd.DataFrame]])
         first, *others = parts.values()
         for name in (n for n in first if all(n in other for other in others)):
             classes = [parts[seed][name] for seed in by_seed]
-            rows.append((claim.where, name, *classes, "yes" if len(set(classes)) == 1 else "no"))
-    return pd.DataFrame(rows, columns=["where", "part", *(f"seed {s}" for s in by_seed), "same on every seed"])
+            same = NOT_JUDGED if set(classes) == {NOT_TRAINED} else "yes" if len(set(classes)) == 1 else "no"
+            rows.append((claim.where, name, *classes, same))
+    return pd.DataFrame(rows, columns=["where", "part", *(f"seed {s}" for s in by_seed), SAME])

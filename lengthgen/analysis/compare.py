@@ -240,16 +240,17 @@ def failures_by(table: pd.DataFrame, column: str) -> pd.DataFrame:
     return failed.groupby(table[column]).agg(failed="sum", runs="count").astype(int)
 
 
-def on_common_seeds(runs: pd.DataFrame, cell: tuple[str, ...] = ("task", "variant")) -> tuple[pd.DataFrame, list]:
+def on_common_seeds(runs: pd.DataFrame, cell: tuple[str, ...] = ("task", "variant"),
+                    odd: bool = True) -> tuple[pd.DataFrame, list]:
     """(the runs of the seeds that every cell has, those seeds): a seed stored in only some cells (e.g. run where a
     first seed disagreed with the paper) never enters a median, so no cell's median depends on its own outcome.
-    The seeds kept are always an odd number (the highest common seed is left out of an even set), so a median is
-    one run's value, never the mean of a solved and a failed seed. `cell`: the columns that name a cell of the
-    grid (all labels but the seed)."""
+    With `odd`, the seeds kept are an odd number (the highest common seed is left out of an even set), so a median
+    is one run's value, never the mean of a solved and a failed seed; without, every common seed (each read alone).
+    `cell`: the columns that name a cell of the grid (all labels but the seed)."""
     if runs.empty:
         return runs, []
     common = sorted(set.intersection(*runs.groupby(list(cell)).seed.apply(set)))
-    common = common[:len(common) - 1 + len(common) % 2]
+    common = common[:len(common) - 1 + len(common) % 2] if odd else common
     return runs[runs.seed.isin(common)], common
 
 

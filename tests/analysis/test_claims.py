@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from lengthgen.analysis.claims import LIVE, Claim, claims_table, claims_versus, seed_check
+from lengthgen.analysis.claims import LIVE, NOT_JUDGED, Claim, claims_table, claims_versus, seed_check
 from lengthgen.analysis.verdicts import NOT_RUN
 from lengthgen.papers import EXPERIMENTS, PAPERS
 
@@ -53,6 +53,14 @@ def test_the_seed_check_compares_each_part_s_verdict_class_across_seeds():
     assert table.values.tolist() == [["Fig. 3", "assign (depth 2)", "reproduced", "partly", "reproduced", "no"]]
     same = seed_check([claim(each="depth")], {0: {"assign": reading}, 1: {"assign": other.iloc[1:]}})
     assert same.values.tolist() == [["Fig. 3", "assign (depth 3)", "not reproduced", "not reproduced", "yes"]]
+
+
+def test_a_part_not_trained_on_every_seed_is_not_judged_and_one_not_trained_on_some_seeds_changes():
+    untrained = READING.assign(verdict=["not trained: PPC does not fit", "baseline", "not trained"])
+    table = seed_check([claim()], {0: {"assign": untrained}, 1: {"assign": untrained}})
+    assert table["same on every seed"].tolist() == [NOT_JUDGED]
+    table = seed_check([claim()], {0: {"assign": untrained}, 1: {"assign": READING}})
+    assert table.values.tolist() == [["Fig. 3", "assign", "not trained", "partly", "no"]]
 
 
 def test_a_claim_without_its_reading_is_not_run():

@@ -214,6 +214,8 @@ def test_medians_use_only_an_odd_number_of_the_seeds_every_cell_has():
     assert compare.median_over_seeds(compare.on_common_seeds(two)[0]).set_index(["task", "variant"]).loc[
         ("copy", "mono"), "ours"] == 0.0
     assert compare.on_common_seeds(runs.iloc[:0])[1] == []
+    assert compare.on_common_seeds(runs, odd=False)[1] == [0, 2, 3, 4]  # a seed check reads every common seed
+    assert compare.on_common_seeds(two, odd=False)[1] == [0, 2]
 
 
 def test_ranking_leaves_untrained_cells_out():

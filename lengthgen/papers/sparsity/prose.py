@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from lengthgen.analysis.claims import NOT_JUDGED, SAME
 from lengthgen.analysis.language import LEVEL, MARGIN, SHARE, lower_bound
 from lengthgen.analysis.sizing import sizing_table
 from lengthgen.analysis.verdicts import TRAINED
@@ -44,7 +45,6 @@ from lengthgen.tasks.sparsity import ScratchpadParity, VariableAssignment
 TOKENS_PER_PAIR = 2  # a sparse-parity pair is a key and a bit
 PARITY, ASSIGN = paper.SETUPS["sparsity-parity"], paper.SETUPS["sparsity-assignment"]
 FIT = "in distribution"  # a column of `readings.fit_and_reach`, as REACH
-SAME = "same on every seed"  # the last column of `rows.seed_table`
 
 
 def int_range(values) -> str:
@@ -405,20 +405,22 @@ def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
 
 def format_control(runs: pd.DataFrame) -> dict:
     """The format control's sentence (`sizing.FORMAT_CONTROL`: no coupling in the delimited format at the assignment
-    grid's size and budget, a sizing seed), value `pa_control`: whether it fits its training lengths, and so which of
-    the format and the size kept that baseline out of the grid; or that it is not stored yet."""
+    grid's size and budget, one run on a sizing seed), value `pa_control`: whether it fits its training lengths, and
+    what one run can say of why the baselines are out of the grid; or that it is not stored yet."""
     if runs.empty:
         return {"pa_control": "not stored yet"}
     row = sizing_table(runs).iloc[0]
-    seeds = f"sizing seed {and_list(sorted(runs.seed.unique()))}"
+    seeds = f"one run, sizing seed {and_list(sorted(runs.seed.unique()))}"
     last = f"{row['last']:.1f}% at {row['train'].split('-')[1]} tokens"
     if row.fits:
-        return {"pa_control": f"with each step ended by a separator, no coupling fits its training lengths at step "
-                              f"{row['fits at step']:,.0f} of {row.budget:,} ({seeds}; {last}): the unmarked steps, "
-                              "not the size, kept it out of the grid"}
+        return {"pa_control": f"with each step ended by a separator (and so fewer chains per length), no coupling fits "
+                              f"its training lengths at step {row['fits at step']:,.0f} of {row.budget:,} ({seeds}; "
+                              f"{last}), at the size and budget where it did not fit unmarked: the missing separator "
+                              "may be what keeps the baselines out of the grid"}
     return {"pa_control": f"with each step ended by a separator, no coupling still does not fit its training lengths "
                           f"in {row.budget:,} steps ({seeds}; {last}, final training loss {row['final loss']:.2f}): "
-                          "the size, not the unmarked steps, keeps it out of the grid"}
+                          "marking the steps alone does not make it fit at this size and budget, which leaves size, "
+                          "budget and format unseparated"}
 
 
 def model_parameters(sizes: LanguageSizes) -> int:
@@ -545,30 +547,66 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 
 # Section 8.
 
-def kept(table: pd.DataFrame) -> str:
-    """"2 of the 5 claim parts judged on every seed keep one verdict class; the other 3 change with the seed" of a
-    `rows.seed_table`."""
-    same = int((table[SAME] == "yes").sum())
-    changed = f"; the other {len(table) - same} change with the seed" if same < len(table) else ""
-    return f"{same} of the {len(table)} claim parts judged on every seed keep one verdict class{changed}"
+GRID_NAMES = {"parity": "sparse parity", "scratchpad": "parity with a scratchpad", "assignment": "variable assignment",
+              "language": "language"}  # the grids of `rows.seed_table`, as the prose names them
+ONE_SEED = ", so this page's verdicts of those are one seed's"  # of the live parts that change with the seed
 
 
-def seed_check(live: pd.DataFrame, stored: pd.DataFrame, profile: str) -> dict:
-    """Section 8: whether the verdicts hold seed by seed (`rows.seed_table`): the live runs' beside the stored runs
-    of their sizes on seeds the live runs do not use (`rows.live_seed_check`), or why there is no such check; and the
-    stored grids', each seed alone, where their verdicts read the mean over seeds."""
-    seeds = [c.removeprefix("seed ") for c in live.columns if c.startswith("seed ")]
+def kept(table: pd.DataFrame, changed: str = "") -> str:
+    """"1 of the 4 claim parts judged on every seed keep one verdict class; the other 3 change with the seed
+    <changed>; 2 are not judged on any seed (no model of theirs fits)" of a `rows.seed_table` check."""
+    judged = table[table[SAME] != NOT_JUDGED]
+    same = int((judged[SAME] == "yes").sum())
+    text = (f"{same} of the {len(judged)} claim parts judged on every seed keep one verdict class" if same else
+            f"none of the {len(judged)} claim parts judged on every seed keeps one verdict class")
+    if 0 < same < len(judged):
+        text += f"; the other {len(judged) - same} change with the seed{changed}"
+    elif not same and len(judged):
+        text += f": all change with the seed{changed}"
+    if len(judged) < len(table):
+        n = len(table) - len(judged)
+        text += f"; {n} {'is' if n == 1 else 'are'} not judged on any seed (no model of theirs fits)"
+    return text
+
+
+def seed_words(seeds: list) -> str:
+    """"seed 2", "seeds 0 and 1"."""
+    return f"seed{'s' if len(seeds) > 1 else ''} {and_list(seeds)}"
+
+
+def unsteady_fits(fits: pd.DataFrame) -> str:
+    """"; j=1 PPC fits its training lengths on seeds 0 and 1, not on seed 2" for each model of a `rows.seed_table` fit
+    table that fits (>= TRAINED) on some of its seeds and not on others; "" when none."""
+    phrases = []
+    for (_, model), row in fits.iterrows():
+        values = {column.removeprefix("seed "): v for column, v in row.items() if v != "–"}
+        fit = [seed for seed, v in values.items() if v >= TRAINED]
+        if 0 < len(fit) < len(values):
+            phrases.append(f"{model} fits its training lengths on {seed_words(fit)}, not on "
+                           f"{seed_words([seed for seed in values if seed not in fit])}")
+    return "".join(f"; {phrase}" for phrase in phrases)
+
+
+def seed_check(live: tuple[pd.DataFrame, pd.DataFrame], stored: tuple[pd.DataFrame, pd.DataFrame],
+               profile: str) -> dict:
+    """Section 8: whether the verdicts hold seed by seed (`rows.seed_table`: the check and the fit of each model),
+    the live runs' beside the stored runs of their sizes on seeds the live runs do not use (`rows.live_seed_check`),
+    or why there is no such check; and the stored grids' each seed alone, where their verdicts read the mean."""
+    (check, fits), (stored_check, stored_fits) = live, stored
+    seeds = [c.removeprefix("seed ") for c in check.columns if c.startswith("seed ")]
     if profile not in SEED_CHECK:
         text = f"The live seed check reads the {and_list(SEED_CHECK)} profile only; this page ran at {profile}."
-    elif live.empty:
-        text = (f"No live-size runs on other seeds are stored yet (lengthgen run sparsity-parity --profile {profile} "
-                f"--seeds {','.join(map(str, SEED_CHECK[profile]))}, and likewise sparsity-scratchpad).")
+    elif check.empty:
+        text = (f"No two seeds of every live grid's cells are stored yet (lengthgen run sparsity-parity --profile "
+                f"{profile} --seeds {','.join(map(str, SEED_CHECK[profile]))}, and likewise sparsity-scratchpad).")
     else:
-        one_seed = ", so this page's verdicts of those are one seed's" if (live[SAME] == "no").any() else ""
         text = (f"On seeds {and_list(seeds)} (the first the live runs', the others stored at the same sizes), "
-                f"{kept(live)}{one_seed}.")
-    return {"seed_check": text,
-            "seed_check_stored": kept(stored) if not stored.empty else "no grid has two complete seeds yet"}
+                f"{kept(check, ONE_SEED)}{unsteady_fits(fits)}.")
+    if stored_check.empty:
+        return {"seed_check": text, "seed_check_stored": "no grid has two complete seeds yet"}
+    grids = and_list([GRID_NAMES[name] for name in dict.fromkeys(stored_check.grid)])
+    return {"seed_check": text, "seed_check_stored": f"those of {grids} (the grids with two or more complete seeds): "
+                                                     f"{kept(stored_check)}{unsteady_fits(stored_fits)}"}
 
 
 # Section 9.

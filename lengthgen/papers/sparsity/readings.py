@@ -36,12 +36,12 @@ def bound(variant: str) -> int:
     return int(variant.split("=")[1])
 
 
-def judged(runs: pd.DataFrame) -> pd.DataFrame:
+def judged(runs: pd.DataFrame, odd: bool = True) -> pd.DataFrame:
     """The runs of the seeds that every cell (task, variant and depth where labelled) has, an odd number of them
     (`compare.on_common_seeds`): a grid still running is judged on the seeds all of its cells share, so no cell's
-    verdict rests on more seeds than the cells it is set against."""
+    verdict rests on more seeds than the cells it is set against. Without `odd`, every such seed (a seed check)."""
     cell = tuple(c for c in ("task", "variant", "depth") if c in runs and runs[c].notna().all())
-    return on_common_seeds(runs, cell)[0]
+    return on_common_seeds(runs, cell, odd)[0]
 
 
 DROP = 10.0  # points: the least fall of accuracy that counts as "accuracy falls" (with k within a bound, and beyond K)

@@ -3,7 +3,7 @@ runs, one row each (`papers.base.ROW`), from a results store and a profile."""
 
 import pandas as pd
 
-from lengthgen.analysis.claims import seed_check
+from lengthgen.analysis.claims import SAME, seed_check
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
@@ -14,6 +14,7 @@ from lengthgen.papers.sparsity.experiments import (
     scratchpad_reading,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE, language_reading
+from lengthgen.papers.sparsity.readings import judged
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
 
@@ -60,32 +61,53 @@ def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.Dat
     return readings
 
 
-def seed_table(runs: dict[str, pd.DataFrame], profiles: dict[str, str]) -> pd.DataFrame:
-    """Each claim part's verdict class on each seed of `runs` (by grid name, each read at `profiles[name]`), every
-    seed read alone (`claims.seed_check`); none with fewer than two seeds. A grid's cells should share their seeds
-    (`readings.judged`): a seed that only some cells have is read on those."""
-    seeds = sorted(set().union(*(set(frame.seed) for frame in runs.values() if not frame.empty)))
-    if len(seeds) < 2:
-        return pd.DataFrame()
-    by_seed = {seed: {key: reading for name, frame in runs.items()
-                      for key, reading in readings_of({name: frame[frame.seed == seed]}, profiles[name]).items()}
-               for seed in seeds}
-    return seed_check(sparsity_paper.CLAIMS, by_seed)
+def seed_table(runs: dict[str, pd.DataFrame], profiles: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each grid of `runs` (by grid name, read at `profiles[name]`) seed by seed, on the seeds that every cell of it
+    has (`readings.judged` without the odd trim), a grid with fewer than two left out: (each claim part's verdict
+    class on each seed, `claims.seed_check`; each model's accuracy at its longest training length on each seed, the
+    worst of its rows, `fits`). A seed that a grid does not have reads "–"."""
+    checks, fits = [], []
+    for name, frame in runs.items():
+        frame = judged(frame, odd=False) if not frame.empty else frame
+        seeds = sorted(set(frame.seed)) if not frame.empty else []
+        if len(seeds) < 2:
+            continue
+        by_seed = {seed: readings_of({name: frame[frame.seed == seed]}, profiles[name]) for seed in seeds}
+        checks.append(seed_check(sparsity_paper.CLAIMS, by_seed).assign(grid=name))
+        fits.append(pd.concat({f"seed {seed}": in_distribution(readings) for seed, readings in by_seed.items()},
+                              axis=1).reset_index().assign(grid=name))
+    if not checks:
+        return pd.DataFrame(), pd.DataFrame()
+    check = pd.concat(checks, ignore_index=True)
+    seeds = sorted((c for c in check if c.startswith("seed ")), key=lambda c: int(c.split()[1]))
+    fit = pd.concat(fits, ignore_index=True)
+    return (check[["grid", "where", "part", *seeds, SAME]].fillna("–"),
+            fit[["grid", "variant", *seeds]].set_index(["grid", "variant"]).round(1).astype(object).fillna("–"))
 
 
-def stored_seed_check(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """`seed_table` of stored grids (by grid name, each on its cells' common seeds, `readings.judged`), each read at
-    its READ_AT profile. For the grids whose rules read the mean over seeds; not language's, whose rules read their
-    spread."""
+MODEL_READINGS = ("parity", "scratchpad", "jumps", "assignment")  # the readings whose rows are models
+
+
+def in_distribution(readings: dict[str, pd.DataFrame]) -> pd.Series:
+    """Each model's accuracy at its longest training length (the worst over the readings that list it), by variant,
+    from one seed's readings (MODEL_READINGS: their "in distribution" columns; language's models have none)."""
+    rows = [table.set_index("variant")[column] for key, table in readings.items() if key in MODEL_READINGS
+            for column in table.columns if column.startswith("in distribution")]
+    return pd.concat(rows).groupby(level=0, sort=False).min() if rows else pd.Series(dtype=float)
+
+
+def stored_seed_check(runs: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`seed_table` of stored grids (by grid name), each read at its READ_AT profile."""
     return seed_table(runs, {name: READ_AT[f"sparsity-{name}"] for name in runs})
 
 
-def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore, profile: str) -> pd.DataFrame:
+def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore,
+                    profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Whether the live claims hold beyond the live runs' seed: `seed_table` of the live runs (`live`, by grid name)
     and the stored runs of the same profile on seeds the live runs do not use (`SEED_CHECK`). None at a profile
     without such seeds, or before any is stored."""
     if profile not in SEED_CHECK:
-        return pd.DataFrame()
+        return pd.DataFrame(), pd.DataFrame()
     grids = {name: GRIDS[f"sparsity-{name}"] for name in live}
     runs = {name: pd.concat([frame, collect(grids[name], grids[name].configs_for(profile, SEED_CHECK[profile]), store,
                                             skip_missing=True)]) for name, frame in live.items()}

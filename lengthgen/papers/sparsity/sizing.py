@@ -188,8 +188,10 @@ CONTROL = decoder_experiment("sparsity-control-scratchpad", "control: j = 1 PPC 
 # If it ends each step, the paper's baselines read their steps marked apart, ours (format "paper") unmarked, and no
 # baseline fit at 4x128 in 50,000 steps (the sizing study). The control trains no coupling, the paper's Fig. 3b
 # baseline, at that size and budget in the "delimited" format (`tasks.sparsity.VariableAssignment`), on sizing seed
-# 100, its course read and stopped where it fits as in the sizing study: if it fits, the format, not the size, kept the
-# baselines from fitting, and Fig. 3 needs the grid in that format.
+# 100, its course read and stopped where it fits as in the sizing study. One run of one baseline: if it fits, the
+# missing separator (with the fewer chains per length that marking the steps leaves) may be what keeps the baselines
+# out, and a grid in that format would test it; if not, marking the steps alone does not make it fit at this size and
+# budget, which leaves size, budget and format unseparated.
 FORMAT_CONTROL_PROFILES = {
     "smoke": (replace(SIZING_PROFILES["smoke"].assignment, format="delimited", train_lengths=(6, 12),
                       eval_lengths=(12, 18), variants=("no coupling",)), SIZING_PROFILES["smoke"]),

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
+from lengthgen.analysis.claims import NOT_JUDGED
 from lengthgen.book import CHAPTERS, ROOT
 from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
@@ -278,37 +279,47 @@ def test_not_yet():
         "one model")  # the regime grid holds PPC alone
 
 
-def test_the_format_control_sentence_says_which_of_format_and_size_kept_the_baseline_out():
+def test_the_format_control_sentence_says_what_one_run_can_of_why_the_baselines_are_out():
     from tests.papers.sparsity.test_sizing import course
 
     fits = pd.DataFrame(course("4x128 no coupling", 100, [50, 92, 95], parts=False, budget=50_000))
     assert prose.format_control(fits) == {"pa_control": (
-        "with each step ended by a separator, no coupling fits its training lengths at step 200 of 50,000 (sizing "
-        "seed 100; 95.0% at 60 tokens): the unmarked steps, not the size, kept it out of the grid")}
+        "with each step ended by a separator (and so fewer chains per length), no coupling fits its training lengths "
+        "at step 200 of 50,000 (one run, sizing seed 100; 95.0% at 60 tokens), at the size and budget where it did "
+        "not fit unmarked: the missing separator may be what keeps the baselines out of the grid")}
     fails = pd.DataFrame(course("4x128 no coupling", 100, [5, 8, 7.5], parts=False, budget=50_000))
     fails.loc[fails.step.isna(), "value"] = 3.93  # its final training loss
     assert prose.format_control(fails) == {"pa_control": (
         "with each step ended by a separator, no coupling still does not fit its training lengths in 50,000 steps "
-        "(sizing seed 100; 7.5% at 60 tokens, final training loss 3.93): the size, not the unmarked steps, keeps it "
-        "out of the grid")}
+        "(one run, sizing seed 100; 7.5% at 60 tokens, final training loss 3.93): marking the steps alone does not "
+        "make it fit at this size and budget, which leaves size, budget and format unseparated")}
     assert prose.format_control(pd.DataFrame()) == {"pa_control": "not stored yet"}
 
 
-def test_seed_check_counts_the_parts_that_keep_one_verdict_class():
-    table = pd.DataFrame({"where": ["Fig. 1", "Fig. 8"], "part": ["parity (variant K=2)", "scratchpad"],
-                          "seed 0": ["partly", "not trained"], "seed 3": ["reproduced", "not trained"],
-                          "same on every seed": ["no", "yes"]})
-    assert prose.seed_check(table, table.iloc[1:], "quick") == {
+def test_seed_check_counts_the_judged_parts_that_keep_one_verdict_class():
+    check = pd.DataFrame({"grid": ["parity", "scratchpad", "scratchpad"], "where": ["Fig. 1", "Fig. 8", "Fig. 8"],
+                          "part": ["parity (variant K=2)", "scratchpad (a)", "scratchpad (b)"],
+                          "seed 0": ["partly", "not trained", "reproduced"],
+                          "seed 3": ["reproduced", "not trained", "reproduced"],
+                          "same on every seed": ["no", NOT_JUDGED, "yes"]})
+    fits = pd.DataFrame({"seed 0": [100.0, 95.0, 0.0], "seed 3": [100.0, 40.0, "–"]},
+                        index=pd.MultiIndex.from_tuples([("parity", "K=2"), ("scratchpad", "j=1 PPC"),
+                                                         ("scratchpad", "ablation")], names=["grid", "variant"]))
+    assert prose.seed_check((check, fits), (check.iloc[2:], fits.iloc[:1]), "quick") == {
         "seed_check": "On seeds 0 and 3 (the first the live runs', the others stored at the same sizes), 1 of the 2 "
                       "claim parts judged on every seed keep one verdict class; the other 1 change with the seed, so "
-                      "this page's verdicts of those are one seed's.",
-        "seed_check_stored": "1 of the 1 claim parts judged on every seed keep one verdict class"}
-    assert prose.seed_check(table.iloc[1:], table, "quick")["seed_check"].endswith(
-        "1 of the 1 claim parts judged on every seed keep one verdict class.")
-    none = prose.seed_check(table.iloc[:0], table.iloc[:0], "quick")
+                      "this page's verdicts of those are one seed's; 1 is not judged on any seed (no model of theirs "
+                      "fits); j=1 PPC fits its training lengths on seed 0, not on seed 3.",
+        "seed_check_stored": "those of parity with a scratchpad (the grids with two or more complete seeds): 1 of the "
+                             "1 claim parts judged on every seed keep one verdict class"}
+    assert prose.seed_check((check.iloc[:1], fits.iloc[:1]), (check, fits), "quick")["seed_check"].endswith(
+        "none of the 1 claim parts judged on every seed keeps one verdict class: all change with the seed, so this "
+        "page's verdicts of those are one seed's.")
+    empty = pd.DataFrame()
+    none = prose.seed_check((empty, empty), (empty, empty), "quick")
     assert "--profile quick --seeds 1,2," in none["seed_check"]  # how to store them
     assert none["seed_check_stored"] == "no grid has two complete seeds yet"
-    assert prose.seed_check(table, table, "smoke")["seed_check"].endswith("this page ran at smoke.")
+    assert prose.seed_check((check, fits), (empty, empty), "smoke")["seed_check"].endswith("this page ran at smoke.")
 
 
 @pytest.fixture(scope="module")
@@ -341,7 +352,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
-             prose.seed_check(pd.DataFrame(), pd.DataFrame(), "quick"), prose.format_control(pd.DataFrame())]
+             prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
+             prose.format_control(pd.DataFrame())]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

@@ -14,21 +14,38 @@ from lengthgen.results.sweep import collect
 def test_the_seed_table_reads_each_seed_alone():
     parity = read_runs("parity", ResultStore(ROOT / "results"))  # the cpu grid, seeds 0-2
     one = parity[parity.seed == 1]
-    twin = seed_table({"parity": pd.concat([one, one.assign(seed=5)])}, {"parity": "cpu"})
+    twin, fits = seed_table({"parity": pd.concat([one, one.assign(seed=5)])}, {"parity": "cpu"})
     assert len(twin) and (twin["seed 1"] == twin["seed 5"]).all() and set(twin["same on every seed"]) == {"yes"}
-    assert seed_table({"parity": one}, {"parity": "cpu"}).empty  # one seed: nothing to compare
-    table = stored_seed_check({"parity": parity}).set_index("part")
+    assert fits.index.tolist() == [("parity", f"K={k}") for k in (1, 2, 3, 4)]  # the models, not the k rows
+    assert (fits["seed 1"] == fits["seed 5"]).all() and set(twin.grid) == {"parity"}
+    assert seed_table({"parity": one}, {"parity": "cpu"})[0].empty  # one seed: nothing to compare
+    table, fits = stored_seed_check({"parity": parity})
+    table = table.set_index("part")
     for seed in (0, 1, 2):
         t1 = parity_reading(parity[parity.seed == seed], "cpu")[1].set_index("variant")
         assert table.loc["parity (variant K=2)", f"seed {seed}"] == verdict_class(t1.loc["K=2", "verdict"])
     differ = table[[f"seed {s}" for s in (0, 1, 2)]].nunique(axis=1) > 1
     assert (table["same on every seed"] == differ.map({True: "no", False: "yes"})).all()
+    k4 = parity[(parity.seed == 2) & (parity.variant == "K=4") & (parity.length == 25)
+                & parity.metric.isin([f"accuracy k={k}" for k in (1, 2, 3, 4)])]
+    assert fits.loc[("parity", "K=4"), "seed 2"] == round(k4.value.min(), 1) < 100  # the worst trained k, 25 pairs
+
+
+def test_a_grid_is_read_on_the_seeds_all_its_cells_have_and_a_seed_it_lacks_reads_a_dash():
+    store = ResultStore(ROOT / "results")
+    parity = read_runs("parity", store)
+    half = parity[(parity.seed < 2) | (parity.variant == "K=1")]  # seed 2 of K=1 alone: not a complete seed
+    table, fits = seed_table({"parity": half, "other": parity.iloc[:0]}, {"parity": "cpu", "other": "cpu"})
+    assert [c for c in table if c.startswith("seed ")] == ["seed 0", "seed 1"] == list(fits.columns)
+    both, _ = seed_table({"parity": half, "p2": parity.assign(seed=parity.seed + 1)}, {"parity": "cpu", "p2": "cpu"})
+    assert [c for c in both if c.startswith("seed ")] == ["seed 0", "seed 1", "seed 2", "seed 3"]
+    assert set(both[both.grid == "parity"]["seed 3"]) == {"–"}
 
 
 def test_the_live_seed_check_reads_the_stored_quick_seeds_beside_the_live_one():
     store = ResultStore(ROOT / "results")
     stored = collect(EXPERIMENTS["sparsity-parity"], EXPERIMENTS["sparsity-parity"].configs_for("quick", (1,)), store)
-    table = live_seed_check({"parity": stored.assign(seed=0)}, store, "quick")  # seed 1's runs, as if live
+    table, _ = live_seed_check({"parity": stored.assign(seed=0)}, store, "quick")  # seed 1's runs, as if live
     assert [c for c in table.columns if c.startswith("seed ")] == ["seed 0", "seed 1", "seed 2"]
     assert (table["seed 0"] == table["seed 1"]).all() and "parity (variant K=2)" in set(table.part)
-    assert live_seed_check({"parity": stored.assign(seed=0)}, store, "cpu").empty  # no seed check at cpu
+    assert live_seed_check({"parity": stored.assign(seed=0)}, store, "cpu")[0].empty  # no seed check at cpu

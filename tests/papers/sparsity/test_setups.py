@@ -5,7 +5,7 @@ from dataclasses import replace
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import ASSIGNMENT_PROFILES, PARITY_PROFILES
 from lengthgen.papers.sparsity.rows import READ_AT
-from lengthgen.papers.sparsity.setups import SCALE, UNITS, decoder_setup, setup_sentence, setups
+from lengthgen.papers.sparsity.setups import CHOICES, SCALE, UNITS, decoder_setup, setup_sentence, setups
 
 
 def test_a_grid_that_differs_only_in_scale_is_about_the_papers_mechanism():
@@ -28,11 +28,18 @@ def test_lengths_are_compared_in_the_papers_unit():
 
 def test_the_table_names_what_each_verdict_is_about():
     table = setups(READ_AT, 360_000).set_index("figure")
-    assert table.loc["Figs. 2, 8", "the verdicts are about"] == SCALE  # Table 3's lengths and ids, learned positions
+    # Table 3's lengths and ids, learned positions; but Fig. 8's j is ours (CHOICES)
+    assert table.loc["Figs. 2, 8", "changed"] == CHOICES["sparsity-scratchpad"]
+    assert table.loc["Figs. 2, 8", "the verdicts are about"] == f"{SCALE}, with a change of ours"
     assert "4x256 for j = 3" in table.loc["Figs. 2, 8", "smaller"]
-    assert table.loc["Fig. 3", "changed"] == "largest position id 256 (the paper's 230)"
+    assert table.loc["Fig. 3", "changed"] == ("largest position id 256 (the paper's 230); "
+                                              + CHOICES["sparsity-assignment"])
     assert table.loc["Table 1, Figs. 4-6", "the verdicts are about"] == f"{SCALE}, with a change of ours"
     assert table.loc["Table 1, Figs. 4-6", "changed"].startswith("corpus the Python standard library's")
-    sentence = setup_sentence(table.reset_index())
-    assert sentence["setup_scale"] == "Figs. 2, 8"
-    assert sentence["setup_changes"].startswith("Figs. 1, 7: largest position id 512 (the paper's 510); Fig. 3: ")
+    about = setup_sentence(table.reset_index())["setup_about"]
+    assert about.startswith("No verdict here is about the paper's mechanism at a smaller scale alone (its format")
+    assert "Those of Figs. 1, 7, Figs. 2, 8, Fig. 3 and Table 1, Figs. 4-6 are about that and a change of ours as " \
+           "well: Figs. 1, 7: largest position id 512 (the paper's 510); Figs. 2, 8: " in about
+    only_scale = setup_sentence(table.reset_index().assign(**{"the verdicts are about": SCALE}).iloc[:2])
+    assert only_scale["setup_about"].startswith("The verdicts of Figs. 1, 7 and Figs. 2, 8 are about the paper's ")
+    assert "Those of" not in only_scale["setup_about"]
