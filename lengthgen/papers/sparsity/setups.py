@@ -91,11 +91,12 @@ def setup_sentence(table: pd.DataFrame) -> dict:
     which with a change of ours as well, and the changes."""
     scale = and_list(table[table["the verdicts are about"] == SCALE].figure)
     changed = table[table["the verdicts are about"] != SCALE]
-    what = ("its format, positions, training and test lengths and largest position id, with a smaller model and "
-            "training (steps, batch, warm-up)")
+    what = ("its format, positions, training and test lengths and largest position id, with a smaller model, fewer "
+            "steps, a smaller batch or warm-up")
     text = (f"The verdicts of {scale} are about the paper's mechanism at a smaller scale: {what}." if scale else
             f"No verdict here is about the paper's mechanism at a smaller scale alone ({what}).")
     if len(changed):
         changes = "; ".join(f"{r.figure}: {r.changed}" for r in changed.itertuples())
-        text += f" Those of {and_list(changed.figure)} are about that and a change of ours as well: {changes}."
+        whose = f"Those of {and_list(changed.figure)} are" if scale else "Every grid's are"
+        text += f" {whose} about that and a change of ours as well: {changes}."
     return {"setup_about": text}

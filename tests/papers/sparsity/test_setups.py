@@ -38,8 +38,10 @@ def test_the_table_names_what_each_verdict_is_about():
     assert table.loc["Table 1, Figs. 4-6", "changed"].startswith("corpus the Python standard library's")
     about = setup_sentence(table.reset_index())["setup_about"]
     assert about.startswith("No verdict here is about the paper's mechanism at a smaller scale alone (its format")
-    assert "Those of Figs. 1, 7, Figs. 2, 8, Fig. 3 and Table 1, Figs. 4-6 are about that and a change of ours as " \
-           "well: Figs. 1, 7: largest position id 512 (the paper's 510); Figs. 2, 8: " in about
+    assert "Every grid's are about that and a change of ours as well: Figs. 1, 7: largest position id 512 (the " \
+           "paper's 510); Figs. 2, 8: " in about
+    mixed = setup_sentence(table.reset_index().assign(**{"the verdicts are about": [SCALE] + [""] * 3}))
+    assert " Those of Figs. 2, 8, Fig. 3 and Table 1, Figs. 4-6 are about that and a change" in mixed["setup_about"]
     only_scale = setup_sentence(table.reset_index().assign(**{"the verdicts are about": SCALE}).iloc[:2])
     assert only_scale["setup_about"].startswith("The verdicts of Figs. 1, 7 and Figs. 2, 8 are about the paper's ")
     assert "Those of" not in only_scale["setup_about"]
