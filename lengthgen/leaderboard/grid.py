@@ -143,6 +143,9 @@ TASK_LENGTHS = Registry("leaderboard task", {
     "parity": TaskLengths((1, 21), (21, 30, 40, 50), "ABC's Parity: up to 21 bits (its interpolation numbers'), "
                           "tested to 50 (the task's longest, 2.4x)"),
     "listops_sum": ARITHMETIC, "listops_max": ARITHMETIC, "listops_min": ARITHMETIC,
+    "scan_length": TaskLengths((1, 22), (22, 24, 26, 28, 30, 32, 36, 40, 48), "SCAN's length split by action count: "
+                               "trained on its commands of up to 22 actions, tested on its test commands to 48 "
+                               "(2.2x, the longest any command has)"),
     "sparse_parity": TaskLengths((10, 25), (25, 50, 100, 250), "the sparsity paper's sparse parity with k <= 2: "
                                  "trained on 10-25 (key, bit) pairs, tested to 10x", (("max_k", 2),)),
     "scratchpad_parity": TaskLengths((5, 20), (20, 40, 100, 200), "the sparsity paper's parity with a scratchpad "

@@ -26,7 +26,7 @@ from lengthgen.tasks.copying import (
 from lengthgen.tasks.corpus import Corpus
 from lengthgen.tasks.lookup import Lookup, ReverseLookup
 from lengthgen.tasks.retrieval import ArgmaxRetrieval, DictionaryLookup
-from lengthgen.tasks.scan import Scan
+from lengthgen.tasks.scan import Scan, ScanLength
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
 
 TASKS = Registry(
@@ -45,6 +45,7 @@ TASKS = Registry(
         "dedupe": DeDupe,
         "posretrieve": PosRetrieve,
         "scan": Scan,
+        "scan_length": ScanLength,
         "cfq": Cfq,
         "sparse_parity": SparseParity,
         "scratchpad_parity": ScratchpadParity,

@@ -107,3 +107,34 @@ class Scan(ListedTask):
         """"and" (the two halves run in the order read), "after" (in the reverse order: "X after Y" runs Y, then
         X) or "single" (no conjunction)."""
         return next((conj for conj in ("and", "after") if conj in source), "single")
+
+
+class ScanLength(Scan):
+    """SCAN drawn by the length of its action sequence, the unit of its length split: `draw(length)` gives a command
+    of exactly `length` actions, of the train part (with its dev commands) up to 22 actions and of the test part from
+    24, so that a protocol that trains on a range of lengths and tests each longer one (the leaderboard's) reads SCAN
+    as it reads the generated tasks. The splits are Scan's.
+
+    Examples:
+        length 4: jump twice after walk left -> I_TURN_LEFT I_WALK I_JUMP I_JUMP (one of the commands of 4 actions)
+    """
+
+    name = "scan_length"
+    data_name = "scan"
+
+    def __init__(self, data_seed: int = 0):
+        super().__init__(data_seed)
+        self._by_length: dict[int, list[Example]] = {}
+        for pair in (p for split in self._splits.values() for p in split):
+            self._by_length.setdefault(len(pair[1]), []).append(pair)
+
+    def draw(self, length: int, gen: torch.Generator) -> Example:
+        pool = self._by_length.get(length)
+        if not pool:
+            raise LengthgenError(f"no SCAN command has {length} actions; valid: {', '.join(map(str, self.lengths))}")
+        return pool[int(torch.randint(len(pool), (1,), generator=gen))]
+
+    @property
+    def lengths(self) -> list[int]:
+        """The action counts that some command has."""
+        return sorted(self._by_length)

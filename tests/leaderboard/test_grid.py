@@ -181,7 +181,7 @@ def test_the_sizing_study_runs_rope_nope_abcs_first_stage_and_the_scaffold_on_a_
     configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
     assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")} | {
         (t, m) for t in TASK_LENGTHS for m in ("encdec", "scaffold") if grid.runs_on(m, t)}
-    assert len(configs) == 2 * 21 + 18 + 7  # the scaffold on the seven arithmetic tasks
+    assert len(configs) == 2 * 22 + 19 + 7  # the scaffold on the seven arithmetic tasks
     assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
     assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
     assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))
@@ -331,3 +331,16 @@ def test_the_grid_budget_of_a_task_is_twice_its_slowest_fitting_mechanisms_step(
         "copy": 5_000,  # 2 x 2,500
         "parity": 10_000,  # none fits: the cap, its cells not trained
         "long": 10_000}  # 2 x 6,000 capped
+
+
+def test_scan_runs_on_the_board_by_action_count_for_the_decoder_and_the_gru():
+    import lengthgen.leaderboard.grid as grid
+
+    assert grid.runs_on("gru+locattn", "scan_length") and grid.runs_on("encdec", "scan_length")
+    assert not grid.runs_on("coupling", "scan_length")  # SCAN couples no ids
+    for mechanism in ("rope", "gru+content"):
+        sizes = grid.LeaderboardSizes(tasks=("scan_length",), mechanisms=(mechanism,), width=16, heads=2, layers=1,
+                                      steps=2, batch=4, lr=1e-3, samples=4, seeds=(0,), max_positions=256, longest=24)
+        cfg = sizes.run("scan_length", mechanism, 0)
+        rows = run_leaderboard(cfg).metrics
+        assert rows[rows.metric == ACCURACY].length.tolist() == [22, 24]  # actions: the split's two sides

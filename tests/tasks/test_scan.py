@@ -1,6 +1,7 @@
 """SCAN (tasks/scan.py): grammar counts, splits, semantics on official examples, line format."""
 
 import pytest
+import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks import TASKS
@@ -47,3 +48,19 @@ def test_scan_line_format_roundtrip():
         assert line.startswith("IN: ") and " OUT: " in line and scan_mod.from_line(line) == e
     with pytest.raises(LengthgenError, match="expected 'IN: ... OUT: ...'"):
         scan_mod.from_line("jump => I_JUMP")
+
+
+def test_scan_by_action_count_draws_commands_of_exactly_that_many_actions():
+    task = TASKS["scan_length"]()
+    gen = torch.Generator().manual_seed(0)
+    for length in (1, 4, 22, 24, 48):
+        for source, target in (task.draw(length, gen) for _ in range(20)):
+            assert len(target) == length and scan_mod.interpret(source) == target
+    assert task.lengths == [*range(1, 23), 24, 25, 26, 27, 28, 30, 32, 33, 36, 40, 48]
+    test = set(task.examples("test"))
+    assert all(task.draw(n, gen) in test for n in (24, 36, 48))  # beyond 22 actions: the test split's commands
+    assert task.splits == TASKS["scan"]().splits and task.examples("dev", 5) == TASKS["scan"]().examples("dev", 5)
+    with pytest.raises(LengthgenError, match="no SCAN command has 23 actions; valid: 1, 2, "):
+        task.draw(23, gen)
+    batch = task.sample(4, 6, torch.Generator().manual_seed(1))  # sources of one batch differ in length: padded
+    assert batch.tgt.shape[0] == 4
