@@ -136,6 +136,10 @@ ARITHMETIC = TaskLengths((1, 7), (7, 10, 15, 20, 50), "ABC's tasks: operands of 
 TASK_LENGTHS = Registry("leaderboard task", {
     **{task: PROBING for task in ("copy", "reverse_copy", "recopy", "reverse_recopy", "inv_recopy",
                                   "inv_reverse_recopy", "dedupe", "posretrieve")},
+    **{task: TaskLengths((3, 6), (6, 7, 9, 11, 30, 60), "monotonic attention's lookup tables by source length: "
+                         "trained on their training split (1-4 tables, 3-6 tokens), tested on compositions of t1..t6 "
+                         "at the paper's 7, 9, 11 tokens and to 10x") for task in ("lookup_length",
+                                                                                "reverse_lookup_length")},
     "duplicate_string": CHOMSKY, "bucket_sort": CHOMSKY,
     "modular_arithmetic": TaskLengths((1, 39), (39, 51, 101, 201, 401), "the Chomsky-hierarchy suite's, odd lengths "
                                       "only (an expression): trained on 1-39, tested to 10x"),

@@ -24,7 +24,7 @@ from lengthgen.tasks.copying import (
     ReverseReCopy,
 )
 from lengthgen.tasks.corpus import Corpus
-from lengthgen.tasks.lookup import Lookup, ReverseLookup
+from lengthgen.tasks.lookup import Lookup, LookupLength, ReverseLookup, ReverseLookupLength
 from lengthgen.tasks.retrieval import ArgmaxRetrieval, DictionaryLookup
 from lengthgen.tasks.scan import Scan, ScanLength
 from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
@@ -38,6 +38,8 @@ TASKS = Registry(
         "reverse_copy": ReverseCopy,
         "lookup": Lookup,
         "reverse_lookup": ReverseLookup,
+        "lookup_length": LookupLength,
+        "reverse_lookup_length": ReverseLookupLength,
         "recopy": ReCopy,
         "reverse_recopy": ReverseReCopy,
         "inv_recopy": InvReCopy,

@@ -16,6 +16,7 @@ import itertools
 import torch
 
 from lengthgen.data import Example
+from lengthgen.errors import LengthgenError
 from lengthgen.seeding import generator
 from lengthgen.tasks.seq2seq import Seq2SeqTask, Split, unique_draws
 
@@ -119,3 +120,40 @@ class ReverseLookup(Lookup):
 
     def source(self, comp, x):
         return tuple(TABLES[t] for t in reversed(comp)) + (BITS[x], ".")
+
+
+class LookupLength(Lookup):
+    """Lookup drawn by source length, for a protocol that trains on a range of lengths and tests each longer one
+    (the leaderboard's): `draw(length)` gives an example of the training split with that many source tokens up to
+    its longest (6: four tables), and beyond it a composition of length - 2 tables from t1..t6 on a random input, as
+    the test splits draw theirs. The splits are Lookup's.
+
+    Examples (tables depend on the data seed):
+        length 4: 001 t1 t2 . -> 001 t1(001) t2(t1(001))
+    """
+
+    name = "lookup_length"
+
+    def __init__(self, data_seed: int = 0):
+        super().__init__(data_seed)
+        self._by_length: dict[int, list[Example]] = {}
+        for example in self._train:
+            self._by_length.setdefault(len(example[0]), []).append(example)
+
+    def draw(self, length: int, gen: torch.Generator) -> Example:
+        if length > self.splits["train"].max_length:
+            return self._longer(length - 2, gen)
+        pool = self._by_length.get(length)
+        if not pool:
+            raise LengthgenError(f"{self.name} draws sources of at least {min(self._by_length)} tokens; got {length}")
+        return pool[int(torch.randint(len(pool), (1,), generator=gen))]
+
+
+class ReverseLookupLength(LookupLength, ReverseLookup):
+    """Reverse Lookup drawn by source length, as `LookupLength`.
+
+    Examples (tables depend on the data seed):
+        length 4: t2 t1 001 . -> 001 t1(001) t2(t1(001))
+    """
+
+    name = "reverse_lookup_length"

@@ -181,7 +181,7 @@ def test_the_sizing_study_runs_rope_nope_abcs_first_stage_and_the_scaffold_on_a_
     configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
     assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")} | {
         (t, m) for t in TASK_LENGTHS for m in ("encdec", "scaffold") if grid.runs_on(m, t)}
-    assert len(configs) == 2 * 22 + 19 + 7  # the scaffold on the seven arithmetic tasks
+    assert len(configs) == 2 * 24 + 21 + 7  # the scaffold on the seven arithmetic tasks
     assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
     assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
     assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))

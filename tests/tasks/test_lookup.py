@@ -10,7 +10,7 @@ def chain(task, src) -> list[str]:
     """Reference: evaluate a lookup source by hand with the task's tables."""
     tables = [t for t in src if t in TABLES]
     x = next(t for t in src if t in BITS)
-    if task.name == "reverse_lookup":
+    if task.name.startswith("reverse_lookup"):
         tables = tables[::-1]
     out, v = [x], BITS.index(x)
     for t in tables:
@@ -50,3 +50,22 @@ def test_lookup(name):
     for split, n_tables in (("7", 5), ("9", 7), ("11", 9)):
         assert {len(s) for s, _ in task.examples(split, 300)} == {n_tables + 2}
     assert not set(task.examples("dev")) & set(task.examples("7"))
+
+
+@pytest.mark.parametrize("name", ["lookup", "reverse_lookup"])
+def test_lookup_by_length_draws_training_examples_up_to_four_tables_and_longer_compositions_beyond(name):
+    import torch
+
+    from lengthgen.errors import LengthgenError
+
+    task, plain = TASKS[f"{name}_length"](), TASKS[name]()
+    assert task.tables == plain.tables and task.examples("dev", 3) == plain.examples("dev", 3)
+    train, held, gen = set(plain.examples("train")), set(plain._held_out), torch.Generator().manual_seed(0)
+    for length in (3, 4, 5, 6, 7, 11, 60):
+        for src, tgt in (task.draw(length, gen) for _ in range(40)):
+            assert len(src) == length and list(tgt) == chain(task, src)
+            assert (src, tgt) in train if length <= 6 else not {"t7", "t8"} & set(src)  # t7, t8 only alone
+            assert (src, tgt) not in held
+    assert (src[0] in BITS) == (name == "lookup")
+    with pytest.raises(LengthgenError, match="draws sources of at least 3 tokens; got 2"):
+        task.draw(2, gen)
