@@ -8,6 +8,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -55,8 +56,12 @@ def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, 
     name (executed in a worker: every argument is picklable, `run` being a module-level function). Its trainings keep
     snapshots (`lengthgen.snapshots`), so that a run interrupted resumes where it stopped when run again; `wall_seconds`
     is the run's time over every process that worked on it (to each one's last snapshot), and `resumed` lists the
-    trainings taken up again (call, step, the commit that began them)."""
-    store, meta = ResultStore(root), provenance()  # the code and machine as the run starts
+    trainings taken up again (call, step, the commit that began them). A config that another live process is
+    computing (its `ResultStore.running` marker) is left to it: "" is returned, nothing written."""
+    store = ResultStore(root)
+    if store.in_flight(experiment_name).get(store.path(experiment_name, cfg).name, {}).get("alive"):
+        return ""
+    meta = provenance()  # the code and machine as the run starts
     folder = store.snapshots(experiment_name, cfg)
     with store.running(experiment_name, cfg), resumable(folder, commit=meta["git_commit"]) as snaps:
         out = run(cfg)
@@ -78,16 +83,22 @@ def sweep_all(plan: list[tuple], store: ResultStore, profile: str, executor: Exe
               progress: bool = True) -> list[pd.DataFrame]:
     """`sweep` over several (experiment, configs) pairs in one pass of the executor, in the order given: one pool
     of workers for all, so none waits idle at the end of one experiment while the other finishes its last run.
-    Returns the tidy runs of each pair, in the plan's order."""
+    Returns the tidy runs of each pair, in the plan's order; a config that another live process is computing is left
+    to it (`run_and_store`) and missing from them, so two sweeps of one grid share its runs."""
     items = list(dict.fromkeys((exp.name, c) for exp, configs in plan for c in configs))  # listed twice: run once
     runs = {exp.name: exp.run for exp, _ in plan}
     todo = [(name, runs[name], c) for name, c in items if store.status(name, c) != "complete"]
     names = ", ".join(dict.fromkeys(name for name, _ in items))
     bar = tqdm(total=len(todo), desc=f"{names} ({len(items) - len(todo)} stored)", disable=not progress or not todo)
-    for _ in (executor or LocalExecutor()).map(partial(_run_item, str(store.root.resolve()), profile), todo):
+    elsewhere = 0
+    for saved in (executor or LocalExecutor()).map(partial(_run_item, str(store.root.resolve()), profile), todo):
+        elsewhere += not saved
         bar.update()
     bar.close()
-    return [collect(exp, configs, store) for exp, configs in plan]
+    if elsewhere:
+        print(f"{elsewhere} run(s) left to the other processes computing them (`lengthgen results` shows them in "
+              "flight)", file=sys.stderr)
+    return [collect(exp, configs, store, skip_missing=bool(elsewhere)) for exp, configs in plan]
 
 
 def _run_item(root: str, profile: str, item: tuple) -> str:

@@ -2,6 +2,7 @@ import json
 import os
 import platform
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -183,6 +184,23 @@ def test_a_run_is_marked_in_flight_while_it_computes_and_unmarked_however_it_end
     with pytest.raises(RuntimeError):
         run_and_store(exp.name, fail, str(tmp_path), "smoke", exp.configs_for("smoke", (1,))[0])
     assert store.in_flight(exp.name) == {} and [p.name for p in (tmp_path / exp.name).iterdir()] == [seen.popitem()[0]]
+
+
+def test_a_config_another_live_process_computes_is_left_to_it_and_a_dead_ones_is_computed(tmp_path, capsys):
+    exp = EXPERIMENTS["vv-retrieval"]
+    configs = exp.configs_for("smoke", (0,))
+    store = ResultStore(tmp_path)
+    marker = store.path(exp.name, configs[0])
+    marker = marker.parent / f".{marker.name}.running"
+    marker.parent.mkdir(parents=True)
+    other = {"key": marker.name[1:-len(".running")], "host": socket.gethostname(), "started": "now"}
+    marker.write_text(json.dumps(other | {"pid": os.getppid()}))  # a live process: the one that started pytest
+    out = sweep(exp, configs, store, "smoke", progress=False)
+    assert store.status(exp.name, configs[0]) == "missing" and out.key.nunique() == len(configs) - 1
+    assert "1 run(s) left to the other processes computing them" in capsys.readouterr().err
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    marker.write_text(json.dumps(other | {"pid": int(done.stdout)}))  # its process is gone: an interrupted run
+    assert sweep(exp, configs, store, "smoke", progress=False).key.nunique() == len(configs)
 
 
 def test_parallel_sweep_matches_serial(tmp_path):
