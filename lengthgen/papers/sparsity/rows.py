@@ -68,8 +68,8 @@ def seed_table(runs: dict[str, pd.DataFrame], profiles: dict[str, str]) -> tuple
     worst of its rows, `fits`). A seed that a grid does not have reads "–"."""
     checks, fits = [], []
     for name, frame in runs.items():
-        frame = judged(frame, odd=False) if not frame.empty else frame
-        seeds = sorted(set(frame.seed)) if not frame.empty else []
+        frame = judged(frame, odd=False)
+        seeds = sorted(set(frame.get("seed", ())))  # a grid with nothing stored has no columns
         if len(seeds) < 2:
             continue
         by_seed = {seed: readings_of({name: frame[frame.seed == seed]}, profiles[name]) for seed in seeds}

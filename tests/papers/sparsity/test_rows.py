@@ -35,7 +35,8 @@ def test_a_grid_is_read_on_the_seeds_all_its_cells_have_and_a_seed_it_lacks_read
     store = ResultStore(ROOT / "results")
     parity = read_runs("parity", store)
     half = parity[(parity.seed < 2) | (parity.variant == "K=1")]  # seed 2 of K=1 alone: not a complete seed
-    table, fits = seed_table({"parity": half, "other": parity.iloc[:0]}, {"parity": "cpu", "other": "cpu"})
+    table, fits = seed_table({"parity": half, "other": parity.iloc[:0], "none": pd.DataFrame()},
+                             {"parity": "cpu", "other": "cpu", "none": "cpu"})  # nothing stored: no columns
     assert [c for c in table if c.startswith("seed ")] == ["seed 0", "seed 1"] == list(fits.columns)
     both, _ = seed_table({"parity": half, "p2": parity.assign(seed=parity.seed + 1)}, {"parity": "cpu", "p2": "cpu"})
     assert [c for c in both if c.startswith("seed ")] == ["seed 0", "seed 1", "seed 2", "seed 3"]
