@@ -322,9 +322,10 @@ def leaderboard_labels(cfg: LeaderboardRun) -> dict:
 
 @dataclass(frozen=True)
 class LeaderboardSizes:
-    """A profile of the grid: which tasks and mechanisms, the decoder's size and training (the same for every cell),
-    test examples per length and the declared seeds. A task's lengths are its own (`TASK_LENGTHS`), but for the
-    tests, cut to `longest` where given (the quick slice)."""
+    """A profile of the grid: which tasks and mechanisms, the decoder's size and training (the same for every cell
+    of a task), test examples per length and the declared seeds. A task's lengths are its own (`TASK_LENGTHS`), but
+    for the tests, cut to `longest` where given (the quick slice); its training steps are `steps` unless `task_steps`
+    names its own."""
 
     tasks: tuple[str, ...]
     mechanisms: tuple[str, ...]
@@ -340,6 +341,12 @@ class LeaderboardSizes:
     longest: int | None = None  # test lengths above this are left out
     course: int = 0  # > 0: each run reads its course of training every this many steps (`LeaderboardRun.course`)
     stop_fitted: bool = False  # with a course: each run stops at its first point that fits
+    task_steps: tuple[tuple[str, int], ...] = ()  # (task, steps) for a task trained other than `steps` (a grid's
+    # budget per task from its sizing study, `task_budgets`)
+
+    def __post_init__(self):
+        if unknown := set(dict(self.task_steps)) - set(self.tasks):
+            raise ValueError(f"task_steps names {sorted(unknown)}, not among the profile's tasks {self.tasks}")
 
     def run(self, task: str, mechanism: str, seed: int, layers: int | None = None,
             lengths: TaskLengths | None = None) -> LeaderboardRun:
@@ -350,7 +357,8 @@ class LeaderboardSizes:
         base = TransformerConfig(width=self.width, heads=self.heads, layers=layers or self.layers, ff=4 * self.width,
                                  max_positions=self.max_positions)
         model = MECHANISMS[mechanism].architecture(base)
-        train = LMTrainConfig(steps=self.steps, batch_size=self.batch, lr=self.lr, warmup=max(1, self.steps // 20),
+        steps = dict(self.task_steps).get(task, self.steps)
+        train = LMTrainConfig(steps=steps, batch_size=self.batch, lr=self.lr, warmup=max(1, steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])
         gru = Seq2SeqConfig(attention=MECHANISMS[mechanism].gru) if MECHANISMS[mechanism].gru else None
         return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,

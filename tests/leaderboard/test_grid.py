@@ -333,6 +333,15 @@ def test_the_grid_budget_of_a_task_is_twice_its_slowest_fitting_mechanisms_step(
         "long": 10_000}  # 2 x 6,000 capped
 
 
+def test_a_task_trains_for_its_own_steps_where_the_profile_names_them():
+    sizes = replace(LEADERBOARD_PROFILES["quick"], task_steps=(("reverse_copy", 6_000),))
+    copy, reverse = sizes.run("copy", "rope", 0), sizes.run("reverse_copy", "rope", 0)
+    assert (copy.train.steps, copy.train.warmup) == (2_000, 100)  # the profile's steps, a twentieth to warm up
+    assert (reverse.train.steps, reverse.train.warmup) == (6_000, 300)
+    with pytest.raises(ValueError, match="'addition'"):
+        replace(sizes, task_steps=(("addition", 1_000),))  # not a task of the profile: a typo, not a budget
+
+
 def test_scan_runs_on_the_board_by_action_count_for_the_decoder_and_the_gru():
     import lengthgen.leaderboard.grid as grid
 
