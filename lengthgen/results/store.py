@@ -7,8 +7,9 @@ key that does not match its config) is "corrupt": `load` refuses it with a messa
 moves it aside to `<key>.corrupt-<time>` before writing, so nothing is silently lost.
 
 While a config is being computed, a marker `.<key>.running` beside its entry says by which process, on which host,
-since when (`running`; gitignored), so `lengthgen results` can show a sweep's runs in flight; a marker whose process
-on this host is gone belongs to an interrupted run.
+since when (`running`; gitignored), so `lengthgen results` can show a sweep's runs in flight and two sweeps of one grid
+share it (the marker is a claim: one process holds a config at a time); a marker whose process on this host is gone
+belongs to an interrupted run.
 
 `merge` copies into a store the complete entries of another (a folder filled on another machine) that it lacks.
 
@@ -162,32 +163,41 @@ class ResultStore:
         return path
 
     @contextmanager
-    def running(self, experiment: str, cfg) -> Iterator[None]:
-        """Mark the config as being computed by this process while the context is open (removed however it ends)."""
+    def running(self, experiment: str, cfg) -> Iterator[bool]:
+        """Claim the config for this process while the context is open: yields True with its marker written (removed
+        however the context ends), or False, marking nothing, where another live process holds it. The marker is
+        complete when it appears and appears only where none is (a hard link of a written file), so of two
+        processes that claim one config at the same instant one gets it. A marker of a process gone, or not one this
+        code wrote, is taken over (two processes that take over one such marker at the same instant may both run)."""
         path = self.path(experiment, cfg)
         marker = path.parent / f".{path.name}.running"
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps({"key": path.name, "pid": os.getpid(), "host": socket.gethostname(),
-                                      "started": datetime.now(UTC).isoformat(timespec="seconds")}))
+        mine = marker.with_name(f"{marker.name}-{socket.gethostname()}-{os.getpid()}")
+        mine.write_text(json.dumps({"key": path.name, "pid": os.getpid(), "host": socket.gethostname(),
+                                    "started": datetime.now(UTC).isoformat(timespec="seconds")}))
         try:
-            yield
+            while True:
+                try:
+                    os.link(mine, marker)
+                    break
+                except FileExistsError:
+                    held = _marker(marker)
+                    if held is not None and held["alive"]:
+                        yield False
+                        return
+                    marker.unlink(missing_ok=True)  # an interrupted run's, or gone already: try again
+        finally:
+            mine.unlink(missing_ok=True)
+        try:
+            yield True
         finally:
             marker.unlink(missing_ok=True)
 
     def in_flight(self, experiment: str) -> dict[str, dict]:
         """key -> marker (pid, host, started, and "alive": False where its process on this host is gone, True where
         it runs or runs on another host) of every config of the experiment marked as being computed."""
-        out = {}
-        for marker in (self.root / experiment).glob(".*.running"):
-            try:
-                info = json.loads(marker.read_text())
-            except (OSError, ValueError):
-                continue  # removed while read, or half written
-            if not {"key", "pid", "host", "started"} <= set(info):
-                continue  # not a marker this code wrote
-            info["alive"] = info["host"] != socket.gethostname() or _alive(info["pid"])
-            out[info["key"]] = info
-        return out
+        markers = (_marker(path) for path in (self.root / experiment).glob(".*.running"))
+        return {info["key"]: info for info in markers if info is not None}
 
     def load_checkpoint(self, experiment: str, cfg) -> dict:
         """The state dict kept with a complete entry (loaded with weights_only=True)."""
@@ -259,6 +269,18 @@ def _complete(path: Path) -> bool:
     except CorruptEntry:
         return False
     return True
+
+
+def _marker(path: Path) -> dict | None:
+    """A `running` marker's contents, with "alive" (`in_flight`); None where it is gone or is not one this code
+    wrote."""
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not {"key", "pid", "host", "started"} <= set(info):
+        return None
+    return info | {"alive": info["host"] != socket.gethostname() or _alive(info["pid"])}
 
 
 def _alive(pid: int) -> bool:

@@ -59,12 +59,13 @@ def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, 
     trainings taken up again (call, step, the commit that began them). A config that another live process is
     computing (its `ResultStore.running` marker) is left to it: "" is returned, nothing written."""
     store = ResultStore(root)
-    if store.in_flight(experiment_name).get(store.path(experiment_name, cfg).name, {}).get("alive"):
-        return ""
     meta = provenance()  # the code and machine as the run starts
     folder = store.snapshots(experiment_name, cfg)
-    with store.running(experiment_name, cfg), resumable(folder, commit=meta["git_commit"]) as snaps:
-        out = run(cfg)
+    with store.running(experiment_name, cfg) as mine:
+        if not mine:
+            return ""
+        with resumable(folder, commit=meta["git_commit"]) as snaps:
+            out = run(cfg)
     out = out if isinstance(out, RunOutput) else RunOutput(out)
     meta |= {"profile": profile, "wall_seconds": round(snaps.seconds(), 2)} | (
         {"resumed": snaps.resumed} if snaps.resumed else {})

@@ -186,6 +186,34 @@ def test_a_run_is_marked_in_flight_while_it_computes_and_unmarked_however_it_end
     assert store.in_flight(exp.name) == {} and [p.name for p in (tmp_path / exp.name).iterdir()] == [seen.popitem()[0]]
 
 
+def test_of_processes_claiming_one_config_at_once_exactly_one_holds_it_and_a_dead_claim_is_taken_over(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    cfg = exp.configs_for("smoke", (0,))[0]
+    store, start = ResultStore(tmp_path), Barrier(8)
+
+    def claim(_):
+        start.wait()
+        with store.running(exp.name, cfg) as mine:
+            start.wait()  # every claim is settled before any ends
+            return mine
+
+    with ThreadPoolExecutor(8) as pool:
+        assert sorted(pool.map(claim, range(8))) == [False] * 7 + [True]
+    assert store.in_flight(exp.name) == {} and [p.name for p in (tmp_path / exp.name).iterdir()] == []
+    marker = store.path(exp.name, cfg)
+    marker = marker.parent / f".{marker.name}.running"
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    for stale in ("{}", json.dumps({"key": "k", "host": socket.gethostname(), "started": "now",
+                                    "pid": int(done.stdout)})):  # not this code's; of a process gone
+        marker.write_text(stale)
+        with store.running(exp.name, cfg) as mine:
+            assert mine and json.loads(marker.read_text())["pid"] == os.getpid()
+        assert not marker.exists()
+
+
 def test_a_config_another_live_process_computes_is_left_to_it_and_a_dead_ones_is_computed(tmp_path, capsys):
     exp = EXPERIMENTS["vv-retrieval"]
     configs = exp.configs_for("smoke", (0,))
