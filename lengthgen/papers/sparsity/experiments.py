@@ -232,12 +232,13 @@ def scratchpad_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Scra
 
 def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[ScratchpadRun]:
     """Each jump j with coupled ids and PPC (Fig. 2), and for j = 1 the ablations of Fig. 8: absolute positions
-    with a random shift (no coupling), and RoPE + PoSE; at sizes `p`. The training lengths cover the same combined
-    lengths for every j."""
+    with a random shift (no coupling), and RoPE + PoSE; at sizes `p`. Every j trains on the combined lengths of j = 1
+    that its unit of j + 1 tokens fits (j = 2: 12-39 for j = 1's 10-40)."""
     out = []
     for seed in seeds if seeds is not None else p.seeds:
         for jump in p.jumps:
-            lo, hi = (max(1, -(-2 * n // (jump + 1))) for n in p.train_lengths)  # the same combined lengths as j=1
+            lo, hi = -(-2 * p.train_lengths[0] // (jump + 1)), 2 * p.train_lengths[1] // (jump + 1)  # combined
+            # lengths inside j=1's (the scratchpad's unit is j + 1 tokens): a jump never trains longer than j = 1
             lengths = tuple(dict.fromkeys(max(1, 2 * n // (jump + 1)) for n in p.eval_lengths))
             q = next((p.at(layers, width) for j, layers, width in p.jump_models if j == jump), p)
             out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=q.model("learned", ppc=True),

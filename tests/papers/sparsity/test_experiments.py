@@ -43,6 +43,8 @@ def test_variants_and_labels_of_each_experiment():
     full = EXPERIMENTS["sparsity-scratchpad"].configs_for("full")
     j3 = next(c for c in full if c.task.jump == 3)
     assert (j3.train.min_length, j3.train.max_length) == (3, 10)  # combined lengths 12-40, as 10-40 for j = 1
+    j2 = next(c for c in full if c.task.jump == 2)  # combined 12-39: the unit of 3 tokens never trains past j = 1's 40
+    assert (j2.task.combined(j2.train.min_length), j2.task.combined(j2.train.max_length)) == (12, 39)
     assert j3.task.combined(j3.eval_lengths[-1]) == 200  # tested to combined length 200, as the paper
     assert all(c.model.positional == "learned" and c.train.positions == "offset" for c in full if c.task.coupled)
 
