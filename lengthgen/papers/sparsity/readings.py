@@ -106,50 +106,57 @@ def _falls(ks: list[int], values: list[float]) -> str:
 
 
 def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
-    """T1's statements that larger k degrades, on `by_k` output, per training bound K. Within a bound ("K=<K>, k <=
-    K", K >= 2; the paper's reading of its Fig. 1, whose symbols our copy lost but whose footnote 11 (a bound trains
-    every k <= K with equal weight) fixes them: within a bound, larger k generalize worse although every k <= K fits):
-    at the longest test length, accuracy of k = 1 .. K must fall (`_falls`); "not trained" when the bound is not (its
-    worst k <= K below TRAINED at `trained_length`). Beyond it ("K=<K>, k > K", where sparsities k > K are tested):
-    the best unseen k against the worst trained k, in distribution (at `trained_length`) and at the longest length;
-    "reproduced" when both fall by at least DROP points, "partly" when one does, else "not reproduced"; "not trained"
-    when the bound is not.
+    """T1's statements that larger k degrades, on `by_k` output, per training bound K, each judged at the longest
+    length at which k = 1 still holds (>= TRAINED): past it the sparsest k too is lost, and near parity's chance of
+    50% no fall with k can be read. Within a bound ("K=<K>, k <= K", K >= 2; the paper's reading of its Fig. 1, whose
+    symbols our copy lost but whose footnote 11 (a bound trains every k <= K with equal weight) fixes them: within a
+    bound, larger k generalize worse although every k <= K fits): accuracy of k = 1 .. K must fall there (`_falls`).
+    Beyond it ("K=<K>, k > K", where sparsities k > K are tested): the best unseen k against the worst trained k, in
+    distribution (at `trained_length`) and at that length; "reproduced" when both fall by at least DROP points,
+    "partly" when one does, else "not reproduced". Both rows are "not trained" when the bound is not (its worst k <= K
+    below TRAINED at `trained_length`), and "inconclusive" when k = 1 holds at no length beyond training.
 
     Returns:
         Rows: variant, in distribution (the worst k <= K at `trained_length`), detail (the numbers judged), verdict.
     """
-    longest = table.length.max()
     rows = []
     for variant, g in table.groupby("variant", sort=False):
         K = bound(variant)
-        at = g.pivot_table(index="k", columns="length", values="value").reindex(columns=[trained_length, longest])
-        seen, unseen = at.loc[at.index <= K], at.loc[at.index > K]  # an untested training length: NaN, not trained
+        held = reach(g[g.k == 1])
+        at = held if held > trained_length else int(g.length.max())
+        table_at = g.pivot_table(index="k", columns="length", values="value").reindex(columns=[trained_length, at])
+        seen, unseen = table_at.loc[table_at.index <= K], table_at.loc[table_at.index > K]  # an untested training
+        # length: NaN, not trained
         iid = float(seen[trained_length].min())
-        trained = iid >= TRAINED
+        unjudged = (NOT_TRAINED if not iid >= TRAINED else
+                    None if held > trained_length else "inconclusive (k = 1 holds at no length beyond training)")
         if len(seen) > 1:
             rows.append({"variant": f"{variant}, k <= K", "in distribution": round(iid, 1),
-                         "detail": f"at length {longest}: " + ", ".join(f"k={k}: {v:.0f}"
-                                                                         for k, v in seen[longest].items()),
-                         "verdict": _falls(seen.index.tolist(), seen[longest].tolist()) if trained else NOT_TRAINED})
+                         "detail": f"at length {at}: " + ", ".join(f"k={k}: {v:.0f}" for k, v in seen[at].items()),
+                         "verdict": unjudged or _falls(seen.index.tolist(), seen[at].tolist())})
         if unseen.empty:
             continue
         falls = {where: float(seen[length].min() - unseen[length].max())
-                 for where, length in (("in distribution", trained_length), ("at the longest length", longest))}
-        held = [where for where, fall in falls.items() if fall >= DROP]
-        verdict = (NOT_TRAINED if not trained else "reproduced" if len(held) == 2 else
-                   f"partly (falls only {held[0]})" if held else
-                   f"not reproduced (k > K within {DROP:g} points of k <= K)")
+                 for where, length in (("in distribution", trained_length), (f"at length {at}", at))}
+        fell = [where for where, fall in falls.items() if fall >= DROP]
+        verdict = unjudged or ("reproduced" if len(fell) == 2 else f"partly (falls only {fell[0]})" if fell else
+                               f"not reproduced (k > K within {DROP:g} points of k <= K)")
         rows.append({"variant": f"{variant}, k > K", "in distribution": round(iid, 1),
                      "detail": "; ".join(f"{where}: worst k <= K {seen[length].min():.0f}, best k > K "
                                          f"{unseen[length].max():.0f}" for where, length in
-                                         (("in distribution", trained_length), ("at the longest length", longest))),
+                                         (("in distribution", trained_length), (f"at length {at}", at))),
                      "verdict": verdict})
     return pd.DataFrame(rows, columns=["variant", "in distribution", "detail", "verdict"])
 
 
+BEYOND = "mean beyond training"  # `fit_and_reach`'s column: mean accuracy over the lengths past training (the
+# Chomsky-hierarchy suite's score), which tells apart two models that stay >= TRAINED to the same tested length
+
+
 def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     """Per variant, mean over seeds: accuracy in distribution (at the longest evaluated length <= `trained_length`),
-    how far it stays >= TRAINED, and whether it is trained (in distribution >= TRAINED).
+    how far it stays >= TRAINED, its mean accuracy over the lengths beyond `trained_length` (BEYOND; NaN with none),
+    and whether it is trained (in distribution >= TRAINED).
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
@@ -160,7 +167,7 @@ def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         inside = g[g.length <= trained_length]
         iid = float(inside.loc[inside.length.idxmax(), "value"]) if len(inside) else float("nan")
         rows.append({"variant": variant, "in distribution": round(iid, 1), REACH: reach(g),
-                     "trained": iid >= TRAINED})
+                     BEYOND: round(float(g[g.length > trained_length].value.mean()), 1), "trained": iid >= TRAINED})
     return pd.DataFrame(rows)
 
 
@@ -169,16 +176,24 @@ FLOOR = 2.0  # the coupled model generalizes when it stays >= TRAINED to at leas
 # length (the paper states about 3x for PPC on variable assignment; set before the regime grids' runs were read)
 
 
+def _ahead(mine: pd.Series, other: pd.Series) -> str:
+    """How a `fit_and_reach` row is ahead of another: "further" (it stays >= TRAINED to a longer length), "beyond"
+    (to the same length, and its mean accuracy beyond training is at least DROP points higher), or "" (neither)."""
+    if mine[REACH] > other[REACH]:
+        return "further"
+    return "beyond" if mine[REACH] == other[REACH] and mine[BEYOND] - other[BEYOND] >= DROP else ""
+
+
 def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
-    and reaches further than every trained baseline, and "generalizes" at all when it stays >= TRAINED to at least FLOOR
-    x `trained_length` ("partly" when it is ahead but short of that); a variant below TRAINED in distribution is "not
-    trained" (its length results say nothing). With no trained baseline (none in `df`, or none fits) the comparison
-    cannot be made: "not reproduced" when the coupled model falls short of FLOOR x `trained_length` (the claim needs
-    both), else "inconclusive". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the
-    coupled row): reproduced when the coupled model stays >= TRAINED to a longer length and to FLOOR x `trained_length`
-    (partly when only to a longer one), not reproduced when the baseline reaches as far, not trained when either does
-    not fit.
+    and ahead of every trained baseline (`_ahead`), and "generalizes" at all when it stays >= TRAINED to at least
+    FLOOR x `trained_length`. "reproduced" needs both, with every baseline reaching a shorter length; "partly" when it
+    is ahead of every baseline but short of FLOOR, or ahead of some only in mean accuracy beyond training (the same
+    tested length separates neither); a variant below TRAINED in distribution is "not trained" (its length results say
+    nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made: "not reproduced"
+    when the coupled model falls short of FLOOR x `trained_length` (the claim needs both), else "inconclusive". Each
+    baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row), by the same rule;
+    "inconclusive" when both hold to the longest length tested, "not trained" when either does not fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
@@ -190,6 +205,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     others = out[(out.variant != coupled) & out.trained]
     far = mine[REACH] >= FLOOR * trained_length
     short = f"holds only to {mine[REACH]}, under {FLOOR:g}x its training length {trained_length}"
+    ahead = [_ahead(mine, row) for _, row in others.iterrows()]
     if not mine.trained:
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
     elif others.empty:  # the comparison cannot be made; the coupled model's own reach still can fail the claim
@@ -198,11 +214,15 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
                    else "no baseline fits its training lengths")
         verdict = (f"inconclusive: the coupled model generalizes (>= {FLOOR:g}x), but {missing}: no length "
                    "comparison" if far else f"not reproduced: the coupled model {short}; {missing}")
-    elif (mine[REACH] > others[REACH]).all():
+    elif all(a == "further" for a in ahead):
         verdict = ("reproduced: the coupled model generalizes further than every trained baseline" if far else
                    f"partly: the coupled model generalizes further than every trained baseline, but it {short}")
+    elif all(ahead):
+        verdict = (f"partly: the coupled model is ahead of every trained baseline, of some only in mean accuracy "
+                   f"beyond training (>= {DROP:g} points) at the same 90% reach")
     else:
         verdict = "not reproduced: a trained baseline reaches as far"
+    longest = df.length.max()
 
     def versus(row) -> str:
         if row.variant == coupled:
@@ -211,9 +231,15 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
             unfit = " and ".join(r.variant for r in (mine, row) if not r.trained)
             return f"{NOT_TRAINED}: {unfit} {'does' if ' and ' not in unfit else 'do'} not fit the training lengths"
         held = f"{coupled} >= 90% up to {mine[REACH]}, {row.variant} up to {row[REACH]}"
-        if mine[REACH] <= row[REACH]:
-            return f"not reproduced: {held}"
-        return f"reproduced: {held}" if far else f"partly: {held}; {coupled} {short}"
+        how = _ahead(mine, row)
+        if how == "further":
+            return f"reproduced: {held}" if far else f"partly: {held}; {coupled} {short}"
+        if min(mine[REACH], row[REACH]) >= longest:
+            return f"inconclusive: {held}, the longest length tested"
+        gap = f"mean beyond training {mine[BEYOND]:.1f} against {row[BEYOND]:.1f}"
+        if how == "beyond":
+            return f"partly: {held}, but {gap}"
+        return f"not reproduced: {held}" + (f", {gap}" if mine[REACH] == row[REACH] else "")
 
     return out.assign(verdict=np.where(out.variant == coupled, verdict,
                                        np.where(out.trained, BASELINE, NOT_TRAINED)),
@@ -227,7 +253,9 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
     it reaches as far, "inconclusive" when both hold to their longest tested length (no length here tells them
     apart), "not trained" when either does not fit. The smallest jump is the reference (BASELINE). A jump j is
     tested at (j + 1) x floor(n / (j + 1)) combined tokens for each length n of the smallest jump's, a few tokens
-    short of n: reaches are compared on the smallest jump's lengths, each rounded up to the next of them. A jump that
+    short of n: reaches are compared on the smallest jump's lengths, each rounded up to the next of them. Where both
+    reach the same of them, the mean accuracy beyond training (BEYOND, each on its own lengths) tells them apart:
+    "partly" when the larger jump's is at least DROP points lower, else "not reproduced". A jump that
     runs on a larger model than the one before it (`larger_model`) and reaches as far is "inconclusive": the larger
     model may be what takes it further, so only its falling short can speak for the claim.
 
@@ -255,6 +283,9 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
             verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
         elif a >= longest[smaller.variant] and b >= longest[larger.variant]:
             verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({b} and {a})")
+        elif on_grid(b) == on_grid(a) and smaller[BEYOND] - larger[BEYOND] >= DROP:
+            verdicts.append(f"partly: {pair}, >= 90% up to {b} against {a}, but mean beyond training "
+                            f"{larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}")
         elif larger.j in larger_model:
             verdicts.append(f"inconclusive: {pair} on a larger model, >= 90% up to {b} against {a}")
         else:

@@ -78,20 +78,28 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     assert out.loc["K=3, k <= K", "verdict"] == "reproduced"  # falls 35 points, rho -1
     assert out.loc["K=3, k <= K", "detail"] == "at length 250: k=1: 95, k=2: 80, k=3: 60"
     assert out.loc["K=2, k <= K", "verdict"] == "reproduced"  # two k: the fall of 12 points alone decides
-    assert out.loc["K=4, k <= K", "verdict"] == "not reproduced (rises 1.0 points, rho 0.40)"  # near chance: flat
+    assert out.loc["K=4, k <= K", "verdict"] == (  # near parity's chance even for k = 1: no fall with k to read
+        "inconclusive (k = 1 holds at no length beyond training)")
     assert out.loc["K=5, k <= K", "verdict"] == "not reproduced (falls 27.0 points, rho -0.30)"  # falls, not with k
     edge = k_claims(by_k(pd.DataFrame(within(4, [97, 99, 84, 63]))), 25)  # rho -0.8 exactly, as computed
     assert edge.verdict.tolist() == ["reproduced"]
     slight = k_claims(by_k(pd.DataFrame(within(2, [95, 88]))), 25)
     assert slight.verdict.tolist() == ["not reproduced (falls 7.0 points)"]
     assert k_claims(by_k(pd.DataFrame(within(2, [99, 50], seen=70))), 25).verdict.tolist() == ["not trained"]
+    middle = k_rows("K=4", {(k, n): [v] for k in range(1, 5) for n, v in  # k = 1 holds to 100, not to 250
+                            ((25, 100), (100, (97, 83, 74, 63)[k - 1]), (250, (63, 54, 55, 64)[k - 1]))})
+    out = k_claims(by_k(pd.DataFrame(middle)), 25)
+    assert out.detail.tolist() == ["at length 100: k=1: 97, k=2: 83, k=3: 74, k=4: 63"]
+    assert out.verdict.tolist() == ["reproduced"]  # falls 34 points, rho -1, where k = 1 still holds
 
-    falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 80, 50) + model(3, 95, 50, 60, 55)))
+    falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 92, 50) + model(3, 95, 50, 92, 85)))
     out = k_claims(falling, trained_length=25).set_index("variant")
     assert "K=1, k <= K" not in out.index  # one k: nothing to fall
     assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
-    assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at the longest length)"  # 100 vs 95 inside
-    assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 60 vs 55 at 250
+    assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at length 250)"  # 100 vs 95 inside
+    assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 92 vs 85 at 250
+    lost = by_k(pd.DataFrame(model(1, 100, 60, 70, 50)))  # k = 1 lost beyond training: nothing to judge there
+    assert k_claims(lost, 25).verdict.tolist() == ["inconclusive (k = 1 holds at no length beyond training)"]
     flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85)))
     assert k_claims(flat, 25).verdict.tolist() == ["not reproduced (k > K within 10 points of k <= K)"]
     unfit = k_claims(by_k(pd.DataFrame(model(2, 70, 50, 60, 50))), 25)  # K = 2 does not fit
@@ -132,6 +140,28 @@ def test_coupling_claim_by_hand():
         "not reproduced: PPC >= 90% up to 30, abs up to 40")
 
 
+def test_coupling_claim_tells_a_tie_in_reach_apart_by_the_mean_beyond_training():
+    def rows(variant, values):
+        return [{"variant": variant, "metric": "accuracy", "length": n, "value": v}
+                for n, v in zip((5, 20, 30, 40), values, strict=True)]
+
+    ahead = pd.DataFrame(rows("PPC", [100, 100, 85, 60]) + rows("abs", [100, 95, 10, 0]))  # both >= 90% up to 20
+    out = coupling_claim(ahead, 20, "PPC").set_index("variant")
+    assert out["mean beyond training"].to_dict() == {"PPC": 72.5, "abs": 5.0}  # (85 + 60) / 2, (10 + 0) / 2
+    assert out.loc["abs", "versus coupled"] == ("partly: PPC >= 90% up to 20, abs up to 20, but mean beyond training "
+                                                "72.5 against 5.0")
+    assert out.loc["PPC", "verdict"].startswith("partly: the coupled model is ahead of every trained baseline, of "
+                                                "some only in mean accuracy")
+    level = pd.DataFrame(rows("PPC", [100, 100, 15, 0]) + rows("abs", [100, 95, 10, 0]))  # 7.5 against 5.0
+    out = coupling_claim(level, 20, "PPC").set_index("variant")
+    assert out.loc["abs", "versus coupled"] == ("not reproduced: PPC >= 90% up to 20, abs up to 20, mean beyond "
+                                                "training 7.5 against 5.0")
+    assert out.loc["PPC", "verdict"] == "not reproduced: a trained baseline reaches as far"
+    top = pd.DataFrame(rows("PPC", [100] * 4) + rows("abs", [95] * 4))  # no tested length can part them
+    assert coupling_claim(top, 20, "PPC").set_index("variant").loc["abs", "versus coupled"] == (
+        "inconclusive: PPC >= 90% up to 40, abs up to 40, the longest length tested")
+
+
 def curve_rows(variant, lengths, values, **extra):
     return [{"variant": variant, "metric": "accuracy", "length": n, "value": v, **extra}
             for n, v in zip(lengths, values, strict=True)]
@@ -160,6 +190,10 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
                                   + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 40 and 39: the same place
     assert jump_claim(fails_together, 40).verdict.iloc[1] == ("not reproduced: j=2 against j=1, >= 90% up to 39 "
                                                               "against 40")
+    apart = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 80, 60, 0])
+                         + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # the same reach, j = 1 ahead beyond
+    assert jump_claim(apart, 40).verdict.iloc[1] == ("partly: j=2 against j=1, >= 90% up to 39 against 40, but mean "
+                                                     "beyond training 1.7 against 46.7")  # (5+0+0)/3, (80+60+0)/3
     earlier = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 92, 0, 0])
                            + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 39 against 60: a length earlier
     assert jump_claim(earlier, 40).verdict.iloc[1].startswith("reproduced: j=2 against j=1")
