@@ -131,19 +131,26 @@ def lower_bound(values: pd.Series) -> float:
     return float(values.mean() - t_half_width(values, LEVEL)) if len(values) > 1 else float("nan")
 
 
+def window_gains(points: pd.DataFrame) -> pd.Series:
+    """The far gain of each window, the mean over the seeds that scored it: every seed scores the same windows (one
+    eval seed), so a window, not a (seed, window) pair, is the unit a bound over windows counts."""
+    return points.groupby("example").far_gain.mean()
+
+
 def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
     """Per (scored model, choosing model): windows, the mean far gain (nats) and its lower bound at LEVEL over the
-    windows (`lower_bound`), Pearson r of recovered vs far gain, and the share of the far gain that the k tokens
-    recover, sum(recovered) / sum(far gain) over the windows whose far gain is positive; the same share for the
-    controls' tokens ("share random", "share other")."""
+    windows (`lower_bound` of `window_gains`), Pearson r of recovered vs far gain (over seeds and windows), and the
+    share of the far gain that the k tokens recover, sum(recovered) / sum(far gain) over the (seed, window) pairs
+    whose far gain is positive; the same share for the controls' tokens ("share random", "share other")."""
     def summary(group: pd.DataFrame) -> pd.Series:
         gain = group[group.far_gain > 0]
+        windows = window_gains(group)
 
         def share(column: str) -> float:
             return gain[column].sum(min_count=1) / gain.far_gain.sum() if len(gain) else float("nan")
 
-        return pd.Series({"windows": len(group), "mean far gain": group.far_gain.mean(),
-                          "far gain lower bound": lower_bound(group.far_gain),
+        return pd.Series({"windows": len(windows), "mean far gain": group.far_gain.mean(),
+                          "far gain lower bound": lower_bound(windows),
                           "pearson r": group.far_gain.corr(group.recovered), "share recovered": share("recovered"),
                           **{f"share {c}": share(f"recovered {c}") for c in CONTROLS}})
 

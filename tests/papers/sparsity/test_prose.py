@@ -61,7 +61,8 @@ def test_live_setups_follow_the_profile():
     setup = prose.scratchpad_setup(same)
     assert (setup["scratch_models"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
         "Five", "1-3", "as in the paper")
-    assert prose.t1_rule() == {"t1_bar": 90.0, "t1_paper_reach": 10.0, "t1_drop": 10.0, "t1_rho": -0.8}
+    assert prose.t1_rule(PARITY_PROFILES["cpu"]) == {"t1_bar": 90.0, "t1_paper_reach": 10.0, "t1_drop": 10.0,
+                                                     "t1_rho": -0.8, "t1_our_bound": 4}  # cpu's bounds 1-4
     assert prose.t2_rule() == {"t2_bar": 90.0, "t2_floor": 2.0, "t2_paper_reach": 3}
 
 
@@ -212,7 +213,7 @@ def test_stored_language_on_hand_made_runs():
         "langres_paper_params": 1.3, "langres_paper_pose_steps": 15_000,
         "langres_uses": "does not hold",
         "langres_few_verdict": "is not judged: the far context does not help on average (-0.500 nats, 95% lower "
-                               "bound -2.141)",
+                               "bound -3.613)",
         "langres_k": 2, "langres_far_effect": "neither helps nor hurts beyond noise", "langres_far_mean": -0.5,
         "langres_far_helps": 0.5,
         "langres_share": 2.0, "langres_r": 1.0, "langres_other": 1 / 3, "langres_random": 0.2 / 3,
@@ -231,7 +232,7 @@ def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():
     runs = _language_runs()
     cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers nothing
     runs.loc[cross, "value"] = 10.0
-    with pytest.raises(ProseCheckFailed, match="shared by the two models"):
+    with pytest.raises(ProseCheckFailed, match="partly agree on which far tokens matter"):
         prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
 
 
@@ -340,7 +341,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
     sizes = LANGUAGE_PROFILES[READ_AT["sparsity-language"]]
     summary = {"documents": 1, "characters": 1, "train tokens": 1, "test tokens": 1, "vocabulary": 1,
                "unknown (test)": 0.0}
-    parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(),
+    parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(PARITY_PROFILES["cpu"]),
              prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"]), prose.t2_rule(),
              prose.stored_setup(PARITY_PROFILES["cpu"], SCRATCHPAD_PROFILES["regime"]),
              prose.stored_parity_fit(parity_reading(committed["parity"], "cpu")[1]),
