@@ -34,13 +34,16 @@ def row_frame(source, cell: list, paper, ours: list, seeds, verdict: list, reaso
                          "verdict": verdict, "reason": reason, "former verdict": former}, columns=ROW)
 
 
-def claim_rows(claims: list[Claim], readings: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def claim_rows(claims: list[Claim], readings: dict[str, pd.DataFrame], seeds: dict[str, int] | None = None,
+               scales: dict[str, str] | None = None) -> pd.DataFrame:
     """A scorecard row per claim whose reading is there, or per part of it (`Claim.parts`): where in the paper, the
-    part's name, what the paper states, our side and the part's verdict."""
+    part's name, what the paper states, our side, the seeds its reading judged and the scale it ran at (`seeds`,
+    `scales`: by reading key; none where not given) and the part's verdict."""
     shown = [(c, part) for c in claims for part in c.parts(readings) if part[2] != NOT_RUN]
     return row_frame([c.where for c, _ in shown], [name for _, (name, _, _) in shown],
-                     [c.statement for c, _ in shown], [text for _, (_, text, _) in shown], None,
-                     [verdict for _, (_, _, verdict) in shown], "")
+                     [c.statement for c, _ in shown], [text for _, (_, text, _) in shown],
+                     [(seeds or {}).get(c.reading) for c, _ in shown], [verdict for _, (_, _, verdict) in shown],
+                     [(scales or {}).get(c.reading, "") for c, _ in shown])
 
 
 def grid_runs(experiment: Experiment, profile: str, store: ResultStore) -> pd.DataFrame:

@@ -41,6 +41,9 @@ def test_a_claim_split_by_a_column_is_judged_part_by_part_and_lists_a_row_each()
     assert rows.cell.tolist() == ["assign (depth 2)", "assign (depth 3)", "assign"]
     assert rows.verdict.tolist() == ["reproduced", "not reproduced", "partly"] and set(rows.source) == {"Fig. 3"}
     assert claim(each="depth").parts({}) == [] and claim_rows([claim(each="depth")], {}).empty
+    scaled = claim_rows([claim(each="depth")], {"assign": reading}, {"assign": 3}, {"assign": "regime profile"})
+    assert scaled.seeds.tolist() == [3, 3] and scaled.reason.tolist() == ["regime profile"] * 2  # each part its grid's
+    assert rows.seeds.isna().all() and (rows.reason == "").all()  # none given: none shown
 
 
 def test_the_seed_check_compares_each_part_s_verdict_class_across_seeds():

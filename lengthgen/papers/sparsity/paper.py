@@ -116,6 +116,7 @@ ASSIGNMENT_REACH = 3  # Sec. 5.2.2: PPC generalizes "for test lengths up to 3 ti
 LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
 LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"
 LANGUAGE_CORPUS = "C4"  # App. F: the corpus the OLMo models were trained and evaluated on
+LANGUAGE_TOKENIZER = ("Llama-2-7b subwords", 32_000)  # App. F's table: tokenizer and vocabulary size
 LANGUAGE_CONTEXTS = (64, 128)  # App. F's table: training context lengths of the two models
 LANGUAGE_POSE_SHARE = 0.3  # Sec. 5.3: PoSE "on the final 30% of the iterations"
 LANGUAGE_POSE_STEPS = 15_000  # App. F: "34000 steps without PoSE, and 15000 steps with PoSE"

@@ -7,13 +7,16 @@ from lengthgen.analysis.claims import SAME, seed_check
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
+    ASSIGNMENT_PROFILES,
+    PARITY_PROFILES,
     QUICK_SEEDS,
+    SCRATCHPAD_PROFILES,
     SPARSITY_EXPERIMENTS,
     assignment_reading,
     parity_reading,
     scratchpad_reading,
 )
-from lengthgen.papers.sparsity.language import LANGUAGE, language_reading
+from lengthgen.papers.sparsity.language import LANGUAGE, LANGUAGE_PROFILES, language_reading
 from lengthgen.papers.sparsity.readings import judged
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
@@ -32,16 +35,6 @@ def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.D
     none when the experiment has no such profile."""
     experiment = GRIDS[f"sparsity-{name}"]
     return grid_runs(experiment, profile or READ_AT[experiment.name], store)
-
-
-def sparsity_readings(store: ResultStore, profile: str) -> dict[str, pd.DataFrame]:
-    """The readings of a store's runs at `profile`, by key (the `reading` of each of `sparsity_paper.CLAIMS`): at a
-    stored profile, of the grids read there (READ_AT); at a live one (the book's quick runs), of every grid that has
-    it. A reading without runs is left out."""
-    live = profile not in STORED_PROFILES
-    return readings_of({name: read_runs(name, store, profile)
-                        if live or READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
-                        for name in ("parity", "scratchpad", "assignment", "language")}, profile)
 
 
 def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.DataFrame]:
@@ -114,7 +107,27 @@ def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore,
     return seed_table(runs, dict.fromkeys(runs, profile))
 
 
+PROFILES = {"parity": PARITY_PROFILES, "scratchpad": SCRATCHPAD_PROFILES, "assignment": ASSIGNMENT_PROFILES,
+            "language": LANGUAGE_PROFILES}  # each grid's sizes by profile
+GRID_OF = {"parity": "parity", "parity k": "parity", "scratchpad": "scratchpad", "jumps": "scratchpad",
+           "assignment": "assignment", "language": "language"}  # reading key -> the grid it reads
+
+
+def scale(sizes, profile: str) -> str:
+    """The scale a grid runs at, from its profile's sizes (`DecoderSizes` or `LanguageSizes`): "regime profile: 4x128
+    models (4x256 for j = 3), 10,000 training steps"."""
+    larger = "".join(f" ({layers}x{width} for j = {j})" for j, layers, width in getattr(sizes, "jump_models", ()))
+    return f"{profile} profile: {sizes.layers}x{sizes.width} models{larger}, {sizes.steps:,} training steps"
+
+
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     """One row per figure's claim (`paper.CLAIMS`, `papers.base.claim_rows`): what the paper states, our reading
-    with its numbers, and the claim's verdict."""
-    return claim_rows(sparsity_paper.CLAIMS, sparsity_readings(store, profile))
+    with its numbers, the seeds it was judged on (those every cell of its grid has, `readings.judged`; language: every
+    stored seed), the scale of its grid, and the claim's verdict."""
+    live = profile not in STORED_PROFILES
+    runs = {name: read_runs(name, store, profile) if live or READ_AT[f"sparsity-{name}"] == profile else pd.DataFrame()
+            for name in dict.fromkeys(GRID_OF.values())}
+    seeds = {key: int((runs[name] if name == "language" else judged(runs[name])).seed.nunique())
+             for key, name in GRID_OF.items() if not runs[name].empty}
+    scales = {key: scale(PROFILES[name][profile], profile) for key, name in GRID_OF.items() if not runs[name].empty}
+    return claim_rows(sparsity_paper.CLAIMS, readings_of(runs, profile), seeds, scales)

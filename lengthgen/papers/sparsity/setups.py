@@ -41,39 +41,43 @@ def _differ(pairs) -> list[str]:
 
 def decoder_setup(ours: DecoderSizes, theirs: paper.SyntheticSetup, unit) -> dict[str, str]:
     """How a synthetic grid's sizes differ from the paper's (`unit` turns our lengths into the paper's unit):
-    `smaller` (model, steps, batch, warm-up; the paper's learning rate is lost from our copy of it, so ours is not
-    compared), `runs` (the cells we run and our seeds against the paper's runs), `changed` (training and longest test
-    lengths, largest position id; "" when none)."""
+    `sizes` (model, steps, batch, warm-up, and the largest position id, the size of the id table: each grid's covers
+    its test lengths, so it is a size, not a change of the mechanism; the paper's learning rate is lost from our copy
+    of it, so ours is not compared), `runs` (the cells we run and our seeds against the paper's runs), `changed`
+    (training and longest test lengths; "" when none)."""
     model = f"{ours.layers}x{ours.width}" + "".join(f", {layers}x{width} for j = {j}"
                                                     for j, layers, width in ours.jump_models)
-    smaller = _differ([("model", model, f"{theirs.layers}x{theirs.width}"),
-                       ("steps", f"{ours.steps:,}", f"{theirs.steps:,}"), ("batch", ours.batch, theirs.batch),
-                       ("warm-up", ours.warmup, theirs.warmup)])
+    sizes = _differ([("model", model, f"{theirs.layers}x{theirs.width}"),
+                     ("steps", f"{ours.steps:,}", f"{theirs.steps:,}"), ("batch", ours.batch, theirs.batch),
+                     ("warm-up", ours.warmup, theirs.warmup),
+                     ("largest position id", ours.max_positions, theirs.max_id)])
     cells = [f"{name} {int_range(values) if name != 'models' else and_list(values)}"
              for name, values in (("bounds K", ours.bounds), ("sparsities k", ours.test_ks), ("jumps", ours.jumps),
                                   ("depths", ours.depths), ("models", ours.variants)) if values]
     runs = [*cells, *_differ([("seeds", len(ours.seeds), theirs.runs)])]
     lo, hi = (unit(n) for n in ours.train_lengths)
     changed = _differ([("training lengths", f"{lo}-{hi}", "{}-{}".format(*theirs.train)),
-                       ("longest test", unit(max(ours.eval_lengths)), theirs.longest_test),
-                       ("largest position id", ours.max_positions, theirs.max_id)])
-    return {"smaller": "; ".join(smaller), "runs": "; ".join(runs), "changed": "; ".join(changed)}
+                       ("longest test", unit(max(ours.eval_lengths)), theirs.longest_test)])
+    return {"sizes": "; ".join(sizes), "runs": "; ".join(runs), "changed": "; ".join(changed)}
 
 
 def language_setup(ours: LanguageSizes, parameters: int) -> dict[str, str]:
-    """How the language grid differs from the paper's (App. F): a model of `parameters` (the paper's 1.3 B) and, as a
-    change, the corpus (the paper's C4) where the contexts are the paper's."""
+    """How the language grid differs from the paper's (App. F): a model of `parameters` (the paper's 1.3 B) and, as
+    changes, the corpus (the paper's C4) and the tokenizer (word types, the paper's Llama-2 subwords) where the
+    contexts are the paper's."""
     changed = _differ([("corpus", SOURCES[ours.source], paper.LANGUAGE_CORPUS),
+                       ("tokenizer", f"words, {ours.vocab:,} types",
+                        "{}, {:,} types".format(*paper.LANGUAGE_TOKENIZER)),
                        ("contexts", f"{ours.short} and {ours.long}", "{} and {}".format(*paper.LANGUAGE_CONTEXTS))])
     pose = round((1 - LanguageTrainConfig.pose_from) * ours.steps)
-    return {"smaller": f"model {parameters / 1e6:.2g} M parameters (the paper's "
+    return {"sizes": f"model {parameters / 1e6:.2g} M parameters (the paper's "
                        f"{paper.LANGUAGE_PARAMETERS / 1e9:.2g} B); steps with PoSE {pose:,} (the paper's "
                        f"{paper.LANGUAGE_POSE_STEPS:,})",
             "runs": f"seeds {len(ours.seeds)}", "changed": "; ".join(changed)}
 
 
 def setups(read_at: dict[str, str], language_parameters: int) -> pd.DataFrame:
-    """One row per grid of the scorecard (read at its profile in `read_at`): its figures, what is smaller than the
+    """One row per grid of the scorecard (read at its profile in `read_at`): its figures, which sizes differ from the
     paper's, which cells run, what is changed, and what its verdicts are about (SCALE, with a change of ours if
     any)."""
     rows = {name: decoder_setup(profiles[read_at[name]], paper.SETUPS[name], UNITS[name])
@@ -91,8 +95,8 @@ def setup_sentence(table: pd.DataFrame) -> dict:
     which with a change of ours as well, and the changes."""
     scale = and_list(table[table["the verdicts are about"] == SCALE].figure)
     changed = table[table["the verdicts are about"] != SCALE]
-    what = ("its format, positions, training and test lengths and largest position id, with a smaller model, fewer "
-            "steps, a smaller batch or warm-up")
+    what = ("its format, positions, training and test lengths, with a smaller model, fewer steps, a smaller batch or "
+            "warm-up, or another size of id table")
     text = (f"The verdicts of {scale} are about the paper's mechanism at a smaller scale: {what}." if scale else
             f"No verdict here is about the paper's mechanism at a smaller scale alone ({what}).")
     if len(changed):

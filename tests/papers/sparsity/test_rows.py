@@ -5,8 +5,16 @@ import pandas as pd
 from lengthgen.analysis.verdicts import verdict_class
 from lengthgen.book import ROOT
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity.experiments import parity_reading
-from lengthgen.papers.sparsity.rows import live_seed_check, read_runs, seed_table, stored_seed_check
+from lengthgen.papers.sparsity.experiments import SCRATCHPAD_PROFILES, parity_reading
+from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES
+from lengthgen.papers.sparsity.rows import (
+    live_seed_check,
+    read_runs,
+    scale,
+    scorecard_rows,
+    seed_table,
+    stored_seed_check,
+)
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
 
@@ -50,3 +58,12 @@ def test_the_live_seed_check_reads_the_stored_quick_seeds_beside_the_live_one():
     assert [c for c in table.columns if c.startswith("seed ")] == ["seed 0", "seed 1", "seed 2"]
     assert (table["seed 0"] == table["seed 1"]).all() and "parity (variant K=2)" in set(table.part)
     assert live_seed_check({"parity": stored.assign(seed=0)}, store, "cpu")[0].empty  # no seed check at cpu
+
+
+def test_each_scorecard_row_names_its_seeds_and_scale():
+    assert scale(SCRATCHPAD_PROFILES["regime"], "regime") == ("regime profile: 4x128 models (4x256 for j = 3), 10,000 "
+                                                              "training steps")
+    assert scale(LANGUAGE_PROFILES["regime"], "regime") == "regime profile: 2x64 models, 10,000 training steps"
+    rows = scorecard_rows(ResultStore(ROOT / "results"), "cpu")  # sparse parity's stored grid: three seeds
+    assert len(rows) and (rows.seeds == 3).all() and (rows.reason == "cpu profile: 2x64 models, 4,000 training "
+                                                                       "steps").all()

@@ -12,7 +12,7 @@ def test_a_grid_that_differs_only_in_scale_is_about_the_papers_mechanism():
     theirs = paper.SETUPS["sparsity-assignment"]
     ours = replace(ASSIGNMENT_PROFILES["regime"], max_positions=theirs.max_id, steps=10_000, seeds=(0,))
     assert decoder_setup(ours, theirs, UNITS["sparsity-assignment"]) == {
-        "smaller": "model 4x128 (the paper's 12x1024); steps 10,000 (the paper's 50,000)",
+        "sizes": "model 4x128 (the paper's 12x1024); steps 10,000 (the paper's 50,000)",
         "runs": "depths 2; models PPC; seeds 1 (the paper's 3)", "changed": ""}
     changed = decoder_setup(replace(ours, train_lengths=(2, 6)), theirs, UNITS["sparsity-assignment"])["changed"]
     assert changed == "training lengths 2-6 (the paper's 20-60)"
@@ -31,15 +31,18 @@ def test_the_table_names_what_each_verdict_is_about():
     # Table 3's lengths and ids, learned positions; but Fig. 8's j is ours (CHOICES)
     assert table.loc["Figs. 2, 8", "changed"] == CHOICES["sparsity-scratchpad"]
     assert table.loc["Figs. 2, 8", "the verdicts are about"] == f"{SCALE}, with a change of ours"
-    assert "4x256 for j = 3" in table.loc["Figs. 2, 8", "smaller"]
-    assert table.loc["Fig. 3", "changed"] == ("largest position id 256 (the paper's 230); "
-                                              + CHOICES["sparsity-assignment"])
+    assert "4x256 for j = 3" in table.loc["Figs. 2, 8", "sizes"]
+    assert table.loc["Fig. 3", "changed"] == CHOICES["sparsity-assignment"]  # its id table is a size, not a change
+    assert table.loc["Fig. 3", "sizes"].endswith("largest position id 256 (the paper's 230)")
+    assert table.loc["Figs. 1, 7", "changed"] == "" and table.loc["Figs. 1, 7", "the verdicts are about"] == SCALE
     assert table.loc["Table 1, Figs. 4-6", "the verdicts are about"] == f"{SCALE}, with a change of ours"
     assert table.loc["Table 1, Figs. 4-6", "changed"].startswith("corpus the Python standard library's")
+    assert "tokenizer words, 2,048 types (the paper's Llama-2-7b subwords, 32,000 types)" in table.loc[
+        "Table 1, Figs. 4-6", "changed"]
     about = setup_sentence(table.reset_index())["setup_about"]
-    assert about.startswith("No verdict here is about the paper's mechanism at a smaller scale alone (its format")
-    assert "Every grid's are about that and a change of ours as well: Figs. 1, 7: largest position id 512 (the " \
-           "paper's 510); Figs. 2, 8: " in about
+    assert about.startswith("The verdicts of Figs. 1, 7 are about the paper's mechanism at a smaller scale: its format")
+    assert " Those of Figs. 2, 8, Fig. 3 and Table 1, Figs. 4-6 are about that and a change of ours as well: " \
+           "Figs. 2, 8: " in about
     mixed = setup_sentence(table.reset_index().assign(**{"the verdicts are about": [SCALE] + [""] * 3}))
     assert " Those of Figs. 2, 8, Fig. 3 and Table 1, Figs. 4-6 are about that and a change" in mixed["setup_about"]
     only_scale = setup_sentence(table.reset_index().assign(**{"the verdicts are about": SCALE}).iloc[:2])
