@@ -6,9 +6,16 @@ from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
 from lengthgen.papers.sparsity.language import LANGUAGE
 from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.rows import STORED_PROFILES, scorecard_rows
-from lengthgen.papers.sparsity.sizing import CONTROL, FORMAT_CONTROL, SIZING_EXPERIMENTS, sizing_methods
+from lengthgen.papers.sparsity.sizing import (
+    CONTROL,
+    FORMAT_CONTROL,
+    PARITY_CONTROL,
+    SIZING_EXPERIMENTS,
+    sizing_methods,
+)
 
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
-              experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE, *SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL),
+              experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE, *SIZING_EXPERIMENTS, CONTROL, PARITY_CONTROL,
+                           FORMAT_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
               methods=(("sparsity-sizing.md", sizing_methods),))

@@ -197,8 +197,12 @@ QUICK_SEEDS = (1, 2)
 
 
 def parity_configs(profile: str, seeds: tuple[int, ...] | None) -> list[ParityRun]:
-    """One model per training sparsity bound K (k ~ U{1..K}), RoPE + PoSE, as the paper's Fig. 1."""
-    p = PARITY_PROFILES[profile]
+    """One model per training sparsity bound K (`parity_runs`)."""
+    return parity_runs(PARITY_PROFILES[profile], seeds)
+
+
+def parity_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[ParityRun]:
+    """One model per training sparsity bound K (k ~ U{1..K}), RoPE + PoSE, as the paper's Fig. 1; at sizes `p`."""
     return [ParityRun(task=SparseParity(max_k=bound), seed=seed, model=p.model("rope"), train=p.training("pose"),
                       eval_lengths=p.eval_lengths, eval_samples=p.samples, test_ks=p.test_ks)
             for bound in p.bounds for seed in (seeds if seeds is not None else p.seeds)]

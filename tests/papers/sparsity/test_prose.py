@@ -22,7 +22,7 @@ from lengthgen.papers.sparsity.experiments import (
     parity_reading,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, language_reading
-from lengthgen.papers.sparsity.readings import assignment_claim
+from lengthgen.papers.sparsity.readings import assignment_claim, by_k
 from lengthgen.papers.sparsity.rows import READ_AT, read_runs
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
@@ -179,6 +179,21 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert prose.scratchpad_control(pd.concat([rows, other]))["sp_control"].startswith(
         "on 50,000 steps (sizing seeds 100 and 101): on seed 100, j=1 PPC fits them (100% in distribution) and stays "
         "≥ 90% to 80; on seed 101, j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 40")  # not their mean
+
+
+def test_the_parity_control_sentence_reads_k_1_per_seed_beside_the_grid():
+    def rows(variant, seed, k1, **labels):  # k = 1 at 25, 100, 250 pairs; k = 2 at chance
+        return [{"variant": variant, "seed": seed, "metric": f"accuracy k={k}", "length": n, "value": value, **labels}
+                for k, values in ((1, k1), (2, (60.0, 50.0, 50.0)))
+                for n, value in zip((25, 100, 250), values, strict=True)]
+
+    control = pd.DataFrame(rows("2x64 K=4", 100, (100.0, 99.0, 95.0), budget=16_000)
+                           + rows("2x64 K=4", 101, (100.0, 97.0, 60.0), budget=16_000))
+    grid = by_k(pd.DataFrame(rows("K=4", 0, (100.0, 70.0, 60.0)) + rows("K=4", 1, (100.0, 92.0, 60.0))))  # mean 81
+    assert prose.parity_control(control, grid) == {"pp_control": (
+        "on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: 250 and 100 (the grid: "
+        "25)")}
+    assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet"}
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
@@ -354,7 +369,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
-             prose.format_control(pd.DataFrame())]
+             prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame())]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
