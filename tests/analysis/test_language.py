@@ -132,6 +132,8 @@ def test_language_claims_by_hand():
     claims = language_claims(hand_runs(), k=1, short="S", long=128)
     assert claims.verdict.tolist() == ["reproduced"] * 3  # median 20.5 -> 19.75; far gain 0.73 (bound 0.31); share 0.59
     assert claims.ours[1] == "mean far gain +0.733 nats, 95% lower bound +0.309 (3 windows)"
+    beside = language_claims(hand_runs(), k=1, short="S", long=128, control="S")  # a model's own numbers beside it
+    assert beside.ours[1] == claims.ours[1] + "; S: +0.733 nats, lower bound +0.309"
     assert "20.50 -> 19.75 (lower in 1 of 2 seeds)" in claims.ours[0]
     worse = hand_runs()
     worse.loc[(worse.metric == "perplexity") & (worse.length == 128), "value"] = 30.0

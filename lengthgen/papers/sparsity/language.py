@@ -187,5 +187,5 @@ def language_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd
     cfg = p.run(0)
     points = pd.concat([influence_points(runs, k).assign(k=k) for k in cfg.ks], ignore_index=True)
     summary = pd.concat({k: far_context_sparsity(points[points.k == k]) for k in cfg.ks}, names=["k"])
-    claims = language_claims(runs, min(CLAIM_K, max(cfg.ks)), cfg.name("short"), p.long)
+    claims = language_claims(runs, min(CLAIM_K, max(cfg.ks)), cfg.name("short"), p.long, cfg.name("long"))
     return perplexity_table(runs), summary, claims, points

@@ -22,7 +22,7 @@ from lengthgen.papers.sparsity.experiments import (
     parity_reading,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, language_reading
-from lengthgen.papers.sparsity.readings import assignment_claim, by_k
+from lengthgen.papers.sparsity.readings import assignment_claim
 from lengthgen.papers.sparsity.rows import READ_AT, read_runs
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
@@ -189,11 +189,15 @@ def test_the_parity_control_sentence_reads_k_1_per_seed_beside_the_grid():
 
     control = pd.DataFrame(rows("2x64 K=4", 100, (100.0, 99.0, 95.0), budget=16_000)
                            + rows("2x64 K=4", 101, (100.0, 97.0, 60.0), budget=16_000))
-    grid = by_k(pd.DataFrame(rows("K=4", 0, (100.0, 70.0, 60.0)) + rows("K=4", 1, (100.0, 92.0, 60.0))))  # mean 81
-    assert prose.parity_control(control, grid) == {"pp_control": (
-        "on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: 250 and 100 (the grid: "
-        "25)")}
-    assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet"}
+    grid = pd.DataFrame(rows("K=4", 0, (100.0, 70.0, 60.0)) + rows("K=4", 1, (100.0, 92.0, 60.0)))
+    assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
+        "pp_control": "on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: 250 and "
+                      "100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+    further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
+                         control.assign(variant="2x64 K=3")])
+    assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=3")]))["pp_moves"] == (
+        "moves it for K=4 only")
+    assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
@@ -233,6 +237,8 @@ def test_stored_language_on_hand_made_runs():
         "langres_far_helps": 0.5,
         "langres_share": 2.0, "langres_r": 1.0, "langres_other": 1 / 3, "langres_random": 0.2 / 3,
         "langres_long_effect": "neither helps nor hurts beyond noise", "langres_long_mean": -0.5,
+        "langres_long_reading": "it does not either, so the row measures what this corpus offers beyond the short "
+                                "window at this scale more than the PoSE model's training window",
         "langres_long_other": 1 / 3,
         "langres_long_random": 0.2 / 3, "langres_cross_share": "33%", "langres_cross_r": "-0.44"})
 

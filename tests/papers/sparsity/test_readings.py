@@ -8,6 +8,7 @@ from lengthgen.analysis.verdicts import verdict_class
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
 from lengthgen.papers.sparsity import readings as sparsity
 from lengthgen.papers.sparsity.readings import (
+    VERSUS,
     answer_attention,
     assignment_claim,
     by_k,
@@ -98,6 +99,16 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
     assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at length 250)"  # 100 vs 95 inside
     assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 92 vs 85 at 250
+    stored = {1: (100, 100, 100, 91, 84), 2: (100, 100, 71, 65, 64), 3: (100, 95, 76, 56, 56), 4: (73, 64, 54, 45, 45)}
+    averaged = k_claims(by_k(pd.DataFrame(k_rows("K=3", {(k, n): [v] for k, values in stored.items()
+                                                         for n, v in zip((25, 50, 100, 175, 250), values,
+                                                                         strict=True)}))), 25)
+    assert averaged.detail.tolist()[0] == "mean over lengths 50-175: k=1: 97, k=2: 79, k=3: 76"  # k = 1 holds to 175
+    assert averaged.verdict.tolist() == ["reproduced", "reproduced"]  # 76 vs 54 over 50-175; 100 vs 73 inside
+    near = k_rows("K=2", {(1, 25): [100], (2, 25): [100], (3, 25): [60], (1, 250): [95], (2, 250): [55],
+                          (3, 250): [50]})  # k = 2 near chance at 250: a fall of 10 points to k = 3 cannot show
+    assert k_claims(by_k(pd.DataFrame(near)), 25).set_index("variant").loc["K=2, k > K", "verdict"] == (
+        "inconclusive (falls in distribution; at length 250 the trained k are within 10 points of chance)")
     lost = by_k(pd.DataFrame(model(1, 100, 60, 70, 50)))  # k = 1 lost beyond training: nothing to judge there
     assert k_claims(lost, 25).verdict.tolist() == ["inconclusive (k = 1 holds at no length beyond training)"]
     flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85)))
@@ -149,17 +160,25 @@ def test_coupling_claim_tells_a_tie_in_reach_apart_by_the_mean_beyond_training()
     out = coupling_claim(ahead, 20, "PPC").set_index("variant")
     assert out["mean beyond training"].to_dict() == {"PPC": 72.5, "abs": 5.0}  # (85 + 60) / 2, (10 + 0) / 2
     assert out.loc["abs", "versus coupled"] == ("partly: PPC >= 90% up to 20, abs up to 20, but mean beyond training "
-                                                "72.5 against 5.0")
-    assert out.loc["PPC", "verdict"].startswith("partly: the coupled model is ahead of every trained baseline, of "
-                                                "some only in mean accuracy")
+                                                "72.5 against 5.0; PPC holds only to 20, under 2x its training "
+                                                "length 20")
+    assert out.loc["PPC", "verdict"] == ("partly: the coupled model is ahead of every trained baseline, of some only "
+                                         "in mean accuracy beyond training (>= 10 points) at the same 90% reach; it "
+                                         "holds only to 20, under 2x its training length 20")
     level = pd.DataFrame(rows("PPC", [100, 100, 15, 0]) + rows("abs", [100, 95, 10, 0]))  # 7.5 against 5.0
     out = coupling_claim(level, 20, "PPC").set_index("variant")
     assert out.loc["abs", "versus coupled"] == ("not reproduced: PPC >= 90% up to 20, abs up to 20, mean beyond "
                                                 "training 7.5 against 5.0")
     assert out.loc["PPC", "verdict"] == "not reproduced: a trained baseline reaches as far"
     top = pd.DataFrame(rows("PPC", [100] * 4) + rows("abs", [95] * 4))  # no tested length can part them
-    assert coupling_claim(top, 20, "PPC").set_index("variant").loc["abs", "versus coupled"] == (
+    out = coupling_claim(top, 20, "PPC").set_index("variant")
+    assert out.loc["abs", "versus coupled"] == (
         "inconclusive: PPC >= 90% up to 40, abs up to 40, the longest length tested")
+    assert out.loc["PPC", "verdict"] == ("inconclusive: the coupled model and a trained baseline both hold to the "
+                                         "longest length tested")  # the coupled model's own verdict agrees
+    mixed = pd.DataFrame(rows("PPC", [100] * 4) + rows("abs", [95] * 4) + rows("rope", [100, 95, 50, 0]))
+    out = coupling_claim(mixed, 20, "PPC").set_index("variant")  # ahead of one, level with the other at the end
+    assert out.loc["PPC", "verdict"].startswith("inconclusive") and out.loc["rope", VERSUS].startswith("reproduced")
 
 
 def curve_rows(variant, lengths, values, **extra):
@@ -178,7 +197,8 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     assert jump_claim(farther, 40).verdict.iloc[1] == "not reproduced: j=2 against j=1, >= 90% up to 120 against 80"
     assert jump_claim(farther, 40, frozenset({2})).verdict.iloc[1] == (  # j = 2 on a larger model: no evidence
         "inconclusive: j=2 against j=1 on a larger model, >= 90% up to 120 against 80")
-    assert jump_claim(ok, 40, frozenset({2})).verdict.iloc[1].startswith("reproduced")  # short of it, it still speaks
+    assert jump_claim(ok, 40, frozenset({2})).verdict.iloc[1] == (  # short of it: the size is not ruled out
+        "partly: j=2 against j=1 on a larger model, >= 90% up to 40 against 80")
     both = farther.assign(value=100)  # both hold to the longest length: no length tells them apart
     assert jump_claim(both, 40).verdict.iloc[1] == ("inconclusive: j=2 against j=1, both hold to the longest length "
                                                     "tested (120 and 120)")
