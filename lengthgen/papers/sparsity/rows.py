@@ -114,10 +114,10 @@ GRID_OF = {"parity": "parity", "parity k": "parity", "scratchpad": "scratchpad",
 
 
 def scale(sizes, profile: str) -> str:
-    """The scale a grid runs at, from its profile's sizes (`DecoderSizes` or `LanguageSizes`): "regime profile: 4x128
-    models (4x256 for j = 3), 10,000 training steps"."""
-    larger = "".join(f" ({layers}x{width} for j = {j})" for j, layers, width in getattr(sizes, "jump_models", ()))
-    return f"{profile} profile: {sizes.layers}x{sizes.width} models{larger}, {sizes.steps:,} training steps"
+    """The scale a grid runs at, from its profile's sizes (`DecoderSizes` or `LanguageSizes`), in a few short words
+    (the scorecard's table is wide): "regime: 4x128 (j=3: 4x256), 10,000 steps"."""
+    larger = "".join(f" (j={j}: {layers}x{width})" for j, layers, width in getattr(sizes, "jump_models", ()))
+    return f"{profile}: {sizes.layers}x{sizes.width}{larger}, {sizes.steps:,} steps"
 
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:

@@ -61,9 +61,9 @@ def test_the_live_seed_check_reads_the_stored_quick_seeds_beside_the_live_one():
 
 
 def test_each_scorecard_row_names_its_seeds_and_scale():
-    assert scale(SCRATCHPAD_PROFILES["regime"], "regime") == ("regime profile: 4x128 models (4x256 for j = 3), 10,000 "
-                                                              "training steps")
-    assert scale(LANGUAGE_PROFILES["regime"], "regime") == "regime profile: 2x64 models, 10,000 training steps"
+    assert scale(SCRATCHPAD_PROFILES["regime"], "regime") == "regime: 4x128 (j=3: 4x256), 10,000 steps"
+    assert scale(LANGUAGE_PROFILES["regime"], "regime") == "regime: 2x64, 10,000 steps"
     rows = scorecard_rows(ResultStore(ROOT / "results"), "cpu")  # sparse parity's stored grid: three seeds
-    assert len(rows) and (rows.seeds == 3).all() and (rows.reason == "cpu profile: 2x64 models, 4,000 training "
-                                                                       "steps").all()
+    assert len(rows) and (rows.seeds == 3).all() and (rows.reason == "cpu: 2x64, 4,000 steps").all()
+    regime = scorecard_rows(ResultStore(ROOT / "results"), "regime")  # language: every stored seed, three
+    assert (regime[regime.cell.str.startswith("language")].seeds == 3).all()
