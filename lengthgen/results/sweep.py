@@ -57,12 +57,13 @@ def run_and_store(experiment_name: str, run: Callable, root: str, profile: str, 
     snapshots (`lengthgen.snapshots`), so that a run interrupted resumes where it stopped when run again; `wall_seconds`
     is the run's time over every process that worked on it (to each one's last snapshot), and `resumed` lists the
     trainings taken up again (call, step, the commit that began them). A config that another live process is
-    computing (its `ResultStore.running` marker) is left to it: "" is returned, nothing written."""
+    computing (its `ResultStore.running` marker) is left to it, and one that another process has stored since the
+    sweep listed it is not computed again: "" is returned, nothing written."""
     store = ResultStore(root)
     meta = provenance()  # the code and machine as the run starts
     folder = store.snapshots(experiment_name, cfg)
     with store.running(experiment_name, cfg) as mine:
-        if not mine:
+        if not mine or store.status(experiment_name, cfg) == "complete":  # stored under another's claim, now released
             return ""
         with resumable(folder, commit=meta["git_commit"]) as snaps:
             out = run(cfg)

@@ -186,6 +186,18 @@ def test_a_run_is_marked_in_flight_while_it_computes_and_unmarked_however_it_end
     assert store.in_flight(exp.name) == {} and [p.name for p in (tmp_path / exp.name).iterdir()] == [seen.popitem()[0]]
 
 
+def test_a_config_stored_by_another_process_after_the_sweep_listed_it_is_not_computed_again(tmp_path):
+    from lengthgen.results.sweep import run_and_store
+
+    exp = EXPERIMENTS["vv-retrieval"]
+    cfg = exp.configs_for("smoke", (0,))[0]
+    assert run_and_store(exp.name, lambda c: METRICS, str(tmp_path), "smoke", cfg)  # the other process's run
+    stored = (ResultStore(tmp_path).path(exp.name, cfg) / "meta.json").read_text()
+    ran = []
+    assert run_and_store(exp.name, lambda c: ran.append(c) or METRICS, str(tmp_path), "smoke", cfg) == ""
+    assert ran == [] and (ResultStore(tmp_path).path(exp.name, cfg) / "meta.json").read_text() == stored
+
+
 def test_of_processes_claiming_one_config_at_once_exactly_one_holds_it_and_a_dead_claim_is_taken_over(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
     from threading import Barrier
