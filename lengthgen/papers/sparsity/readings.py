@@ -300,16 +300,20 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
         unfit = [f"j={r.j}" for r in (smaller, larger) if not r.trained]
         if unfit:
             verdicts.append(f"{NOT_TRAINED}: {' and '.join(unfit)} do not fit their training lengths")
-        elif a >= longest[smaller.variant] and b >= longest[larger.variant]:
+            continue
+        if a >= longest[smaller.variant] and b >= longest[larger.variant]:
             verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({b} and {a})")
-        elif larger.j in larger_model:  # a shortfall on a larger model leaves the size a possible cause
-            verdicts.append(f"{'partly' if on_grid(b) < on_grid(a) else 'inconclusive'}: {pair} on a larger model, "
-                            f">= 90% up to {b} against {a}")
-        elif on_grid(b) < on_grid(a):
+            continue
+        shorter = on_grid(b) < on_grid(a)
+        lower = on_grid(b) == on_grid(a) and smaller[BEYOND] - larger[BEYOND] >= DROP  # level, but worse past training
+        gap = f", mean beyond training {larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}" if lower else ""
+        if larger.j in larger_model:  # a shortfall on a larger model leaves the size a possible cause
+            verdicts.append(f"{'partly' if shorter or lower else 'inconclusive'}: {pair} on a larger model, >= 90% up "
+                            f"to {b} against {a}{gap}")
+        elif shorter:
             verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
-        elif on_grid(b) == on_grid(a) and smaller[BEYOND] - larger[BEYOND] >= DROP:
-            verdicts.append(f"partly: {pair}, >= 90% up to {b} against {a}, but mean beyond training "
-                            f"{larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}")
+        elif lower:
+            verdicts.append(f"partly: {pair}, >= 90% up to {b} against {a}{gap}")
         else:
             verdicts.append(f"not reproduced: {pair}, >= 90% up to {b} against {a}")
     return out.drop(columns=["trained", "j"]).assign(verdict=verdicts).reset_index(drop=True)

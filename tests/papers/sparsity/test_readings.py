@@ -212,8 +212,10 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
                                                               "against 40")
     apart = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 80, 60, 0])
                          + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # the same reach, j = 1 ahead beyond
-    assert jump_claim(apart, 40).verdict.iloc[1] == ("partly: j=2 against j=1, >= 90% up to 39 against 40, but mean "
+    assert jump_claim(apart, 40).verdict.iloc[1] == ("partly: j=2 against j=1, >= 90% up to 39 against 40, mean "
                                                      "beyond training 1.7 against 46.7")  # (5+0+0)/3, (80+60+0)/3
+    assert jump_claim(apart, 40, frozenset({2})).verdict.iloc[1].startswith("partly: j=2 against j=1 on a larger")
+    assert jump_claim(fails_together, 40, frozenset({2})).verdict.iloc[1].startswith("inconclusive")  # level
     earlier = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 92, 0, 0])
                            + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 39 against 60: a length earlier
     assert jump_claim(earlier, 40).verdict.iloc[1].startswith("reproduced: j=2 against j=1")
