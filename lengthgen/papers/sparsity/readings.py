@@ -206,9 +206,9 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     level with it at the longest length tested; a variant below TRAINED in distribution is "not trained" (its length
     results say nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made: "not
     reproduced" when the coupled model falls short of FLOOR x `trained_length` (the claim needs both), else
-    "inconclusive". Each
-    baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row), by the same rule;
-    "inconclusive" when both hold to the longest length tested, "not trained" when either does not fit.
+    "inconclusive". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row),
+    by the same rule; "inconclusive" when both hold to the longest length tested, "not trained" when either does not
+    fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
