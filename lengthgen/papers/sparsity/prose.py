@@ -182,7 +182,8 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
     """The sentence of sparse parity's budget control (`sizing.PARITY_CONTROL`), values `pp_control` and `pp_moves`:
     per bound K, how far k = 1 stays >= TRAINED on each sizing seed and on each seed of the grid (`grid`: the stored
     cpu grid's runs), and whether the control's budget moves it: past every grid seed on every control seed ("moves
-    it for K=3"), which the grid's own spread of seeds cannot give by chance; or that it is not stored yet."""
+    it for K=3 only"; against the grid's mean a single seed of its wide spread could seem to); or that it is not
+    stored yet."""
     if runs.empty:
         return {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
     runs = runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])  # "2x64 K=3": the size is the grid's
