@@ -154,7 +154,7 @@ def far_context_sparsity(points: pd.DataFrame) -> pd.DataFrame:
                           "pearson r": group.far_gain.corr(group.recovered), "share recovered": share("recovered"),
                           **{f"share {c}": share(f"recovered {c}") for c in CONTROLS}})
 
-    return points.groupby(["lm", "chooser"]).apply(summary, include_groups=False)
+    return points.groupby(["lm", "chooser"]).apply(summary, include_groups=False).astype({"windows": int})
 
 
 SHARE = 0.5  # the few-tokens claim holds when k tokens recover at least this share of the far gain ...

@@ -108,6 +108,7 @@ def test_far_context_sparsity_by_hand():
     # every window's far gain is positive: recovered 0.8 + 0.2 + 0.3 of 1.0 + 0.5 + 0.7, in each seed
     assert summary["share recovered"] == pytest.approx(1.3 / 2.2)
     assert summary.windows == 3  # both seeds score the same three windows: three, not six, independent values
+    assert far_context_sparsity(points).windows.dtype == int  # a count, shown as one
     assert summary["far gain lower bound"] == pytest.approx(lower_bound(pd.Series([1.0, 0.5, 0.7])))
     assert summary["pearson r"] == pytest.approx(np.corrcoef([1.0, 0.5, 0.7], [0.8, 0.2, 0.3])[0, 1])
     assert summary["share other"] == pytest.approx(0.7 / 2.2) and summary["share random"] == pytest.approx(0.1 / 2.2)
