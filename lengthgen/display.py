@@ -118,6 +118,11 @@ def and_list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
+def model_size(layers: int, width: int) -> str:
+    """A model's depth and width as tables and labels name it: "4x128"."""
+    return f"{layers}x{width}"
+
+
 def span(values, fmt: str | Callable[[float], str] = "{:.1f}") -> str:
     """The range of some values as the prose writes it, each end formatted by `fmt` (a format string or a function):
     "33.6-55.0", or one value ("89.5") when both ends read the same; NaNs left out, "–" when no value is left."""

@@ -12,6 +12,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
+from lengthgen.display import model_size
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.transformer import DecoderOnly, TransformerConfig
@@ -62,7 +63,7 @@ class DecoderRun:
 
     def size(self) -> str:
         """The model's layers and width, "4x128" (`Experiment.size`)."""
-        return f"{self.model.layers}x{self.model.width}"
+        return model_size(self.model.layers, self.model.width)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from lengthgen.analysis.compare import reach
 from lengthgen.analysis.language import LEVEL, MARGIN, SHARE, lower_bound, window_gains
 from lengthgen.analysis.sizing import sizing_table
 from lengthgen.analysis.verdicts import TRAINED
-from lengthgen.display import and_list, holds, span, word
+from lengthgen.display import and_list, holds, model_size, span, word
 from lengthgen.metrics import ACCURACY, LOOKUP, PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
@@ -649,7 +649,8 @@ def not_yet(sizing_runs: pd.DataFrame, profile: str = "regime", beyond: str = "f
     CPU-hours, `sizing_runs`: the stored runs of `sparsity-sizing-assignment`), how many variants a depth has, and
     what the larger profile adds (depths, model)."""
     p, larger = ASSIGNMENT_PROFILES[profile], ASSIGNMENT_PROFILES[beyond]
-    found = sizing_runs[(sizing_runs.variant == f"{p.layers}x{p.width} PPC") & (sizing_runs.budget == p.steps)]
+    ppc = f"{model_size(p.layers, p.width)} PPC"
+    found = sizing_runs[(sizing_runs.variant == ppc) & (sizing_runs.budget == p.steps)]
     return {"notyet_model": model_text(p), "notyet_steps": p.steps,
             "notyet_hours": span(found.groupby("key").wall_seconds.first() / 3600, "{:.1f}"),
             "notyet_variants": count_of(len(assignment_runs(p, p.seeds[:1])) // len(p.depths), "model"),

@@ -4,6 +4,7 @@ runs, one row each (`papers.base.ROW`), from a results store and a profile."""
 import pandas as pd
 
 from lengthgen.analysis.claims import SAME, seed_check
+from lengthgen.display import model_size
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
@@ -116,8 +117,9 @@ GRID_OF = {"parity": "parity", "parity k": "parity", "scratchpad": "scratchpad",
 def scale(sizes, profile: str) -> str:
     """The scale a grid runs at, from its profile's sizes (`DecoderSizes` or `LanguageSizes`), in a few short words
     (the scorecard's table is wide): "regime: 4x128 (j=3: 4x256), 10,000 steps"."""
-    larger = "".join(f" (j={j}: {layers}x{width})" for j, layers, width in getattr(sizes, "jump_models", ()))
-    return f"{profile}: {sizes.layers}x{sizes.width}{larger}, {sizes.steps:,} steps"
+    jumps = getattr(sizes, "jump_models", ())  # a language profile has none
+    larger = "".join(f" (j={j}: {model_size(layers, width)})" for j, layers, width in jumps)
+    return f"{profile}: {model_size(sizes.layers, sizes.width)}{larger}, {sizes.steps:,} steps"
 
 
 def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:

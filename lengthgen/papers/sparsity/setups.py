@@ -6,7 +6,7 @@ depths, models) are listed as ours alone where the paper's values are lost from 
 
 import pandas as pd
 
-from lengthgen.display import and_list
+from lengthgen.display import and_list, model_size
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
@@ -45,9 +45,9 @@ def decoder_setup(ours: DecoderSizes, theirs: paper.SyntheticSetup, unit) -> dic
     its test lengths, so it is a size, not a change of the mechanism; the paper's learning rate is lost from our copy
     of it, so ours is not compared), `runs` (the cells we run and our seeds against the paper's runs), `changed`
     (training and longest test lengths; "" when none)."""
-    model = f"{ours.layers}x{ours.width}" + "".join(f", {layers}x{width} for j = {j}"
+    model = model_size(ours.layers, ours.width) + "".join(f", {model_size(layers, width)} for j = {j}"
                                                     for j, layers, width in ours.jump_models)
-    sizes = _differ([("model", model, f"{theirs.layers}x{theirs.width}"),
+    sizes = _differ([("model", model, model_size(theirs.layers, theirs.width)),
                      ("steps", f"{ours.steps:,}", f"{theirs.steps:,}"), ("batch", ours.batch, theirs.batch),
                      ("warm-up", ours.warmup, theirs.warmup),
                      ("largest position id", ours.max_positions, theirs.max_id)])

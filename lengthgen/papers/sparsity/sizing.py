@@ -35,6 +35,7 @@ import pandas as pd
 
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.display import model_size
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -264,7 +265,7 @@ def size_words(size: Size, recipe_steps: int) -> str:
     held = [*([" and ".join(size.variants)] if size.variants else []),
             *([f"depth {', '.join(map(str, size.depths))}"] if size.depths else []),
             *([f"{size.steps:,} steps"] if size.steps and size.steps != recipe_steps else [])]
-    return f"{size.layers}x{size.width}" + (f" ({', '.join(held)})" if held else "")
+    return model_size(size.layers, size.width) + (f" ({', '.join(held)})" if held else "")
 
 
 def first_fits(table: pd.DataFrame) -> str:
