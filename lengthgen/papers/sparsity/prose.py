@@ -178,6 +178,12 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
     return {"stored_parity_fit": percent_span(fit)}
 
 
+def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
+    """A control's runs labelled as its grid labels them: "2x64 K=3" (`sizing.sized_labels`) as "K=3", the size
+    being the grid's."""
+    return runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])
+
+
 def parity_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
     """The sentence of sparse parity's budget control (`sizing.PARITY_CONTROL`), values `pp_control` and `pp_moves`:
     per bound K, how far k = 1 stays >= TRAINED on each sizing seed and on each seed of the grid (`grid`: the stored
@@ -186,7 +192,7 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
     stored yet."""
     if runs.empty:
         return {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
-    runs = runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])  # "2x64 K=3": the size is the grid's
+    runs = as_grid(runs)
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
 
     def reaches(frame: pd.DataFrame) -> list[int]:  # k = 1's reach on each seed of a bound's runs
@@ -397,7 +403,7 @@ def scratchpad_control(runs: pd.DataFrame) -> dict:
     and one that does not), and its lookup head's attention, or that it is not stored yet."""
     if runs.empty:
         return {"sp_control": "not stored yet"}
-    runs = runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])  # "4x128 j=1 PPC": the size is the grid's
+    runs = as_grid(runs)
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
