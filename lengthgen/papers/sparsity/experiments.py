@@ -242,8 +242,8 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
     out = []
     for seed in seeds if seeds is not None else p.seeds:
         for jump in p.jumps:
-            lo, hi = -(-2 * p.train_lengths[0] // (jump + 1)), 2 * p.train_lengths[1] // (jump + 1)  # combined
-            # lengths inside j=1's (the scratchpad's unit is j + 1 tokens): a jump never trains longer than j = 1
+            # combined lengths inside j=1's (the scratchpad's unit is j + 1 tokens): no jump trains longer than j = 1
+            lo, hi = -(-2 * p.train_lengths[0] // (jump + 1)), 2 * p.train_lengths[1] // (jump + 1)
             lengths = tuple(dict.fromkeys(max(1, 2 * n // (jump + 1)) for n in p.eval_lengths))
             q = next((p.at(layers, width) for j, layers, width in p.jump_models if j == jump), p)
             out.append(ScratchpadRun(task=ScratchpadParity(jump=jump), seed=seed, model=q.model("learned", ppc=True),
