@@ -172,9 +172,12 @@ class ResultStore:
         path = self.path(experiment, cfg)
         marker = path.parent / f".{path.name}.running"
         marker.parent.mkdir(parents=True, exist_ok=True)
-        mine = marker.with_name(f"{marker.name}-{socket.gethostname()}-{os.getpid()}")
-        mine.write_text(json.dumps({"key": path.name, "pid": os.getpid(), "host": socket.gethostname(),
-                                    "started": datetime.now(UTC).isoformat(timespec="seconds")}))
+        fd, name = tempfile.mkstemp(dir=marker.parent, prefix=f"{marker.name}-")  # one per claim, threads too
+        mine = Path(name)
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"key": path.name, "pid": os.getpid(), "host": socket.gethostname(),
+                       "started": datetime.now(UTC).isoformat(timespec="seconds")}, fh)
+        mine.chmod(0o644)
         try:
             while True:
                 try:

@@ -204,7 +204,7 @@ def test_of_processes_claiming_one_config_at_once_exactly_one_holds_it_and_a_dea
 
     exp = EXPERIMENTS["vv-retrieval"]
     cfg = exp.configs_for("smoke", (0,))[0]
-    store, start = ResultStore(tmp_path), Barrier(8)
+    store, start = ResultStore(tmp_path), Barrier(8, timeout=60)  # a claim that raises fails, not hangs
 
     def claim(_):
         start.wait()
