@@ -91,7 +91,7 @@ def _stored(folder: str) -> ResultStore:
 
 def _configs(experiment, args) -> list:
     """The configs chosen on the command line: profile, seeds, and the --task/--variant filters."""
-    configs = experiment.configs_for(args.profile, parse_seeds(args.seeds) if args.seeds else None)
+    configs = experiment.configs_named(args.profile, parse_seeds(args.seeds) if args.seeds else None, args.variant)
     return experiment.select(configs, task=args.task, variant=args.variant)
 
 
@@ -254,14 +254,12 @@ def cmd_merge(args) -> None:
 
 def cmd_leaderboard(args) -> None:
     from lengthgen.leaderboard.grid import MECHANISMS, scored
-    from lengthgen.leaderboard.protocol import row_costs
+    from lengthgen.leaderboard.reading import cost_words
 
-    for name in (args.mechanism or "").split(","):
-        if name:
-            MECHANISMS[name.strip()]  # an unknown one: the registry names the valid ones
     experiment = EXPERIMENTS["leaderboard"]
     profile = args.profile or experiment.stored_profile
-    configs = experiment.select(experiment.configs_for(profile), task=args.task, variant=args.mechanism)
+    named = experiment.configs_named(profile, None, args.mechanism or ",".join(MECHANISMS))  # rows added by readers
+    configs = experiment.select(named, task=args.task, variant=args.mechanism)
     runs = collect(experiment, configs, _stored(args.results), skip_missing=True)
     if runs.empty:
         raise LengthgenError(f"no leaderboard run at {profile} is stored in {args.results}; run them with "
@@ -272,9 +270,7 @@ def cmd_leaderboard(args) -> None:
         _write_out(table, args.out)
         return
     print(table.round(1).to_string(index=False))
-    costs = row_costs(runs)
-    print("\nCPU-thread hours per row (every task and seed it ran): "
-          + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()))
+    print("\n" + cost_words(runs))
 
 
 def cmd_scorecard(args) -> None:

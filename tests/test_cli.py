@@ -461,7 +461,7 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     first."""
     import lengthgen.leaderboard.grid as grid
 
-    made = {"rope": [100.0, 95.0, 5.0], "nope": [100.0, 30.0, 10.0]}  # copy at 10, 15, 30 tokens
+    made = {"rope": [100.0, 95.0, 5.0], "nope": [100.0, 30.0, 10.0], "fire": [100.0, 100.0, 60.0]}  # copy at 10, 15, 30
     monkeypatch.setattr(grid, "exact_match_by_length", lambda model, task, lengths, n, seed, **kw: pd.DataFrame(
         {"length": list(lengths), "metric": "accuracy", "value": made[model.cfg.positional.replace("none", "nope")]}))
     results = str(tmp_path / "results")
@@ -477,10 +477,16 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     assert "CPU-thread hours per row (every task and seed it ran): " in out
     assert main(["leaderboard", "--profile", "smoke", "--results", results, "--out", str(tmp_path / "b.csv")]) == 0
     assert pd.read_csv(tmp_path / "b.csv")["rank"].tolist() == [1.0, 2.0]
+    # a mechanism the profile does not list: its row runs on the profile's tasks and ranks beside the grid
+    assert main(["run", "leaderboard", "--profile", "smoke", "--task", "copy", "--variant", "fire", "--results",
+                 results]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "leaderboard", "--profile", "smoke", "--results", results)
+    assert [line.split()[1] for line in out.splitlines()[1:4]] == ["fire", "rope", "nope"]
     for argv, message in (
             (["--mechanism", "xpos"], "unknown mechanism 'xpos'; valid: nope, sinusoidal, learned"),
-            (["--mechanism", "fire"], "no variant 'fire' in leaderboard; valid: nope, rope"),  # not in the profile
-            (["--profile", "cpu"], "unknown profile 'cpu' for leaderboard; valid: smoke, quick"),
+            (["--mechanism", "alibi"], "no leaderboard run at smoke is stored"),  # registered, not run
+            (["--profile", "full"], "unknown profile 'full' for leaderboard; valid: smoke, quick, cpu"),
             (["--profile", "quick"], "no leaderboard run at quick is stored"),
             (["--results", str(tmp_path / "none")], "no results folder at")):
         capsys.readouterr()

@@ -366,12 +366,25 @@ class LeaderboardSizes:
 
 
 # smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three
-# mechanisms, one seed, sized on this machine (Methods: 2,000 steps fit RoPE's Copy, 99% at 10 tokens).
+# mechanisms, one seed, sized on this machine (Methods: 2,000 steps fit RoPE's Copy, 99% at 10 tokens). cpu is the
+# stored grid, at the sizing study's model (`SIZING_PROFILES`) on tasks where its decoder fits (`left_out` says
+# why each other task is not in it), each trained for its budget from that study (`task_budgets`, checked against the
+# stored study by the tests), at three declared seeds.
 LEADERBOARD_PROFILES = {
     "smoke": LeaderboardSizes(tasks=("copy", "bucket_sort"), mechanisms=("nope", "rope"), width=16, heads=2, layers=1,
                               steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=256, longest=50),
     "quick": LeaderboardSizes(tasks=("copy", "reverse_copy"), mechanisms=("nope", "rope", "alibi"), width=64, heads=4,
                               layers=2, steps=2000, batch=64, lr=1e-3, samples=100, seeds=(0,), max_positions=256),
+    "cpu": LeaderboardSizes(tasks=("copy", "reverse_copy", "lookup_length", "scan_length", "posretrieve", "recopy",
+                                   "reverse_recopy", "bucket_sort"),
+                            mechanisms=("nope", "sinusoidal", "learned", "rope", "alibi", "fire", "randomized",
+                                        "rope+ln", "nope+ln", "coupling", "abacus+fire", "encdec", "abc",
+                                        "gru+content", "gru+locattn"),
+                            width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=500, seeds=(0, 1, 2),
+                            max_positions=1280,
+                            task_steps=(("copy", 3_000), ("reverse_copy", 4_000), ("lookup_length", 10_000),
+                                        ("scan_length", 10_000), ("posretrieve", 9_000), ("recopy", 8_000),
+                                        ("reverse_recopy", 10_000), ("bucket_sort", 10_000))),
 }
 
 
@@ -385,6 +398,15 @@ def profile_runs(sizes: LeaderboardSizes, seeds: tuple[int, ...] | None) -> list
 def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
     """The grid's runs at a profile (`profile_runs`)."""
     return profile_runs(LEADERBOARD_PROFILES[profile], seeds)
+
+
+def mechanism_rows(profile: str, seeds: tuple[int, ...] | None, mechanisms: tuple[str, ...]) -> list[LeaderboardRun]:
+    """The runs of registered mechanisms that a profile does not list, on its tasks at its sizes and seeds: a new
+    mechanism's row beside the grid (`lengthgen run leaderboard --variant NEW`). A name not registered is refused,
+    naming the registered ones."""
+    for name in mechanisms:
+        MECHANISMS[name]
+    return profile_runs(replace(LEADERBOARD_PROFILES[profile], mechanisms=mechanisms), seeds)
 
 
 # The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, on
@@ -414,7 +436,30 @@ def run_steps(cfg: LeaderboardRun) -> int:
 LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: every mechanism on every task, one "
                          "protocol (exact match by length)", configs=leaderboard_configs,
                          run=run_leaderboard, labels=leaderboard_labels, build=build_run,
-                         profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps)
+                         profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps, more=mechanism_rows)
+
+def complete_cells(runs: pd.DataFrame, seeds: tuple[int, ...]) -> pd.DataFrame:
+    """The rows of `runs` (tidy rows of stored runs) at `seeds` of the cells (task, mechanism) that hold every one of
+    them: a grid still running is read a whole cell at a time (a median over fewer seeds would be another statistic).
+    """
+    runs = runs[runs.seed.isin(seeds)] if not runs.empty else runs
+    if runs.empty:
+        return runs
+    held = runs.groupby(["task", "variant"]).seed.agg(lambda got: set(seeds) <= set(got))
+    whole = held[held].index
+    return runs[pd.MultiIndex.from_frame(runs[["task", "variant"]]).isin(whole)].reset_index(drop=True)
+
+
+def grid_progress(runs: pd.DataFrame, configs: list[LeaderboardRun], seeds: tuple[int, ...]) -> str:
+    """How much of a grid (its `configs`) `runs` (its stored runs' tidy rows) hold, in a sentence: runs and whole cells
+    (`complete_cells`)."""
+    cells = {(c.task, c.mechanism) for c in configs}
+    stored = runs.key.nunique() if not runs.empty else 0
+    whole = complete_cells(runs, seeds)
+    done = len(whole.groupby(["task", "variant"])) if not whole.empty else 0
+    return (f"{stored:,} of the grid's {len(configs):,} runs are stored: {done} of its {len(cells)} cells hold all "
+            f"{len(seeds)} seeds")
+
 
 LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
                                 "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, the "
@@ -436,6 +481,27 @@ def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
     return (np.ceil(BUDGET_MARGIN * slowest / 1000) * 1000).clip(upper=cap).fillna(cap).astype(int)
 
 
+def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
+    """Why each task the sizing study has runs of is not in `grid` (task, reason), read from the study's runs
+    (`sizing_table`): the decoder fits it with neither RoPE nor NoPE within the study's steps, or it fits and the grid
+    leaves it out for its cost."""
+    table = sizing_table(runs).set_index(["task", "variant"])
+    cap, rows = SIZING_PROFILES["cpu"].steps, []
+    for task in dict.fromkeys(runs.task):
+        if task in grid.tasks:
+            continue
+        decoder = table.loc[task].reindex(["rope", "nope"])
+        if decoder.fits.eq(True).any():
+            first = decoder["fits at step"].dropna()
+            reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out to keep the grid within its "
+                      "budget")
+        else:
+            last = ", ".join(f"{v} {p:.0f}%" for v, p in decoder["last"].dropna().items())
+            reason = f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
+        rows.append({"task": task, "reason": reason})
+    return pd.DataFrame(rows, columns=["task", "reason"])
+
+
 def sizing_methods(store: ResultStore) -> str:
     """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`), and
     the budget per task that the grid takes from it (`task_budgets`)."""
@@ -445,10 +511,15 @@ def sizing_methods(store: ResultStore) -> str:
                            f"length, where the run stops; \"–\": not within its {cap:,} steps). ")
     if runs.empty:
         return text
-    budgets = task_budgets(runs, cap)
+    budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
+    outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
+    idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
+                     for name in MECHANISMS if not any(runs_on(name, t) for t in grid.tasks))
     return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
                    f"up to 1,000, at most {cap:,}): "
-                   + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n")
+                   + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"
+                   f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets. Left out: {outside}. "
+                   f"So these mechanisms have no cell in it: {idle}.\n")
 
 
 METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lengthgen.display import and_list
-from lengthgen.leaderboard.protocol import RANKED
+from lengthgen.leaderboard.protocol import RANKED, row_costs
 from lengthgen.metrics import ACCURACY
 
 
@@ -123,3 +123,11 @@ def length_explorer(runs: pd.DataFrame):
     return widgets.interact(lambda step: show(at_length(runs, step, f"Exact match at test length #{step} "
                                                                      "(0: the longest training length)")),
                             step=widgets.IntSlider(0, 0, steps - 1))
+
+
+def cost_words(runs: pd.DataFrame) -> str:
+    """What each row (a mechanism on every task and seed it ran) cost, from the runs' wall time (`protocol.row_costs`),
+    in a sentence."""
+    costs = row_costs(runs)
+    return ("CPU-thread hours per row (every task and seed it ran): "
+            + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()) + ".")

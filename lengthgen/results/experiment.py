@@ -38,6 +38,9 @@ class Experiment:
         size: config -> its model's size as it sets a training step's cost (e.g. "4x128"): a missing run's time is
             read from the stored runs of its task at its size where there are any; None: every size alike.
         stored: the profile whose results are committed and read, where it is not `stored_profile`'s default.
+        more: (profile, seeds or None, variants) -> the configs of variants the profile does not list but the
+            experiment can run at its sizes (the leaderboard: a registered mechanism's row on the profile's tasks),
+            for `configs_named`; None: a profile's variants are all there are.
     """
 
     name: str
@@ -50,6 +53,7 @@ class Experiment:
     steps: Callable[[object], int] | None = None
     stored: str = ""
     size: Callable[[object], str] | None = None
+    more: Callable[[str, tuple[int, ...] | None, tuple[str, ...]], list] | None = None
 
     def work(self, config) -> float:
         """What the time estimates scale a run's wall time by: its training steps (`steps`), else 1."""
@@ -70,6 +74,16 @@ class Experiment:
         if profile not in self.profiles:
             raise LengthgenError(f"unknown profile {profile!r} for {self.name}; valid: {', '.join(self.profiles)}")
         return self.configs(profile, seeds)
+
+    def configs_named(self, profile: str, seeds: tuple[int, ...] | None, variants: str | None) -> list:
+        """The configs of a profile and, of the variants named (comma-separated; None: none) that it does not list,
+        those `more` runs at its sizes."""
+        configs = self.configs_for(profile, seeds)
+        if variants and self.more is not None:
+            have = {str(self.labels(c)["variant"]) for c in configs}
+            extra = tuple(dict.fromkeys(v.strip() for v in variants.split(",") if v.strip() not in have))
+            configs += self.more(profile, seeds, extra) if extra else []
+        return configs
 
     def select(self, configs: list, **wanted: str | None) -> list:
         """The configs whose labels match, e.g. select(cs, task="copy,recopy", variant="mono"); None keeps all.

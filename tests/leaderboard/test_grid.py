@@ -97,19 +97,19 @@ def test_task_lengths_test_from_the_longest_training_length_upward():
 
 def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_room_for_them():
 
-    from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES, TASK_LENGTHS, leaderboard_configs
-    from lengthgen.tasks import TASKS
-    from lengthgen.tasks.prompted import Prompted
+    from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES, TASK_LENGTHS, board_task, leaderboard_configs, runs_on
 
     for profile, sizes in LEADERBOARD_PROFILES.items():
         configs = leaderboard_configs(profile, None)
-        assert len(configs) == len(sizes.tasks) * len(sizes.mechanisms) * len(sizes.seeds)
+        cells = {(t, m) for t in sizes.tasks for m in sizes.mechanisms if runs_on(m, t)}
+        assert {(c.task, c.mechanism) for c in configs} == cells and len(configs) == len(cells) * len(sizes.seeds)
+        assert {m for _, m in cells} == set(sizes.mechanisms)  # every mechanism has a cell
         for cfg in configs:
             lengths = TASK_LENGTHS[cfg.task]
             assert (cfg.train.min_length, cfg.train.max_length) == lengths.train
             assert cfg.tests == tuple(n for n in lengths.tests if sizes.longest is None or n <= sizes.longest)
             assert cfg.model == MECHANISMS[cfg.mechanism].architecture(cfg.model)  # the config states its mechanism
-            longest = Prompted(TASKS[cfg.task]()).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
+            longest = board_task(cfg.task).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
             assert len(longest.tokens) <= cfg.model.max_positions
     assert leaderboard_configs("quick", (1, 2))[0].seed == 1
 
@@ -333,6 +333,44 @@ def test_the_grid_budget_of_a_task_is_twice_its_slowest_fitting_mechanisms_step(
         "long": 10_000}  # 2 x 6,000 capped
 
 
+def test_the_stored_grid_trains_each_task_for_the_budget_its_stored_sizing_study_sets():
+    from lengthgen.book import ROOT
+    from lengthgen.leaderboard.grid import SIZING_PROFILES, task_budgets
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import stored_runs
+
+    grid = LEADERBOARD_PROFILES["cpu"]
+    study = stored_runs(EXPERIMENTS["leaderboard-sizing"], "cpu", ResultStore(ROOT / "results"))
+    sized = study[study.task.isin(grid.tasks)]
+    assert set(sized.task) == set(grid.tasks)  # every task of the grid was sized, with every mechanism of the study
+    assert {(t, m) for t, m in zip(sized.task, sized.variant, strict=True)} == {
+        (c.task, c.mechanism) for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu") if c.task in grid.tasks}
+    assert dict(grid.task_steps) == task_budgets(sized, SIZING_PROFILES["cpu"].steps).to_dict()
+    shape = SIZING_PROFILES["cpu"]
+    assert (grid.width, grid.heads, grid.layers, grid.batch, grid.lr) == (shape.width, shape.heads, shape.layers,
+                                                                          shape.batch, shape.lr)
+    assert len(grid.tasks) >= 8 and len(grid.mechanisms) >= 12 and len(grid.seeds) == 3
+    assert not set(grid.seeds) & set(shape.seeds)  # declared seeds, not the sizing seed
+    assert {"fire", "randomized", "abacus+fire", "coupling", "gru+locattn", "rope+ln", "abc"} <= set(grid.mechanisms)
+
+
+def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost():
+    from lengthgen.leaderboard.grid import left_out
+
+    def course(task, variant, values):
+        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
+                 "value": v} for i, v in enumerate(values)]
+
+    runs = pd.DataFrame(course("copy", "rope", [99]) + course("dedupe", "rope", [50, 92])
+                        + course("dedupe", "nope", [10] * 20) + course("addition", "rope", [0] * 19 + [3])
+                        + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95]))
+    grid = replace(LEADERBOARD_PROFILES["quick"], tasks=("copy",))
+    assert left_out(runs, grid).to_dict("records") == [
+        {"task": "dedupe", "reason": "fits (rope at step 1,000); left out to keep the grid within its budget"},
+        {"task": "addition", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
+                                       "(last: rope 3%, nope 1%)"}]  # the scaffold fitting it is not the decoder
+
+
 def test_a_task_trains_for_its_own_steps_where_the_profile_names_them():
     sizes = replace(LEADERBOARD_PROFILES["quick"], task_steps=(("reverse_copy", 6_000),))
     copy, reverse = sizes.run("copy", "rope", 0), sizes.run("reverse_copy", "rope", 0)
@@ -353,3 +391,22 @@ def test_scan_runs_on_the_board_by_action_count_for_the_decoder_and_the_gru():
         cfg = sizes.run("scan_length", mechanism, 0)
         rows = run_leaderboard(cfg).metrics
         assert rows[rows.metric == ACCURACY].length.tolist() == [22, 24]  # actions: the split's two sides
+
+
+def test_a_grid_still_running_is_read_a_whole_cell_at_a_time():
+    from lengthgen.leaderboard.grid import complete_cells, grid_progress
+
+    def run(task, variant, seed):
+        return {"task": task, "variant": variant, "seed": seed, "key": f"{task}{variant}{seed}", "length": 10,
+                "metric": ACCURACY, "value": 90.0}
+
+    runs = pd.DataFrame([run("copy", "rope", s) for s in (0, 1, 2)] + [run("copy", "nope", s) for s in (0, 2)]
+                        + [run("recopy", "rope", s) for s in (2, 1, 0, 5)])
+    whole = complete_cells(runs, (0, 1, 2))
+    assert sorted(set(zip(whole.task, whole.variant, strict=True))) == [("copy", "rope"), ("recopy", "rope")]
+    assert len(whole) == 6 and set(whole.seed) == {0, 1, 2}  # another seed neither makes a cell whole nor comes along
+    configs = [LEADERBOARD_PROFILES["quick"].run(t, m, s) for t in ("copy", "recopy") for m in ("rope", "nope")
+               for s in (0, 1, 2)]
+    assert grid_progress(runs, configs, (0, 1, 2)) == (
+        "9 of the grid's 12 runs are stored: 2 of its 4 cells hold all 3 seeds")
+    assert grid_progress(runs.iloc[:0], configs, (0, 1, 2)).startswith("0 of the grid's 12 runs are stored: 0 of")

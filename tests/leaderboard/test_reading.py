@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.leaderboard.protocol import board
-from lengthgen.leaderboard.reading import at_length, board_table, curves, heatmap, ranking_words
+from lengthgen.leaderboard.reading import at_length, board_table, cost_words, curves, heatmap, ranking_words
 
 
 def runs_of(values: dict[tuple[str, str], list[float]], lengths=(10, 15, 30)) -> pd.DataFrame:
@@ -65,3 +65,9 @@ def test_the_board_table_puts_each_scores_range_beside_it_and_none_for_one_seed(
     assert board_table(BOARD).set_index(["task", "mechanism"]).loc[("copy", "rope"), "beyond range"] == ""
     assert list(board_table(BOARD).columns) == ["task", "mechanism", "in distribution", "beyond", "beyond range",
                                                "reach", "reach range", "seeds", "status", "rank"]
+
+
+def test_a_rows_cost_in_words_sums_its_runs_in_hours():
+    runs = RUNS.assign(wall_seconds=RUNS.variant.map({"rope": 1800.0, "alibi": 90.0, "nope": 36.0}))
+    assert cost_words(runs) == ("CPU-thread hours per row (every task and seed it ran): rope 1.00, alibi 0.03, "
+                                "nope 0.01.")  # rope: copy and reverse_copy, half an hour each
