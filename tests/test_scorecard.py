@@ -327,3 +327,15 @@ def test_compared_seeds_widen_when_every_variant_of_the_grid_has_every_declared_
     assert compared_seeds(runs, "full", "argmax", CURRICULUM_NORMS) == tuple(range(100))  # a grid without +std
     kept = compared_runs(runs, "full")
     assert len(kept) == 300 + 60 and set(kept.seed[kept.task == "argmax"]) == set(range(20))
+
+
+def test_the_grids_of_a_chapter_count_work_in_one_unit():
+    """A grid with none of its runs stored is estimated at the pace of its chapter's grids (`chapter_runs`): training
+    steps and whole runs must not be mixed there."""
+    from lengthgen.papers import EXPERIMENTS
+    from lengthgen.scorecard import CHAPTER
+
+    units: dict[str, set[bool]] = {}
+    for name, experiment in EXPERIMENTS.items():
+        units.setdefault(CHAPTER[name], set()).add(experiment.steps is None)
+    assert {chapter: counts for chapter, counts in units.items() if len(counts) > 1} == {}

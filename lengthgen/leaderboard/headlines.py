@@ -13,7 +13,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
-from lengthgen.leaderboard.grid import LeaderboardRun, LeaderboardSizes, TaskLengths, build_run, run_leaderboard
+from lengthgen.leaderboard.grid import (
+    LeaderboardRun,
+    LeaderboardSizes,
+    TaskLengths,
+    build_run,
+    run_leaderboard,
+    run_steps,
+)
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY
 from lengthgen.registry import Registry
@@ -84,7 +91,7 @@ def headline_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Leader
 LEADERBOARD_HEADLINES = Experiment(
     name="leaderboard-headlines", description="peers' headlines (position coupling's, Abacus's) in their shape at "
     "this machine's scale", configs=headline_configs, run=run_leaderboard, labels=headline_labels, build=build_run,
-    profiles=tuple(HEADLINE_PROFILES))
+    profiles=tuple(HEADLINE_PROFILES), steps=run_steps)
 
 
 def headline_table(runs: pd.DataFrame) -> pd.DataFrame:
