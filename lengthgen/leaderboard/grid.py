@@ -469,6 +469,33 @@ LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing o
                                 build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
 
 
+# The NoPE depth control (`leaderboard-control-nope`): at the grid's 2 layers the sizing study's NoPE fits none of the
+# copy family within 10,000 steps, while RoPE fits each. A decoder without positions must find them from the causal
+# mask, which may take more layers than one that is given them: NoPE at 4 layers, otherwise the study's run, on Copy,
+# Reverse Copy and ReCopy, on the sizing seed. Where it fits, the grid's NoPE cells on those tasks measure its depth.
+CONTROL_PROFILES = {
+    "smoke": replace(SIZING_PROFILES["smoke"], tasks=("copy",), mechanisms=("nope",), layers=2),
+    "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy", "recopy"), mechanisms=("nope",), layers=4),
+}
+
+
+def control_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """The NoPE depth control's runs at a profile (`profile_runs`)."""
+    return profile_runs(CONTROL_PROFILES[profile], seeds)
+
+
+def depth_labels(cfg: LeaderboardRun) -> dict:
+    """A run's labels with its depth in its variant ("nope, 4 layers")."""
+    return leaderboard_labels(cfg) | {"variant": f"{cfg.mechanism}, {cfg.model.layers} layers"}
+
+
+LEADERBOARD_CONTROL_NOPE = Experiment(name="leaderboard-control-nope", description="the NoPE depth control: NoPE "
+                                      "at 4 layers on the copy tasks its 2 layers did not fit, with its course of "
+                                      "training, stopped where it fits; a sizing seed", configs=control_configs,
+                                      run=run_leaderboard, labels=depth_labels, build=build_run,
+                                      profiles=tuple(CONTROL_PROFILES), steps=run_steps)
+
+
 BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the
 # sizing seed (another seed may need more), rounded up to 1,000 steps and capped at the study's budget (`task_budgets`)
 
@@ -515,6 +542,10 @@ def sizing_methods(store: ResultStore) -> str:
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
     idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
                      for name in MECHANISMS if not any(runs_on(name, t) for t in grid.tasks))
+    control = stored_runs(LEADERBOARD_CONTROL_NOPE, "cpu", store)
+    if not control.empty:
+        text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "
+                                       "NoPE at 4 layers, otherwise as the study's runs). ")
     return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
                    f"up to 1,000, at most {cap:,}): "
                    + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"

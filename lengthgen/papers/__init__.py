@@ -1,7 +1,7 @@
 """The reproduced papers, one folder each (`papers/<name>/`: its numbers as data, grids and sizes, readings, scorecard
 rows), and every named experiment the CLI can run: the papers' and the leaderboard's."""
 
-from lengthgen.leaderboard.grid import LEADERBOARD, LEADERBOARD_SIZING
+from lengthgen.leaderboard.grid import LEADERBOARD, LEADERBOARD_CONTROL_NOPE, LEADERBOARD_SIZING
 from lengthgen.leaderboard.headlines import LEADERBOARD_HEADLINES
 from lengthgen.papers import abc, mla, sparsity, vv
 from lengthgen.papers.base import Paper, load_trained
@@ -9,7 +9,7 @@ from lengthgen.registry import Registry
 from lengthgen.results.experiment import PROFILES, Experiment
 
 PAPERS = Registry("paper", {p.name: p for p in (mla.PAPER, sparsity.PAPER, vv.PAPER, abc.PAPER)})
-LEADERBOARDS = (LEADERBOARD, LEADERBOARD_SIZING, LEADERBOARD_HEADLINES)
+LEADERBOARDS = (LEADERBOARD, LEADERBOARD_SIZING, LEADERBOARD_CONTROL_NOPE, LEADERBOARD_HEADLINES)
 EXPERIMENTS = Registry("experiment", {e.name: e for p in PAPERS.values() for e in p.experiments}
                        | {e.name: e for e in LEADERBOARDS})
 # experiment -> its chapter

@@ -410,3 +410,15 @@ def test_a_grid_still_running_is_read_a_whole_cell_at_a_time():
     assert grid_progress(runs, configs, (0, 1, 2)) == (
         "9 of the grid's 12 runs are stored: 2 of its 4 cells hold all 3 seeds")
     assert grid_progress(runs.iloc[:0], configs, (0, 1, 2)).startswith("0 of the grid's 12 runs are stored: 0 of")
+
+
+def test_the_nope_depth_control_is_the_sizing_run_of_nope_on_the_copy_tasks_at_twice_the_depth():
+    study = {(c.task, c.mechanism): c for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")}
+    control = EXPERIMENTS["leaderboard-control-nope"].configs_for("cpu")
+    assert [(c.task, c.mechanism, c.seed) for c in control] == [
+        (t, "nope", 100) for t in ("copy", "reverse_copy", "recopy")]
+    for cfg in control:
+        sized = study[(cfg.task, "nope")]
+        assert (cfg.model.layers, sized.model.layers) == (4, 2)
+        assert replace(cfg, model=replace(cfg.model, layers=2)) == sized  # nothing else differs
+    assert EXPERIMENTS["leaderboard-control-nope"].labels(control[0])["variant"] == "nope, 4 layers"
