@@ -352,7 +352,9 @@ def parser() -> argparse.ArgumentParser:
                        help="default: quick for run; for results, the experiment's stored profile (cpu or full)")
         s.add_argument("--seeds", help="e.g. 0-4 or 1,3,7 (default: the profile's seeds)")
         s.add_argument("--task", help="only these tasks, comma-separated (e.g. copy,recopy; default all)")
-        s.add_argument("--variant", help="only these variants (for mla-*: mechanisms, e.g. onestep,mono; default all)")
+        s.add_argument("--variant", help="only these variants (for mla-*: mechanisms, e.g. onestep,mono; for "
+                       "leaderboard: any registered mechanism, one the profile does not list as a new row; "
+                       "default all)")
         s.add_argument("--results", default="results", help="results store folder (default: results)")
         s.add_argument("--out", help="write the tidy results (one row per measurement) to this CSV")
         if name == "run":
