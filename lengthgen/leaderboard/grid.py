@@ -20,6 +20,7 @@ from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_tab
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
+from lengthgen.display import and_list
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
 from lengthgen.metrics import FINAL_TRAIN_LOSS
@@ -494,6 +495,32 @@ LEADERBOARD_CONTROL_NOPE = Experiment(name="leaderboard-control-nope", descripti
                                       "training, stopped where it fits; a sizing seed", configs=control_configs,
                                       run=run_leaderboard, labels=depth_labels, build=build_run,
                                       profiles=tuple(CONTROL_PROFILES), steps=run_steps)
+
+
+def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
+    """The NoPE depth control in a sentence: on each of its tasks, where NoPE's course first fits at the study's depth
+    and at the control's (`sizing_table`), or how far it got in the steps it had; then what that says of the grid's
+    NoPE cells there (all fit deeper: they measure its depth; some: on those; none: not its depth alone); "not stored
+    yet." without runs of both."""
+    def fit(row) -> str:
+        if row.fits:
+            return f"fits at step {row['fits at step']:,.0f}"
+        return f"does not fit within {SIZING_PROFILES['cpu'].steps:,} steps ({row['last']:.0f}% at the end)"
+
+    if study.empty or control.empty:
+        return "not stored yet."
+    sized = sizing_table(study).set_index(["task", "variant"])
+    parts = [f"on {row.task}, NoPE at {SIZING_PROFILES['cpu'].layers} layers {fit(sized.loc[(row.task, 'nope')])}, at "
+             f"{CONTROL_PROFILES['cpu'].layers} {fit(row)}" for _, row in sizing_table(control).iterrows()
+             if (row.task, "nope") in sized.index]
+    deeper = sizing_table(control).set_index("task").fits
+    rescued = [t for t, fits in deeper.items() if fits and not sized.loc[(t, "nope")].fits]
+    if not rescued:
+        verdict = "more layers do not make NoPE fit where it did not, so its depth alone is not what it lacks there"
+    else:
+        verdict = (f"deeper, NoPE fits {'every one' if len(rescued) == len(deeper) else and_list(rescued)} of the "
+                   "tasks it did not fit at the grid's depth, so there the grid's NoPE cells measure its depth")
+    return "; ".join(parts) + f": {verdict}."
 
 
 BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the

@@ -422,3 +422,24 @@ def test_the_nope_depth_control_is_the_sizing_run_of_nope_on_the_copy_tasks_at_t
         assert (cfg.model.layers, sized.model.layers) == (4, 2)
         assert replace(cfg, model=replace(cfg.model, layers=2)) == sized  # nothing else differs
     assert EXPERIMENTS["leaderboard-control-nope"].labels(control[0])["variant"] == "nope, 4 layers"
+
+
+def test_the_depth_control_says_where_more_layers_make_nope_fit():
+    from lengthgen.leaderboard.grid import depth_control_words
+
+    def course(task, variant, values):
+        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
+                 "value": v} for i, v in enumerate(values)]
+
+    study = pd.DataFrame(course("copy", "nope", [50] * 19 + [84]) + course("recopy", "nope", [0] * 20)
+                         + course("copy", "rope", [95]))
+    deeper = pd.DataFrame(course("copy", "nope, 4 layers", [60, 91]) + course("recopy", "nope, 4 layers", [3] * 20))
+    assert depth_control_words(study, deeper) == (
+        "on copy, NoPE at 2 layers does not fit within 10,000 steps (84% at the end), at 4 fits at step 1,000; on "
+        "recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the end), at 4 does not fit within 10,000 "
+        "steps (3% at the end): deeper, NoPE fits copy of the tasks it did not fit at the grid's depth, so there the "
+        "grid's NoPE cells measure its depth.")
+    neither = pd.DataFrame(course("recopy", "nope, 4 layers", [3] * 20))
+    assert depth_control_words(study, neither).endswith(": more layers do not make NoPE fit where it did not, so its "
+                                                        "depth alone is not what it lacks there.")
+    assert depth_control_words(study, neither.iloc[:0]) == "not stored yet."
