@@ -105,16 +105,18 @@ def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def grids(store: ResultStore, profile: str | None = None) -> pd.DataFrame:
-    """How far every stored grid is: one row per experiment and profile (`profile`, or else the experiment's stored
-    profile and any other non-live profile with a run stored): the runs its configs declare (every cell at the
-    profile's seeds), how many of them are stored, whether that is all of them, the CPU-thread hours of those runs,
-    and an estimate of the hours the missing ones need (`estimated_seconds`: each at the median pace of its task's
-    stored runs, per training step where the experiment counts them; a grid with none stored at that of its chapter's
-    grids, `chapter_runs`; NaN where those are none either).
+def grids(store: ResultStore, profile: str | None = None, chapter: str | None = None) -> pd.DataFrame:
+    """How far every stored grid (of `chapter`'s experiments, where given) is: one row per experiment and profile
+    (`profile`, or else the experiment's stored profile and any other non-live profile with a run stored): the runs its
+    configs declare (every cell at the profile's seeds), how many of them are stored, whether that is all of them, the
+    CPU-thread hours of those runs, and an estimate of the hours the missing ones need (`estimated_seconds`: each at the
+    median pace of its task's stored runs, per training step where the experiment counts them; a grid with none stored
+    at that of its chapter's grids, `chapter_runs`; NaN where those are none either).
     Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
+        if chapter is not None and CHAPTER[name] != chapter:
+            continue
         wall = stored_walls(store, name)
         for p in experiment.profiles:
             if (p != profile) if profile else (p in ("smoke", LIVE)):

@@ -244,6 +244,9 @@ def test_grids_leave_out_runs_of_other_profiles(tmp_path):
     assert (full.profile, full.stored, full.declared) == ("full", 0, 10)  # smoke runs are not full-profile runs
     smoke = scorecard.grids(ResultStore(tmp_path), "smoke").set_index("experiment").loc["vv-internals"]
     assert (smoke.stored, smoke.declared, smoke.complete) == (len(smoke_configs) - 1, len(smoke_configs), "no")
+    vv = scorecard.grids(ResultStore(tmp_path), "smoke", chapter="vv")
+    assert set(vv.experiment) == {n for n, e in EXPERIMENTS.items() if n.startswith("vv-") and "smoke" in e.profiles}
+    assert vv.set_index("experiment").loc["vv-internals"].stored == len(smoke_configs) - 1
 
 
 def test_results_without_an_experiment_print_every_grid(abc_root, capsys):
