@@ -376,16 +376,17 @@ LEADERBOARD_PROFILES = {
                               steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=256, longest=50),
     "quick": LeaderboardSizes(tasks=("copy", "reverse_copy"), mechanisms=("nope", "rope", "alibi"), width=64, heads=4,
                               layers=2, steps=2000, batch=64, lr=1e-3, samples=100, seeds=(0,), max_positions=256),
-    "cpu": LeaderboardSizes(tasks=("copy", "reverse_copy", "lookup_length", "scan_length", "posretrieve", "recopy",
-                                   "reverse_recopy", "bucket_sort"),
+    "cpu": LeaderboardSizes(tasks=("copy", "reverse_copy", "lookup_length", "successor", "scan_length", "posretrieve",
+                                   "recopy", "reverse_recopy", "scratchpad_parity", "bucket_sort"),
                             mechanisms=("nope", "sinusoidal", "learned", "rope", "alibi", "fire", "randomized",
-                                        "rope+ln", "nope+ln", "coupling", "abacus+fire", "encdec", "abc",
+                                        "rope+ln", "nope+ln", "coupling", "abacus+fire", "encdec", "abc", "scaffold",
                                         "gru+content", "gru+locattn"),
                             width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=500, seeds=(0, 1, 2),
                             max_positions=1280,
                             task_steps=(("copy", 3_000), ("reverse_copy", 4_000), ("lookup_length", 10_000),
-                                        ("scan_length", 10_000), ("posretrieve", 9_000), ("recopy", 8_000),
-                                        ("reverse_recopy", 10_000), ("bucket_sort", 10_000))),
+                                        ("successor", 3_000), ("scan_length", 10_000), ("posretrieve", 9_000),
+                                        ("recopy", 8_000), ("reverse_recopy", 10_000), ("scratchpad_parity", 9_000),
+                                        ("bucket_sort", 10_000))),
 }
 
 
