@@ -253,17 +253,24 @@ def cmd_merge(args) -> None:
 
 
 def cmd_leaderboard(args) -> None:
-    from lengthgen.leaderboard.grid import MECHANISMS, scored
+    from lengthgen.leaderboard.grid import LEADERBOARD_PROFILES, MECHANISMS, complete_cells, scored
     from lengthgen.leaderboard.reading import cost_words
 
     experiment = EXPERIMENTS["leaderboard"]
     profile = args.profile or experiment.stored_profile
     named = experiment.configs_named(profile, None, args.mechanism or ",".join(MECHANISMS))  # rows added by readers
     configs = experiment.select(named, task=args.task, variant=args.mechanism)
-    runs = collect(experiment, configs, _stored(args.results), skip_missing=True)
-    if runs.empty:
+    stored = collect(experiment, configs, _stored(args.results), skip_missing=True)
+    if stored.empty:
         raise LengthgenError(f"no leaderboard run at {profile} is stored in {args.results}; run them with "
                              f"`lengthgen run leaderboard --profile {profile}`")
+    seeds = LEADERBOARD_PROFILES[profile].seeds
+    runs = complete_cells(stored, seeds)  # a cell is read whole: all of the profile's seeds
+    held = stored.key.nunique() - (runs.key.nunique() if not runs.empty else 0)
+    if held:
+        print(f"{held} stored run(s) of cells without all {len(seeds)} seeds are held back", file=sys.stderr)
+    if runs.empty:
+        raise LengthgenError(f"no cell of the leaderboard at {profile} holds all its seeds {seeds} yet")
     table = scored(runs)
     table = table.rename(columns={"variant": "mechanism"})
     if args.out:

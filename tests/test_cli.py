@@ -1,6 +1,7 @@
 import json
 import os
 import socket
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pandas as pd
@@ -493,3 +494,9 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
         code = main(["leaderboard", "--profile", "smoke", "--results", results, *argv])
         assert code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "none").exists()
+    # a grid still running: a cell without all of the profile's seeds is held back, never scored on fewer
+    monkeypatch.setitem(grid.LEADERBOARD_PROFILES, "smoke", replace(grid.LEADERBOARD_PROFILES["smoke"], seeds=(0, 1)))
+    assert main(["leaderboard", "--profile", "smoke", "--results", results]) == 2
+    err = capsys.readouterr().err
+    assert "3 stored run(s) of cells without all 2 seeds are held back" in err
+    assert "no cell of the leaderboard at smoke holds all its seeds (0, 1) yet" in err
