@@ -499,29 +499,39 @@ LEADERBOARD_CONTROL_NOPE = Experiment(name="leaderboard-control-nope", descripti
 
 
 def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
-    """The NoPE depth control in a sentence: on each of its tasks, where NoPE's course first fits at the study's depth
-    and at the control's (`sizing_table`), or how far it got in the steps it had; then what that says of the grid's
-    NoPE cells there (all fit deeper: they measure its depth; some: on those; none: not its depth alone); "not stored
-    yet." without runs of both."""
+    """The NoPE depth control in a sentence, on the sizing seed: on each of its tasks, where NoPE's course first fits
+    at the study's depth and at the control's (`sizing_table`), or how far it got in the steps it had, beside the steps
+    the grid trains the task; then what that says of the grid's NoPE cells (deeper, it fits within the grid's steps on
+    every such task: there they measure its depth; on some: on those; on none: not its depth alone); "not stored yet."
+    without runs of both."""
+    if study.empty or control.empty:
+        return "not stored yet."
+    budgets = dict(LEADERBOARD_PROFILES["cpu"].task_steps)
+
     def fit(row) -> str:
         if row.fits:
             return f"fits at step {row['fits at step']:,.0f}"
         return f"does not fit within {SIZING_PROFILES['cpu'].steps:,} steps ({row['last']:.0f}% at the end)"
 
-    if study.empty or control.empty:
-        return "not stored yet."
-    sized = sizing_table(study).set_index(["task", "variant"])
-    parts = [f"on {row.task}, NoPE at {SIZING_PROFILES['cpu'].layers} layers {fit(sized.loc[(row.task, 'nope')])}, at "
-             f"{CONTROL_PROFILES['cpu'].layers} {fit(row)}" for _, row in sizing_table(control).iterrows()
-             if (row.task, "nope") in sized.index]
-    deeper = sizing_table(control).set_index("task").fits
-    rescued = [t for t, fits in deeper.items() if fits and not sized.loc[(t, "nope")].fits]
+    sized, deeper = sizing_table(study).set_index(["task", "variant"]), sizing_table(control)
+    deeper = deeper[[(t, "nope") in sized.index for t in deeper.task]].set_index("task")
+    parts = [f"on {task}, NoPE at {SIZING_PROFILES['cpu'].layers} layers {fit(sized.loc[(task, 'nope')])}, at "
+             f"{CONTROL_PROFILES['cpu'].layers} {fit(row)} (the grid trains {task} {budgets[task]:,} steps)"
+             for task, row in deeper.iterrows()]
+    unfit = [t for t in deeper.index if not sized.loc[(t, "nope")].fits]
+    rescued = [t for t in unfit if deeper.loc[t].fits and deeper.loc[t, "fits at step"] <= budgets[t]]
+    deep, shallow = CONTROL_PROFILES["cpu"].layers, SIZING_PROFILES["cpu"].layers
     if not rescued:
-        verdict = "more layers do not make NoPE fit where it did not, so its depth alone is not what it lacks there"
+        verdict = (f"within the grid's steps, {deep} layers fit none of the tasks that {shallow} did not, so depth "
+                   "alone is not what the grid's NoPE cells lack there")
+    elif len(rescued) == len(unfit):
+        verdict = (f"within the grid's steps, {deep} layers fit every task that {shallow} did not, so there the grid's "
+                   "NoPE cells measure its depth")
     else:
-        verdict = (f"deeper, NoPE fits {'every one' if len(rescued) == len(deeper) else and_list(rescued)} of the "
-                   "tasks it did not fit at the grid's depth, so there the grid's NoPE cells measure its depth")
-    return "; ".join(parts) + f": {verdict}."
+        verdict = (f"within the grid's steps, {deep} layers fit {and_list(rescued)} of the {len(unfit)} tasks that "
+                   f"{shallow} did not, so on {'it' if len(rescued) == 1 else 'those'} the grid's NoPE cells measure "
+                   "its depth")
+    return "; ".join(parts) + f": {verdict} (one seed)."
 
 
 BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the

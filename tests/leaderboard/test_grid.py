@@ -435,11 +435,13 @@ def test_the_depth_control_says_where_more_layers_make_nope_fit():
                          + course("copy", "rope", [95]))
     deeper = pd.DataFrame(course("copy", "nope, 4 layers", [60, 91]) + course("recopy", "nope, 4 layers", [3] * 20))
     assert depth_control_words(study, deeper) == (
-        "on copy, NoPE at 2 layers does not fit within 10,000 steps (84% at the end), at 4 fits at step 1,000; on "
-        "recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the end), at 4 does not fit within 10,000 "
-        "steps (3% at the end): deeper, NoPE fits copy of the tasks it did not fit at the grid's depth, so there the "
-        "grid's NoPE cells measure its depth.")
-    neither = pd.DataFrame(course("recopy", "nope, 4 layers", [3] * 20))
-    assert depth_control_words(study, neither).endswith(": more layers do not make NoPE fit where it did not, so its "
-                                                        "depth alone is not what it lacks there.")
-    assert depth_control_words(study, neither.iloc[:0]) == "not stored yet."
+        "on copy, NoPE at 2 layers does not fit within 10,000 steps (84% at the end), at 4 fits at step 1,000 (the "
+        "grid trains copy 3,000 steps); on recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the end), "
+        "at 4 does not fit within 10,000 steps (3% at the end) (the grid trains recopy 8,000 steps): within the grid's "
+        "steps, 4 layers fit copy of the 2 tasks that 2 did not, so on it the grid's NoPE cells measure its depth "
+        "(one seed).")
+    late = pd.DataFrame(course("copy", "nope, 4 layers", [60] * 7 + [91]))  # fits at 4,000: past copy's 3,000
+    assert depth_control_words(study, late).endswith(": within the grid's steps, 4 layers fit none of the tasks that "
+                                                     "2 did not, so depth alone is not what the grid's NoPE cells "
+                                                     "lack there (one seed).")
+    assert depth_control_words(study, deeper.iloc[:0]) == "not stored yet."
