@@ -9,8 +9,10 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
   value), with the seeds' lowest and highest beside it. A cell whose median in-distribution score is below 90%
   (`verdicts.TRAINED`) is *not trained*: its runs did not learn their training lengths, so their longer ones say
   nothing, and it is shown so, never ranked.
-- A **task's ranking** orders its trained cells by beyond (higher first), then by reach; cells that tie on both share a
-  rank (the lowest of the places they fill).
+- A **task's ranking** places a trained cell behind each cell *clearly ahead* of it: one whose lowest seed's beyond
+  score is above this cell's highest, or, where their beyond ranges overlap, whose lowest reach is above this cell's
+  highest. Its rank is one more than the number of cells clearly ahead of it, so cells that the seeds' spread cannot
+  tell apart share a rank (with one seed: by beyond, then reach, exact ties sharing).
 - A **row's cost** (a mechanism on every task it ran, all seeds) is the sum of its runs' wall time, in CPU-thread
   hours where each run had one thread.
 """
@@ -71,15 +73,18 @@ def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def ranking(cells: pd.DataFrame) -> pd.DataFrame:
-    """`cells` with a "rank" per task: 1 for the best trained cell by beyond score, then reach; tied cells share the
-    lowest place they fill; not-trained cells have no rank (NaN). Rows sorted by task, then rank (unranked last)."""
+    """`cells` with a "rank" per task: one more than the number of its trained cells clearly ahead of the cell (the
+    module's rule, on the seeds' lowest and highest beyond score and reach); not-trained cells have no rank (NaN).
+    Rows sorted by task, then rank (unranked last), then median beyond and reach."""
     ranks = {}
     for _, task in cells[cells.status == RANKED].groupby("task", sort=False):
-        for i, cell in task.iterrows():  # its place: one more than the cells strictly better
-            better = (task.beyond > cell.beyond) | ((task.beyond == cell.beyond) & (task.reach > cell.reach))
-            ranks[i] = 1 + int(better.sum())
+        for i, cell in task.iterrows():
+            beyond_ahead = task["beyond lo"] > cell["beyond hi"]
+            overlap = ~beyond_ahead & ~(task["beyond hi"] < cell["beyond lo"])
+            ranks[i] = 1 + int((beyond_ahead | (overlap & (task["reach lo"] > cell["reach hi"]))).sum())
     out = cells.assign(rank=pd.Series(ranks, dtype=float).reindex(cells.index))
-    return out.sort_values(["task", "rank"], na_position="last", kind="stable").reset_index(drop=True)
+    return out.sort_values(["task", "rank", "beyond", "reach"], ascending=[True, True, False, False],
+                           na_position="last", kind="stable").reset_index(drop=True)
 
 
 def board(runs: pd.DataFrame, trained: dict[str, int]) -> pd.DataFrame:

@@ -1,12 +1,12 @@
 """The questions that cross the papers, answered from a board (`protocol.board`).
 
-Each question sets a mechanism against a control, task by task, by one rule: where both cells are trained, the
-mechanism is *ahead* when its lowest seed's beyond score is above the control's highest, *behind* in the reverse case,
-and *within the seeds' spread* otherwise (so one seed's luck cannot make an answer, and a mechanism that is worse can
-come out behind). A task where either cell is not trained is named apart, never counted. Which positional scheme is
-best on average ranks the decoder's schemes by their mean beyond score over the tasks every one of them ran, a cell
-that did not fit its training lengths counting 0, and says where each fails: the tasks it does not fit, and those
-where another scheme is ahead of it by the same rule.
+Each question sets a mechanism against a control, task by task, by one rule: where both cells are trained, the mechanism
+is *ahead* when its lowest seed's beyond score is above the control's highest, *behind* in the reverse case, and *within
+the seeds' spread* otherwise (so one seed's luck cannot make an answer, and a mechanism that is worse can come out
+behind). A task where either cell is not trained is named apart, never counted. Which positional scheme is best on
+average ranks the decoder's schemes by their mean beyond score over the tasks every one of them ran, a cell that did not
+fit its training lengths counting 0 (of two at the same mean, the one that fits more tasks first), and says where each
+fails: the tasks it does not fit, and those where another scheme is ahead of it by the same rule.
 """
 
 from dataclasses import dataclass
@@ -109,7 +109,9 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
             if ahead:
                 beaten.append(f"{task} (by {and_list(ahead)})")
         rows.append({"scheme": scheme, "mean beyond": mine.beyond.where(trained, 0.0).mean(), "tasks": len(mine),
-                     "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten)})
-    columns = ["scheme", "mean beyond", "tasks", "not trained on", "beaten on"]
-    return pd.DataFrame(rows, columns=columns).sort_values("mean beyond", ascending=False, kind="stable") \
-        .reset_index(drop=True)
+                     "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten),
+                     "untrained": int((~trained).sum())})
+    columns = ["scheme", "mean beyond", "tasks", "not trained on", "beaten on", "untrained"]
+    order = pd.DataFrame(rows, columns=columns).sort_values(["mean beyond", "untrained"], ascending=[False, True],
+                                                            kind="stable")  # a tie: the scheme that fits more first
+    return order.drop(columns="untrained").reset_index(drop=True)

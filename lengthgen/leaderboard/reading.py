@@ -76,13 +76,18 @@ def board_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def ranking_words(table: pd.DataFrame) -> str:
     """Each task's ranking in a sentence: the first-ranked mechanisms with their beyond score and reach, how many
-    cells are ranked, and the cells not trained."""
+    cells are ranked, and the cells not trained; where no trained cell scores beyond the training lengths, that."""
     sentences = []
     for task, cells in table.groupby("task", sort=False):
         ranked = cells[cells.status == RANKED]
         untrained = cells[cells.status != RANKED].variant.tolist()
         if ranked.empty:
             sentences.append(f"On {task} no mechanism fits its training lengths ({and_list(untrained)} not trained).")
+            continue
+        if ranked.beyond.max() == 0:
+            text = (f"On {task}, none of the {len(ranked)} trained mechanisms scores beyond its training lengths "
+                    "(0% exact match past them)")
+            sentences.append(text + (f"; not trained: {and_list(untrained)}." if untrained else "."))
             continue
         first = ranked[ranked["rank"] == ranked["rank"].min()]
         best = and_list(f"{r.variant} ({r.beyond:.1f}% beyond, reaching {r.reach:g})" for r in first.itertuples())

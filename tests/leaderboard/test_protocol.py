@@ -82,3 +82,19 @@ def test_a_rows_cost_sums_each_of_its_runs_wall_time_once():
                          for n in (10, 15, 30)])  # each run's wall time on each of its rows
     costs = row_costs(rows)
     assert costs["rope"] == 2.0 and costs["nope"] == 0.25
+
+
+def test_cells_the_seeds_spread_cannot_tell_apart_share_a_rank():
+    def cell(variant, beyond, reach, status=RANKED):  # (lowest, median, highest) over the seeds
+        return {"task": "copy", "variant": variant, "beyond lo": beyond[0], "beyond": beyond[1], "beyond hi": beyond[2],
+                "reach lo": reach[0], "reach": reach[1], "reach hi": reach[2], "status": status}
+
+    cells = pd.DataFrame([cell("a", (40, 50, 60), (10, 15, 15)), cell("b", (45, 55, 65), (10, 10, 15)),
+                          cell("c", (70, 80, 90), (10, 10, 10)),  # above a's and b's highest: ahead of both
+                          cell("d", (40, 50, 60), (30, 30, 30)),  # a's beyond, above a's and b's highest reach
+                          cell("e", (0, 0, 0), (10, 10, 10)), cell("f", (0, 0, 0), (10, 10, 10)),
+                          cell("g", (90, 95, 99), (0, 0, 0), status="not trained")])
+    ranked = ranking(cells)
+    assert dict(zip(ranked.variant, ranked["rank"], strict=True)) == pytest.approx(
+        {"c": 1, "d": 2, "b": 3, "a": 3, "e": 5, "f": 5, "g": math.nan}, nan_ok=True)  # b: behind c and d
+    assert ranked.variant.tolist() == ["c", "d", "b", "a", "e", "f", "g"]  # by rank, then median beyond, then reach

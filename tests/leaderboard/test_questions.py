@@ -60,3 +60,8 @@ def test_the_best_scheme_on_average_counts_an_untrained_cell_as_zero_over_the_ta
 def test_the_average_ranks_the_decoders_schemes_that_run_everywhere():
     assert {"nope", "rope", "alibi", "fire", "randomized"} <= set(SCHEMES)
     assert not {"coupling", "ppc", "rope+ln", "encdec", "abc", "gru+content"} & set(SCHEMES)
+
+
+def test_of_schemes_at_the_same_mean_the_one_that_fits_more_tasks_is_listed_first():
+    flat = board(runs({("copy", "nope"): ([0, 0, 0], 40), ("copy", "rope"): ([0, 0, 0], 100)}), TRAINED)
+    assert best_on_average(flat, ("nope", "rope")).scheme.tolist() == ["rope", "nope"]  # both 0.0; nope not trained

@@ -71,3 +71,11 @@ def test_a_rows_cost_in_words_sums_its_runs_in_hours():
     runs = RUNS.assign(wall_seconds=RUNS.variant.map({"rope": 1800.0, "alibi": 90.0, "nope": 36.0}))
     assert cost_words(runs) == ("CPU-thread hours per row (every task and seed it ran): rope 1.00, alibi 0.03, "
                                 "nope 0.01.")  # rope: copy and reverse_copy, half an hour each
+
+
+def test_a_task_where_no_trained_cell_scores_beyond_says_so_instead_of_naming_a_first():
+    flat = runs_of({("copy", "rope"): [100.0, 0.0, 0.0], ("copy", "alibi"): [100.0, 0.0, 0.0],
+                    ("copy", "nope"): [20.0, 0.0, 0.0]})
+    assert ranking_words(board(flat, {"copy": 10})) == (
+        "On copy, none of the 2 trained mechanisms scores beyond its training lengths (0% exact match past them); "
+        "not trained: nope.")
