@@ -140,14 +140,13 @@ def cmd_results(args) -> None:
     if missing:
         costs = [experiment.cost(c) for c in missing]
         per = "run" if experiment.steps is None else "training step"
-        from lengthgen.scorecard import chapter_runs, declared_runs, stored_walls
+        from lengthgen.scorecard import declared_runs, estimate_basis, stored_walls
 
         own = declared_runs(experiment, args.profile, stored_walls(store, experiment.name))[1]
-        if own.empty:  # none of the grid is stored: estimate from the chapter's stored grids
-            estimate = remaining_time(chapter_runs(store, experiment, args.profile), costs, per,
-                                      " in the chapter's grids")
-        else:
-            estimate = remaining_time(own, costs, per)
+        borrowed = {task for task, _, _ in costs} - set(own.task)  # tasks timed from the chapter's other grids
+        where = " in the chapter's grids" if own.empty else (
+            " (of a task with none here, in the chapter's grids)" if borrowed else "")
+        estimate = remaining_time(estimate_basis(store, experiment, args.profile, own), costs, per, where)
         print(f"missing{estimate}:\n" + "\n".join(missing_runs(experiment, missing)))
         flying = in_flight(experiment, missing, store.in_flight(experiment.name))
         if flying:

@@ -105,13 +105,21 @@ def chapter_runs(store: ResultStore, experiment, profile: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def estimate_basis(store: ResultStore, experiment, profile: str, runs: pd.DataFrame) -> pd.DataFrame:
+    """The stored runs a grid's missing runs are timed from: its own (`runs`: key, task, wall_seconds, work), and for
+    each task it has none of, the runs of that task in its chapter's other grids (`chapter_runs`: e.g. the sizing
+    study's), so a task is not timed at another task's pace while one of its own runs is stored anywhere."""
+    chapter = chapter_runs(store, experiment, profile)
+    return pd.concat([runs, chapter[~chapter.task.isin(set(runs.task))]], ignore_index=True) if len(runs) else chapter
+
+
 def grids(store: ResultStore, profile: str | None = None, chapter: str | None = None) -> pd.DataFrame:
     """How far every stored grid (of `chapter`'s experiments, where given) is: one row per experiment and profile
     (`profile`, or else the experiment's stored profile and any other non-live profile with a run stored): the runs its
     configs declare (every cell at the profile's seeds), how many of them are stored, whether that is all of them, the
     CPU-thread hours of those runs, and an estimate of the hours the missing ones need (`estimated_seconds`: each at the
-    median pace of its task's stored runs, per training step where the experiment counts them; a grid with none stored
-    at that of its chapter's grids, `chapter_runs`; NaN where those are none either).
+    median pace of its task's stored runs, per training step where the experiment counts them; a task with none stored
+    in the grid at that of its chapter's grids, `estimate_basis`; NaN where those are none either).
     Runs outside the declared configs (other seeds, superseded protocols) are not counted."""
     rows = []
     for name, experiment in EXPERIMENTS.items():
@@ -124,7 +132,7 @@ def grids(store: ResultStore, profile: str | None = None, chapter: str | None = 
             declared, runs = declared_runs(experiment, p, wall)
             if not (profile or p == experiment.stored_profile or len(runs)):
                 continue
-            basis = runs if len(runs) else chapter_runs(store, experiment, p)
+            basis = estimate_basis(store, experiment, p, runs)
             to_go, _ = estimated_seconds(basis, [cost for key, cost in declared.items() if key not in wall])
             complete = "yes" if len(runs) == len(declared) else "no"
             rows.append({"experiment": name, "profile": p, "declared": len(declared), "stored": len(runs),

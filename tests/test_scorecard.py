@@ -342,3 +342,13 @@ def test_the_grids_of_a_chapter_count_work_in_one_unit():
     for name, experiment in EXPERIMENTS.items():
         units.setdefault(CHAPTER[name], set()).add(experiment.steps is None)
     assert {chapter: counts for chapter, counts in units.items() if len(counts) > 1} == {}
+
+
+def test_a_task_with_no_run_in_its_grid_is_timed_from_the_chapters_other_grids(monkeypatch):
+    own = pd.DataFrame({"key": ["a"], "task": ["copy"], "wall_seconds": [30.0], "work": [3000.0]})
+    chapter = pd.DataFrame({"key": ["a", "s1", "s2"], "task": ["copy", "copy", "recopy"],
+                            "wall_seconds": [30.0, 10.0, 400.0], "work": [3000.0, 1000.0, 8000.0]})
+    monkeypatch.setattr(scorecard, "chapter_runs", lambda store, experiment, profile: chapter)
+    basis = scorecard.estimate_basis(None, None, "cpu", own)
+    assert basis.key.tolist() == ["a", "s2"]  # copy from the grid's own run only; recopy from the sizing study's
+    assert scorecard.estimate_basis(None, None, "cpu", own.iloc[:0]).key.tolist() == ["a", "s1", "s2"]
