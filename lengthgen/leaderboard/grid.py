@@ -240,6 +240,13 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
     return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
 
 
+def parameters(mechanism: str, sizes: "LeaderboardSizes", task: str) -> int:
+    """The trainable parameters of a mechanism's model on a task at a profile's sizes (`build_run`): the decoder's
+    with the mechanism's scheme, or the GRU's or encoder-decoder's own."""
+    _, model = build_run(sizes.run(task, mechanism, 0))
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
 def runs_on(mechanism: str, task: str) -> bool:
     """Whether a mechanism has a cell on a task: always, but for the scaffold (on the arithmetic tasks), a GRU or an
     encoder-decoder (on sequence-to-sequence tasks) and one that needs coupled ids: where the task has them, PPC where
@@ -548,8 +555,8 @@ def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
 
 def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
     """Why each task the sizing study has runs of is not in `grid` (task, reason), read from the study's runs
-    (`sizing_table`): the decoder fits it with neither RoPE nor NoPE within the study's steps, or it fits and the grid
-    leaves it out for its cost."""
+    (`sizing_table`): the decoder fits it with neither RoPE nor NoPE within the study's steps, or it fits and was left
+    out by choice."""
     table = sizing_table(runs).set_index(["task", "variant"])
     cap, rows = SIZING_PROFILES["cpu"].steps, []
     for task in dict.fromkeys(runs.task):
@@ -558,13 +565,18 @@ def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
         decoder = table.loc[task].reindex(["rope", "nope"])
         if decoder.fits.eq(True).any():
             first = decoder["fits at step"].dropna()
-            reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out to keep the grid within its "
-                      "budget")
+            reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out by choice, not by a rule (the "
+                      "grid keeps a few tasks of each paper's kind)")
         else:
             last = ", ".join(f"{v} {p:.0f}%" for v, p in decoder["last"].dropna().items())
             reason = f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
         rows.append({"task": task, "reason": reason})
     return pd.DataFrame(rows, columns=["task", "reason"])
+
+
+def idle_on(mechanism: str, grid: LeaderboardSizes) -> bool:
+    """Whether a mechanism runs on none of a grid's tasks (`runs_on`)."""
+    return not any(runs_on(mechanism, t) for t in grid.tasks)
 
 
 def sizing_methods(store: ResultStore) -> str:
@@ -579,7 +591,7 @@ def sizing_methods(store: ResultStore) -> str:
     budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
     idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
-                     for name in MECHANISMS if not any(runs_on(name, t) for t in grid.tasks))
+                     for name in MECHANISMS if idle_on(name, grid))
     control = stored_runs(LEADERBOARD_CONTROL_NOPE, "cpu", store)
     if not control.empty:
         text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "
@@ -588,7 +600,9 @@ def sizing_methods(store: ResultStore) -> str:
                    f"up to 1,000, at most {cap:,}): "
                    + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"
                    f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets. Left out: {outside}. "
-                   f"So these mechanisms have no cell in it: {idle}.\n")
+                   f"So these mechanisms have no cell in it: {idle}. Registered but not in its profile: "
+                   f"{', '.join(m for m in MECHANISMS if m not in grid.mechanisms and not idle_on(m, grid))} "
+                   "(`lengthgen run leaderboard --profile cpu --variant NAME` trains one's row).\n")
 
 
 METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

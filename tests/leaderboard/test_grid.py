@@ -366,7 +366,8 @@ def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost(
                         + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95]))
     grid = replace(LEADERBOARD_PROFILES["quick"], tasks=("copy",))
     assert left_out(runs, grid).to_dict("records") == [
-        {"task": "dedupe", "reason": "fits (rope at step 1,000); left out to keep the grid within its budget"},
+        {"task": "dedupe", "reason": "fits (rope at step 1,000); left out by choice, not by a rule (the grid keeps a "
+                                     "few tasks of each paper's kind)"},
         {"task": "addition", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
                                        "(last: rope 3%, nope 1%)"}]  # the scaffold fitting it is not the decoder
 
@@ -445,3 +446,13 @@ def test_the_depth_control_says_where_more_layers_make_nope_fit():
                                                      "2 did not, so depth alone is not what the grid's NoPE cells "
                                                      "lack there (one seed).")
     assert depth_control_words(study, deeper.iloc[:0]) == "not stored yet."
+
+
+def test_a_mechanisms_parameters_are_its_models_own():
+    from lengthgen.leaderboard.grid import parameters
+
+    grid = LEADERBOARD_PROFILES["cpu"]
+    nope, rope, learned = (parameters(m, grid, "copy") for m in ("nope", "rope", "learned"))
+    assert rope == nope and learned - nope == grid.max_positions * grid.width  # RoPE adds none; learned, its table
+    assert parameters("rope+ln", grid, "copy") - nope == 2 * grid.layers * grid.width  # a LayerNorm per attention
+    assert parameters("gru+content", grid, "copy") != nope  # the GRU has its own size
