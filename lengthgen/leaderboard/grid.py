@@ -589,6 +589,9 @@ def sizing_methods(store: ResultStore) -> str:
     if runs.empty:
         return text
     budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
+    slowest = sizing_table(runs).groupby("task", sort=False)["fits at step"].max().dropna()
+    short = ", ".join(f"{task} ({cap / step:.2f}x its slowest fit, step {step:,.0f})" for task, step in slowest.items()
+                      if task in grid.tasks and BUDGET_MARGIN * step > cap)
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
     idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
                      for name in MECHANISMS if idle_on(name, grid))
@@ -599,7 +602,9 @@ def sizing_methods(store: ResultStore) -> str:
     return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
                    f"up to 1,000, at most {cap:,}): "
                    + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"
-                   f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets. Left out: {outside}. "
+                   f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets"
+                   + (f"; the cap leaves less than {BUDGET_MARGIN}x the slowest fit on {short}" if short else "")
+                   + f". Left out: {outside}. "
                    f"So these mechanisms have no cell in it: {idle}. Registered but not in its profile: "
                    f"{', '.join(m for m in MECHANISMS if m not in grid.mechanisms and not idle_on(m, grid))} "
                    "(`lengthgen run leaderboard --profile cpu --variant NAME` trains one's row).\n")

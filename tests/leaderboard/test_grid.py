@@ -346,6 +346,8 @@ def test_the_stored_grid_trains_each_task_for_the_budget_its_stored_sizing_study
     assert {(t, m) for t, m in zip(sized.task, sized.variant, strict=True)} == {
         (c.task, c.mechanism) for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu") if c.task in grid.tasks}
     assert dict(grid.task_steps) == task_budgets(sized, SIZING_PROFILES["cpu"].steps).to_dict()
+    from lengthgen.leaderboard.grid import sizing_methods  # where the cap leaves less than twice the slowest fit
+    assert "reverse_recopy (1.18x its slowest fit, step 8,500)" in sizing_methods(ResultStore(ROOT / "results"))
     shape = SIZING_PROFILES["cpu"]
     assert (grid.width, grid.heads, grid.layers, grid.batch, grid.lr) == (shape.width, shape.heads, shape.layers,
                                                                           shape.batch, shape.lr)
