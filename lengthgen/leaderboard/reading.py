@@ -85,8 +85,9 @@ def ranking_words(table: pd.DataFrame) -> str:
             sentences.append(f"On {task} no mechanism fits its training lengths ({and_list(untrained)} not trained).")
             continue
         if ranked.beyond.max() == 0:
-            text = (f"On {task}, none of the {len(ranked)} trained mechanisms scores beyond its training lengths "
-                    "(0% exact match past them)")
+            who = (f"the one trained mechanism, {ranked.variant.iloc[0]}, scores nothing" if len(ranked) == 1 else
+                   f"none of the {len(ranked)} trained mechanisms scores")
+            text = f"On {task}, {who} beyond its training lengths (0% exact match past them)"
             sentences.append(text + (f"; not trained: {and_list(untrained)}." if untrained else "."))
             continue
         first = ranked[ranked["rank"] == ranked["rank"].min()]

@@ -79,3 +79,7 @@ def test_a_task_where_no_trained_cell_scores_beyond_says_so_instead_of_naming_a_
     assert ranking_words(board(flat, {"copy": 10})) == (
         "On copy, none of the 2 trained mechanisms scores beyond its training lengths (0% exact match past them); "
         "not trained: nope.")
+    alone = runs_of({("copy", "rope"): [100.0, 0.0, 0.0]})
+    assert ranking_words(board(alone, {"copy": 10})) == (
+        "On copy, the one trained mechanism, rope, scores nothing beyond its training lengths (0% exact match past "
+        "them).")
