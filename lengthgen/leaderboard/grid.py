@@ -412,10 +412,31 @@ def leaderboard_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Lea
 def mechanism_rows(profile: str, seeds: tuple[int, ...] | None, mechanisms: tuple[str, ...]) -> list[LeaderboardRun]:
     """The runs of registered mechanisms that a profile does not list, on its tasks at its sizes and seeds: a new
     mechanism's row beside the grid (`lengthgen run leaderboard --variant NEW`). A name not registered is refused,
-    naming the registered ones."""
-    for name in mechanisms:
-        MECHANISMS[name]
+    naming the registered ones (by `runs_on`)."""
     return profile_runs(replace(LEADERBOARD_PROFILES[profile], mechanisms=mechanisms), seeds)
+
+
+def complete_cells(runs: pd.DataFrame, seeds: tuple[int, ...]) -> pd.DataFrame:
+    """The rows of `runs` (tidy rows of stored runs) at `seeds` of the cells (task, mechanism) that hold every one of
+    them: a grid still running is read a whole cell at a time (a median over fewer seeds would be another statistic).
+    """
+    runs = runs[runs.seed.isin(seeds)] if not runs.empty else runs
+    if runs.empty:
+        return runs
+    held = runs.groupby(["task", "variant"]).seed.agg(lambda got: set(seeds) <= set(got))
+    whole = held[held].index
+    return runs[pd.MultiIndex.from_frame(runs[["task", "variant"]]).isin(whole)].reset_index(drop=True)
+
+
+def grid_progress(runs: pd.DataFrame, configs: list[LeaderboardRun], seeds: tuple[int, ...]) -> str:
+    """How much of a grid (its `configs`) `runs` (its stored runs' tidy rows) hold, in a sentence: runs and whole cells
+    (`complete_cells`)."""
+    cells = {(c.task, c.mechanism) for c in configs}
+    stored = runs.key.nunique() if not runs.empty else 0
+    whole = complete_cells(runs, seeds)
+    done = len(whole.groupby(["task", "variant"])) if not whole.empty else 0
+    return (f"{stored:,} of the grid's {len(configs):,} runs are stored: {done} of its {len(cells)} cells hold all "
+            f"{len(seeds)} seeds")
 
 
 # The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, on
@@ -446,28 +467,6 @@ LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: eve
                          "protocol (exact match by length)", configs=leaderboard_configs,
                          run=run_leaderboard, labels=leaderboard_labels, build=build_run,
                          profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps, more=mechanism_rows)
-
-def complete_cells(runs: pd.DataFrame, seeds: tuple[int, ...]) -> pd.DataFrame:
-    """The rows of `runs` (tidy rows of stored runs) at `seeds` of the cells (task, mechanism) that hold every one of
-    them: a grid still running is read a whole cell at a time (a median over fewer seeds would be another statistic).
-    """
-    runs = runs[runs.seed.isin(seeds)] if not runs.empty else runs
-    if runs.empty:
-        return runs
-    held = runs.groupby(["task", "variant"]).seed.agg(lambda got: set(seeds) <= set(got))
-    whole = held[held].index
-    return runs[pd.MultiIndex.from_frame(runs[["task", "variant"]]).isin(whole)].reset_index(drop=True)
-
-
-def grid_progress(runs: pd.DataFrame, configs: list[LeaderboardRun], seeds: tuple[int, ...]) -> str:
-    """How much of a grid (its `configs`) `runs` (its stored runs' tidy rows) hold, in a sentence: runs and whole cells
-    (`complete_cells`)."""
-    cells = {(c.task, c.mechanism) for c in configs}
-    stored = runs.key.nunique() if not runs.empty else 0
-    whole = complete_cells(runs, seeds)
-    done = len(whole.groupby(["task", "variant"])) if not whole.empty else 0
-    return (f"{stored:,} of the grid's {len(configs):,} runs are stored: {done} of its {len(cells)} cells hold all "
-            f"{len(seeds)} seeds")
 
 
 LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
@@ -545,11 +544,17 @@ BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowes
 # sizing seed (another seed may need more), rounded up to 1,000 steps and capped at the study's budget (`task_budgets`)
 
 
+def slowest_fit(runs: pd.DataFrame) -> pd.Series:
+    """Per task of the sizing study's runs (`sizing_table`), the first fitting step of its slowest mechanism that fit
+    it (NaN where none fit)."""
+    return sizing_table(runs).groupby("task", sort=False)["fits at step"].max()
+
+
 def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
     """The grid's training steps per task from the sizing study's runs (`sizing_table`): BUDGET_MARGIN x the first
     fitting step of the slowest mechanism that fit the task, rounded up to 1,000, at most `cap`; `cap` where none fit
     (those cells will be not trained, and shown so)."""
-    slowest = sizing_table(runs).groupby("task", sort=False)["fits at step"].max()  # NaN where none fit
+    slowest = slowest_fit(runs)
     return (np.ceil(BUDGET_MARGIN * slowest / 1000) * 1000).clip(upper=cap).fillna(cap).astype(int)
 
 
@@ -589,7 +594,7 @@ def sizing_methods(store: ResultStore) -> str:
     if runs.empty:
         return text
     budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
-    slowest = sizing_table(runs).groupby("task", sort=False)["fits at step"].max().dropna()
+    slowest = slowest_fit(runs).dropna()
     short = ", ".join(f"{task} ({cap / step:.2f}x its slowest fit, step {step:,.0f})" for task, step in slowest.items()
                       if task in grid.tasks and BUDGET_MARGIN * step > cap)
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
