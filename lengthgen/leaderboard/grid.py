@@ -23,7 +23,7 @@ from lengthgen.config import added, ignored
 from lengthgen.display import and_list
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
-from lengthgen.metrics import FINAL_TRAIN_LOSS
+from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.positional import bias_table, windowed_table
@@ -105,7 +105,9 @@ MECHANISMS = Registry("mechanism", {
                           "and cross-attention; on the arithmetic tasks, two operands interleaved",
                           model=(("period", 3),), encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
-                     "with the bias its own attention calibrates, by the paper's rule", encdec=True, abc=True),
+                     "with the bias its own attention calibrates, by the paper's rule, which extends vertical lines and "
+                     "the anti-diagonals of its reversed answers (diagonals of the table, whose keys count from the "
+                     "source's end): an answer that reads its source in order, as Copy's, runs along neither", encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
                                      gru=attention)
        for attention, words in (("content", "content attention"), ("relative", "relative positional attention"),
@@ -356,6 +358,10 @@ class LeaderboardSizes:
         if unknown := set(dict(self.task_steps)) - set(self.tasks):
             raise ValueError(f"task_steps names {sorted(unknown)}, not among the profile's tasks {self.tasks}")
 
+    def steps_for(self, task: str) -> int:
+        """The training steps of a task's runs: its own where `task_steps` names it, else `steps`."""
+        return dict(self.task_steps).get(task, self.steps)
+
     def run(self, task: str, mechanism: str, seed: int, layers: int | None = None,
             lengths: TaskLengths | None = None) -> LeaderboardRun:
         """The config of one cell's run at one seed; `layers` and `lengths` where a run takes other than the
@@ -365,7 +371,7 @@ class LeaderboardSizes:
         base = TransformerConfig(width=self.width, heads=self.heads, layers=layers or self.layers, ff=4 * self.width,
                                  max_positions=self.max_positions)
         model = MECHANISMS[mechanism].architecture(base)
-        steps = dict(self.task_steps).get(task, self.steps)
+        steps = self.steps_for(task)
         train = LMTrainConfig(steps=steps, batch_size=self.batch, lr=self.lr, warmup=max(1, steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])
         gru = Seq2SeqConfig(attention=MECHANISMS[mechanism].gru) if MECHANISMS[mechanism].gru else None
@@ -550,6 +556,17 @@ def slowest_fit(runs: pd.DataFrame) -> pd.Series:
     return sizing_table(runs).groupby("task", sort=False)["fits at step"].max()
 
 
+def study_pace(runs: pd.DataFrame) -> pd.Series:
+    """Per task of the sizing study's runs, milliseconds of wall time per training step: each run's wall_seconds over
+    the last step its course read (where it stopped), its course's readings included; the median over the task's
+    runs, slowest first."""
+    course = runs[runs.metric == COURSE]
+    per_run = course.groupby(["task", "variant", "seed"], sort=False).agg(wall=("wall_seconds", "first"),
+                                                                         steps=("step", "max"))
+    pace = (1000 * per_run.wall / per_run.steps).groupby("task", sort=False).median()
+    return pace.sort_values(ascending=False)
+
+
 def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
     """The grid's training steps per task from the sizing study's runs (`sizing_table`): BUDGET_MARGIN x the first
     fitting step of the slowest mechanism that fit the task, rounded up to 1,000, at most `cap`; `cap` where none fit
@@ -600,6 +617,18 @@ def sizing_methods(store: ResultStore) -> str:
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
     idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
                      for name in MECHANISMS if idle_on(name, grid))
+    pace, quick = study_pace(runs), LEADERBOARD_PROFILES["quick"]
+    fits = sizing_table(runs).set_index(["task", "variant"])["fits at step"]
+
+    def fit(task, mechanism):
+        step = fits.get((task, mechanism), float("nan"))
+        return f"{mechanism} {'not within its steps' if step != step else f'at step {step:,.0f}'}"
+
+    live = "; ".join(f"{task}: {fit(task, 'rope')}, {fit(task, 'nope')}" for task in quick.tasks)
+    text += (f"\nThe study's pace, wall time per training step (its course's readings included, one thread, with other "
+             f"runs beside it, so a rough guide), a task's median run: from {pace.iloc[-1]:.0f} ms ({pace.index[-1]}) "
+             f"to {pace.iloc[0]:.0f} ms ({pace.index[0]}). The live slice (`quick`) trains {quick.steps:,} steps at "
+             f"the study's size; in the study the decoder fits {live}.\n")
     control = stored_runs(LEADERBOARD_CONTROL_NOPE, "cpu", store)
     if not control.empty:
         text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "

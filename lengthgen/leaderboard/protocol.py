@@ -8,13 +8,15 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
 - A **cell** (mechanism, task) is the median of each score over its seeds (an odd number, so a median is one run's
   value), with the seeds' lowest and highest beside it. A cell whose median in-distribution score is below 90%
   (`verdicts.TRAINED`) is *not trained*: its runs did not learn their training lengths, so their longer ones say
-  nothing, and it is shown so, never ranked.
+  nothing, and it is shown so, never ranked. Beside the median, the cell counts the seeds that fit on their own (in
+  distribution at least 90%): a trained cell can hold a seed that did not.
 - A **task's ranking** places a trained cell behind each cell *clearly ahead* of it: one whose lowest seed's beyond
   score is above this cell's highest, or, where their beyond ranges overlap, whose lowest reach is above this cell's
   highest. Its rank is one more than the number of cells clearly ahead of it, so cells that the seeds' spread cannot
   tell apart share a rank (with one seed: by beyond, then reach, exact ties sharing).
-- A **row's cost** (a mechanism on every task it ran, all seeds) is the sum of its runs' wall time, in CPU-thread
-  hours where each run had one thread.
+- A **row's cost** (a mechanism on every task it ran, all seeds) is, summed over its tasks, the median wall time of a
+  cell's runs times its number of runs, in CPU-thread hours where each run had one thread: the median, because a run
+  that shared the machine with more processes than its siblings can take several times as long.
 """
 
 import pandas as pd
@@ -55,8 +57,9 @@ def run_scores(runs: pd.DataFrame, trained: dict[str, int]) -> pd.DataFrame:
 
 def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
     """One row per cell (task, variant) of `run_scores` rows: each score's median over the cell's seeds, the lowest
-    and highest beyond score and reach ("beyond lo", "beyond hi", "reach lo", "reach hi"), the number of seeds and the
-    status (RANKED, or NOT_TRAINED when the median in-distribution score is below TRAINED). A cell with an even number
+    and highest beyond score and reach ("beyond lo", "beyond hi", "reach lo", "reach hi"), the number of seeds, how
+    many of them fit on their own ("seeds fit": in distribution >= TRAINED) and the status (RANKED, or NOT_TRAINED
+    when the median in-distribution score is below TRAINED). A cell with an even number
     of seeds is an error: its median would be the mean of two runs."""
     grouped = scores.groupby(CELL, sort=False)
     counts = grouped.seed.nunique()
@@ -68,6 +71,7 @@ def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
     table[["beyond lo", "reach lo"]] = grouped[["beyond", "reach"]].min().to_numpy()
     table[["beyond hi", "reach hi"]] = grouped[["beyond", "reach"]].max().to_numpy()
     table["seeds"] = counts
+    table["seeds fit"] = grouped["in distribution"].agg(lambda seeds: int((seeds >= TRAINED).sum()))
     table["status"] = [RANKED if v >= TRAINED else NOT_TRAINED for v in table["in distribution"]]
     return table.reset_index()
 
@@ -94,7 +98,8 @@ def board(runs: pd.DataFrame, trained: dict[str, int]) -> pd.DataFrame:
 
 
 def row_costs(runs: pd.DataFrame) -> pd.Series:
-    """Hours of wall time per variant (mechanism): the sum over its runs (task, seed) of each run's wall_seconds
-    (one value per run, repeated on its rows), in hours."""
+    """Hours per variant (mechanism), by the module's rule: over its cells (task), the median of the runs'
+    wall_seconds (one value per run, repeated on its rows) times the cell's number of runs, summed, in hours."""
     per_run = runs.groupby(["variant", "task", "seed"], sort=False).wall_seconds.first()
-    return per_run.groupby("variant", sort=False).sum() / 3600
+    per_cell = per_run.groupby(["variant", "task"], sort=False).agg(["median", "size"])
+    return (per_cell["median"] * per_cell["size"]).groupby("variant", sort=False).sum() / 3600

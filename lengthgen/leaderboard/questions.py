@@ -78,6 +78,8 @@ def answer(board: pd.DataFrame, question: Question) -> str:
     """The question and its answer in a sentence: on how many tasks the mechanism is ahead, behind and within the
     spread (naming them), and where a cell is not trained; or that the board holds no task with both."""
     table = compare(board, question)
+    if question.tasks and not set(question.tasks) & set(board.task):
+        return f"{question.text} Not asked on this board: it holds no cell of {and_list(question.tasks)}."
     if table.empty:
         among = f" (of {and_list(question.tasks)})" if question.tasks else ""
         return f"{question.text} Not asked yet: no task of the board{among} holds both {question.mechanism} and " \

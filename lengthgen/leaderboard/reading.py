@@ -58,11 +58,15 @@ def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
     return fig
 
 
-def board_table(table: pd.DataFrame) -> pd.DataFrame:
+def board_table(table: pd.DataFrame, steps: dict[str, int] | None = None) -> pd.DataFrame:
     """A board as the chapter shows it: one row per cell, each score's median with the seeds' range beside it
-    ("lo-hi", blank with one seed), its seeds, status and rank."""
+    ("lo-hi", blank with one seed), how many of its seeds fit on their own ("2 of 3"), status and rank. With `steps`
+    (task -> its training steps), a cell not trained says within how many steps."""
     def spread(lo, hi, seeds):
         return "" if seeds == 1 else f"{lo:.1f}-{hi:.1f}"
+
+    def status(task, value):
+        return f"{value} in {steps[task]:,} steps" if steps and value != RANKED else value
 
     return pd.DataFrame({"task": table.task, "mechanism": table.variant,
                          "in distribution": table["in distribution"].round(1), "beyond": table.beyond.round(1),
@@ -71,7 +75,9 @@ def board_table(table: pd.DataFrame) -> pd.DataFrame:
                          "reach": table.reach,
                          "reach range": [spread(lo, hi, n) for lo, hi, n in
                                          zip(table["reach lo"], table["reach hi"], table.seeds, strict=True)],
-                         "seeds": table.seeds, "status": table.status, "rank": table["rank"].astype("Int64")})
+                         "seeds fit": [f"{fit} of {n}" for fit, n in zip(table["seeds fit"], table.seeds, strict=True)],
+                         "status": [status(t, v) for t, v in zip(table.task, table.status, strict=True)],
+                         "rank": table["rank"].astype("Int64")})
 
 
 def ranking_words(table: pd.DataFrame) -> str:
@@ -135,5 +141,5 @@ def cost_words(runs: pd.DataFrame) -> str:
     """What each row (a mechanism on every task and seed it ran) cost, from the runs' wall time (`protocol.row_costs`),
     in a sentence."""
     costs = row_costs(runs)
-    return ("CPU-thread hours per row (every task and seed it ran): "
+    return ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's time): "
             + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()) + ".")

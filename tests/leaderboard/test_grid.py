@@ -16,6 +16,7 @@ from lengthgen.leaderboard.grid import (
     in_distribution,
     leaderboard_labels,
     run_leaderboard,
+    study_pace,
 )
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
@@ -458,3 +459,14 @@ def test_a_mechanisms_parameters_are_its_models_own():
     assert rope == nope and learned - nope == grid.max_positions * grid.width  # RoPE adds none; learned, its table
     assert parameters("rope+ln", grid, "copy") - nope == 2 * grid.layers * grid.width  # a LayerNorm per attention
     assert parameters("gru+content", grid, "copy") != nope  # the GRU has its own size
+
+
+def test_the_study_pace_is_wall_time_per_step_of_where_each_run_stopped_a_tasks_median_run_slowest_first():
+    def run(task, variant, wall, stopped):  # course rows every 500 steps up to where the run stopped
+        return [{"task": task, "variant": variant, "seed": 100, "metric": COURSE, "step": step, "value": 50.0,
+                 "wall_seconds": wall} for step in range(500, stopped + 1, 500)]
+    rows = pd.DataFrame(run("copy", "rope", 10.0, 500) + run("copy", "nope", 30.0, 1000) + run("copy", "encdec", 99.0,
+                        1500) + run("successor", "rope", 40.0, 500))
+    pace = study_pace(rows)
+    assert pace.to_dict() == {"successor": 80.0, "copy": 30.0}  # copy: 20, 30, 66 ms a step; successor: 40 s / 500
+    assert list(pace.index) == ["successor", "copy"]

@@ -84,6 +84,12 @@ def test_a_rows_cost_sums_each_of_its_runs_wall_time_once():
     assert costs["rope"] == 2.0 and costs["nope"] == 0.25
 
 
+def test_a_rows_cost_takes_each_cells_median_run_so_one_slowed_run_does_not_swell_it():
+    rows = pd.DataFrame([{"task": "copy", "variant": "rope", "seed": s, "length": 10, "wall_seconds": w}
+                         for s, w in ((0, 1200.0), (1, 1200.0), (2, 36000.0))])  # seed 2 shared the machine
+    assert row_costs(rows)["rope"] == 1.0  # 3 runs x the median 1,200 s, not the sum's 10.67 h
+
+
 def test_cells_the_seeds_spread_cannot_tell_apart_share_a_rank():
     def cell(variant, beyond, reach, status=RANKED):  # (lowest, median, highest) over the seeds
         return {"task": "copy", "variant": variant, "beyond lo": beyond[0], "beyond": beyond[1], "beyond hi": beyond[2],

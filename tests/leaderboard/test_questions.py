@@ -42,6 +42,7 @@ def test_a_question_asked_on_some_tasks_reads_only_those_and_one_without_cells_s
     assert "ahead on none; behind on 1 (recopy)" in answer(renamed, QUESTIONS["abc recopy"])
     assert answer(BOARD, QUESTIONS["abc"]).endswith("Not asked yet: no task of the board holds both abc and encdec.")
     assert "no task of the board (of recopy, reverse_recopy, " in answer(BOARD, QUESTIONS["abc recopy"])
+    assert answer(BOARD, QUESTIONS["ppc"]).endswith("Not asked on this board: it holds no cell of variable_assignment.")
 
 
 def test_the_best_scheme_on_average_counts_an_untrained_cell_as_zero_over_the_tasks_all_ran():

@@ -61,16 +61,26 @@ def test_the_length_explorer_shows_each_tasks_cells_at_one_test_length_after_ano
 def test_the_board_table_puts_each_scores_range_beside_it_and_none_for_one_seed():
     three = pd.concat([RUNS, RUNS.assign(seed=1, value=RUNS.value / 2), RUNS.assign(seed=2, value=0.0)])
     shown = board_table(board(three, {"copy": 10, "reverse_copy": 10})).set_index(["task", "mechanism"])
-    assert shown.loc[("copy", "rope"), "beyond range"] == "0.0-50.0" and shown.loc[("copy", "rope"), "seeds"] == 3
+    assert shown.loc[("copy", "rope"), "beyond range"] == "0.0-50.0"
+    assert shown.loc[("copy", "rope"), "seeds fit"] == "1 of 3"  # 100, 50 and 0 in distribution
+    fit = pd.concat([RUNS, RUNS.assign(seed=1, value=RUNS.value * 0.95), RUNS.assign(seed=2, value=RUNS.value * 0.4)])
+    ranked = board_table(board(fit, {"copy": 10, "reverse_copy": 10})).set_index(["task", "mechanism"])
+    assert ranked.loc[("copy", "rope"), ["seeds fit", "status"]].tolist() == ["2 of 3", "ranked"]  # 100, 95, 40
     assert board_table(BOARD).set_index(["task", "mechanism"]).loc[("copy", "rope"), "beyond range"] == ""
     assert list(board_table(BOARD).columns) == ["task", "mechanism", "in distribution", "beyond", "beyond range",
-                                               "reach", "reach range", "seeds", "status", "rank"]
+                                               "reach", "reach range", "seeds fit", "status", "rank"]
+
+
+def test_the_board_table_says_within_how_many_steps_a_cell_did_not_fit():
+    shown = board_table(BOARD, {"copy": 3000, "reverse_copy": 4000}).set_index(["task", "mechanism"]).status
+    assert shown[("copy", "nope")] == "not trained in 3,000 steps"
+    assert shown[("reverse_copy", "rope")] == "not trained in 4,000 steps" and shown[("copy", "rope")] == "ranked"
 
 
 def test_a_rows_cost_in_words_sums_its_runs_in_hours():
     runs = RUNS.assign(wall_seconds=RUNS.variant.map({"rope": 1800.0, "alibi": 90.0, "nope": 36.0}))
-    assert cost_words(runs) == ("CPU-thread hours per row (every task and seed it ran): rope 1.00, alibi 0.03, "
-                                "nope 0.01.")  # rope: copy and reverse_copy, half an hour each
+    assert cost_words(runs) == ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's "
+                                "time): rope 1.00, alibi 0.03, nope 0.01.")  # rope: copy and reverse_copy, 0.5 h each
 
 
 def test_a_task_where_no_trained_cell_scores_beyond_says_so_instead_of_naming_a_first():
