@@ -10,12 +10,13 @@ from lengthgen.papers.sparsity.sizing import (
     CONTROL,
     FORMAT_CONTROL,
     PARITY_CONTROL,
+    PARITY_SIZE_CONTROL,
     SIZING_EXPERIMENTS,
     sizing_methods,
 )
 
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
               experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE, *SIZING_EXPERIMENTS, CONTROL, PARITY_CONTROL,
-                           FORMAT_CONTROL),
+                           PARITY_SIZE_CONTROL, FORMAT_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
               methods=(("sparsity-sizing.md", sizing_methods),))

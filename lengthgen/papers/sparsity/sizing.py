@@ -21,9 +21,10 @@ schedule set for the whole budget):
   and tested to 200 as the paper, with the paper's learned absolute ids: PPC and its three baselines
   (`experiments.assignment_runs`).
 
-Two controls, each one run of a grid's recipe with one setting changed: `sparsity-control-scratchpad` (the paper's
-steps for j = 1 PPC, trained to the end) and `sparsity-control-format` (variable assignment's no coupling with each
-step ended by a separator, read as this study reads its runs).
+Controls, each a grid's recipe with one setting changed: `sparsity-control-scratchpad` (the paper's steps for j = 1
+PPC, trained to the end), `sparsity-control-parity` and `sparsity-control-parity-size` (sparse parity's bounds K = 3
+and 4 on four times the steps, and at 4x128) and `sparsity-control-format` (variable assignment's no coupling with
+each step ended by a separator, read as this study reads its runs).
 
 The seeds are sizing seeds, outside every seed the chapter's grids declare; no run of this study enters a
 declared cell. `sizing_table` reads what the runs say.
@@ -206,6 +207,26 @@ def parity_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderR
 PARITY_CONTROL = decoder_experiment("sparsity-control-parity", "control: sparse parity's bounds K = 3, 4 of the cpu "
                                     "grid on four times its steps; the sizing seeds", parity_control,
                                     PARITY_CONTROL_PROFILES, sized_labels)
+
+
+# A control of sparse parity's model size: the same two bounds on the grid's budget (4,000 steps), everything else the
+# grid's, at 4x128 (heads of width 16, as the sizing study's sizes), the size at which the scratchpad and assignment
+# grids fit. Read as the budget control: where k = 1 holds further on both sizing seeds than on every grid seed, the
+# grid's size limits the bound.
+PARITY_SIZE_CONTROL_PROFILES = {
+    "smoke": replace(PARITY_PROFILES["smoke"], width=32, heads=2, layers=2, seeds=SIZING_SEEDS[:1]),
+    "cpu": replace(PARITY_PROFILES["cpu"], width=128, heads=8, layers=4, seeds=SIZING_SEEDS, bounds=(3, 4)),
+}
+
+
+def parity_size_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """Sparse parity's bounds of `PARITY_SIZE_CONTROL_PROFILES[profile]`: the cpu grid's budget at a larger size."""
+    return parity_runs(PARITY_SIZE_CONTROL_PROFILES[profile], seeds)
+
+
+PARITY_SIZE_CONTROL = decoder_experiment("sparsity-control-parity-size", "control: sparse parity's bounds K = 3, 4 "
+                                         "of the cpu grid on its steps at 4x128; the sizing seeds",
+                                         parity_size_control, PARITY_SIZE_CONTROL_PROFILES, sized_labels)
 
 
 # A control of the assignment grid's format: the paper names a third separator token whose symbol our copy of it lost.
