@@ -184,14 +184,15 @@ def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])
 
 
-def parity_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
-    """The sentence of sparse parity's budget control (`sizing.PARITY_CONTROL`), values `pp_control` and `pp_moves`:
-    per bound K, how far k = 1 stays >= TRAINED on each sizing seed and on each seed of the grid (`grid`: the stored
-    cpu grid's runs), and whether the control's budget moves it: past every grid seed on every control seed ("moves
-    it for K=3 only"; against the grid's mean a single seed of its wide spread could seem to); or that it is not
-    stored yet."""
+def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> dict:
+    """The sentence of a control of sparse parity (`sizing.PARITY_CONTROL`: the budget; `sizing.PARITY_SIZE_CONTROL`:
+    the model size), values `<name>_control` and `<name>_moves`: per bound K, how far k = 1 stays >= TRAINED on each
+    sizing seed and on each seed of the grid (`grid`: the stored cpu grid's runs), and whether the control moves it:
+    past every grid seed on every control seed ("moves it for K=3 only"; against the grid's mean a single seed of its
+    wide spread could seem to); or that it is not stored yet."""
     if runs.empty:
-        return {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
+        return {f"{name}_control": "not stored yet", f"{name}_moves": "cannot say yet"}
+    size = runs.variant.iloc[0].split(" ", 1)[0]  # "4x128 K=3" (`sizing.sized_labels`)
     runs = as_grid(runs)
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
 
@@ -204,10 +205,10 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
         parts.append(f"{bound}: {' and '.join(map(str, ours))} (the grid's seeds: {', '.join(map(str, theirs))})")
         if theirs and min(ours) > max(theirs):
             moved.append(bound)
-    return {"pp_control": f"on {steps:,} steps (sizing seeds {and_list(seeds)}), k = 1 stays ≥ {TRAINED:g}% up to, in "
-                          f"pairs, {'; '.join(parts)}",
-            "pp_moves": f"moves it for {and_list(moved)} only" if moved and len(moved) < len(parts) else
-                        "moves it for every bound" if moved else "moves it for no bound"}
+    return {f"{name}_control": f"at {size} on {steps:,} steps (sizing seeds {and_list(seeds)}), k = 1 stays ≥ "
+                               f"{TRAINED:g}% up to, in pairs, {'; '.join(parts)}",
+            f"{name}_moves": f"moves it for {and_list(moved)} only" if moved and len(moved) < len(parts) else
+                             "moves it for every bound" if moved else "moves it for no bound"}
 
 
 def jump_caveat(scratch: DecoderSizes) -> str:

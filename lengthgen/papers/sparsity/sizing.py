@@ -209,6 +209,24 @@ PARITY_CONTROL = decoder_experiment("sparsity-control-parity", "control: sparse 
                                     PARITY_CONTROL_PROFILES, sized_labels)
 
 
+# A control of Fig. 2's model sizes: j = 3 PPC fits only at 4x256, so the grid sets it against j = 2 at 4x128, and
+# its rule reads a larger model's shortfall as at most "partly" and its lead as "inconclusive" (`jump_claim`). The
+# control trains j = 2 PPC at 4x256, everything else the regime grid's, on the grid's own seeds, so that j = 3 can be
+# read against j = 2 on one model, seed by seed, by the rule for equal sizes.
+JUMP_CONTROL_PROFILES = {"smoke": replace(SCRATCHPAD_PROFILES["smoke"], jumps=(2,), jump_models=((2, 1, 32),)),
+                         "regime": replace(SCRATCHPAD_PROFILES["regime"], jumps=(2,), jump_models=((2, 4, 256),))}
+
+
+def jump_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """j = 2 PPC of the scratchpad grid's recipe on the larger model of `JUMP_CONTROL_PROFILES[profile]`."""
+    return [run for run in scratchpad_runs(JUMP_CONTROL_PROFILES[profile], seeds) if variant(run) == "j=2 PPC"]
+
+
+JUMP_CONTROL = decoder_experiment("sparsity-control-jumps", "control: j = 2 PPC of the regime scratchpad grid at "
+                                  "4x256, the size of its j = 3; the grid's seeds", jump_control,
+                                  JUMP_CONTROL_PROFILES, sized_labels)
+
+
 # A control of sparse parity's model size: the same two bounds on the grid's budget (4,000 steps), everything else the
 # grid's, at 4x128 (heads of width 16, as the sizing study's sizes), the size at which the scratchpad and assignment
 # grids fit. Read as the budget control: where k = 1 holds further on both sizing seeds than on every grid seed, the

@@ -191,13 +191,16 @@ def test_the_parity_control_sentence_reads_k_1_per_seed_beside_the_grid():
                            + rows("2x64 K=4", 101, (100.0, 97.0, 60.0), budget=16_000))
     grid = pd.DataFrame(rows("K=4", 0, (100.0, 70.0, 60.0)) + rows("K=4", 1, (100.0, 92.0, 60.0)))
     assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
-        "pp_control": "on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: 250 and "
-                      "100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+        "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: "
+                      "250 and 100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
     further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
                          control.assign(variant="2x64 K=3")])
     assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=3")]))["pp_moves"] == (
         "moves it for K=4 only")
     assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
+    larger = prose.parity_control(control.assign(variant="4x128 K=4", budget=4000), grid, "ps")
+    assert larger["ps_control"].startswith("at 4x128 on 4,000 steps (sizing seeds 100 and 101)")
+    assert larger["ps_moves"] == "moves it for no bound"
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
