@@ -257,8 +257,8 @@ def scratchpad_runs(p: DecoderSizes, seeds: tuple[int, ...] | None) -> list[Scra
 
 
 # Variable assignment. cpu: our format (a separator after every step, the query copied; lengths in chains, trained
-# on 1-3 and tested to 3x, 9 chains) with RoPE, where learned ids did not fit even two chains (2% after 10,000 steps;
-# methods.md); it stands beside regime as the controlled comparison of format and positions. regime and full: the
+# on 1-3 and tested to 3x, 9 chains) with RoPE (no run with learned ids at this size is stored); it stands beside
+# regime as a comparison of format, positions and size at once. regime and full: the
 # paper's format (Appendix E.3; lengths in tokens, trained on 20-60 and tested to 200, max id 230) with its learned
 # absolute ids; regime is the sizing study's first size at which PPC fit (4x128 on the paper's 50,000 steps), at
 # depth 2 only: a depth's grid costs ~26 CPU-hours at that size, so the paper's deeper panels are full's, for a GPU.

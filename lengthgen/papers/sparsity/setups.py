@@ -13,6 +13,7 @@ from lengthgen.papers.sparsity.experiments import (
     PARITY_PROFILES,
     SCRATCHPAD_PROFILES,
     DecoderSizes,
+    scratchpad_configs,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, LanguageSizes
 from lengthgen.papers.sparsity.prose import TOKENS_PER_PAIR, int_range
@@ -76,14 +77,27 @@ def language_setup(ours: LanguageSizes, parameters: int) -> dict[str, str]:
             "runs": f"seeds {len(ours.seeds)}", "changed": "; ".join(changed)}
 
 
+def jump_lengths(profile: str) -> str:
+    """The combined training lengths of the scratchpad grid's larger jumps at `profile`, which differ from j = 1's
+    (whole steps of j + 1 tokens inside them, `experiments.scratchpad_runs`): "j = 2 trains on combined lengths 12-39
+    (whole steps inside j = 1's 10-40)"."""
+    runs = {run.task.jump: run for run in scratchpad_configs(profile, (0,)) if run.model.ppc}
+    combined = {j: (run.task.combined(run.train.min_length), run.task.combined(run.train.max_length))
+                for j, run in runs.items()}
+    others = [f"j = {j} on {lo}-{hi}" for j, (lo, hi) in combined.items() if (lo, hi) != combined[1]]
+    return (f"jumps train on the combined lengths whose whole steps of j + 1 tokens fit inside j = 1's "
+            f"{combined[1][0]}-{combined[1][1]}: {and_list(others)}") if others else ""
+
+
 def setups(read_at: dict[str, str], language_parameters: int) -> pd.DataFrame:
     """One row per grid of the scorecard (read at its profile in `read_at`): its figures, which sizes differ from the
     paper's, which cells run, what is changed, and what its verdicts are about (SCALE, with a change of ours if
     any)."""
     rows = {name: decoder_setup(profiles[read_at[name]], paper.SETUPS[name], UNITS[name])
             for name, profiles in SYNTHETIC.items()}
-    for name, choice in CHOICES.items():
-        rows[name]["changed"] = "; ".join(filter(None, (rows[name]["changed"], choice)))
+    derived = {"sparsity-scratchpad": jump_lengths(read_at["sparsity-scratchpad"])}  # read from the configs
+    for name in CHOICES.keys() | derived.keys():
+        rows[name]["changed"] = "; ".join(filter(None, (rows[name]["changed"], CHOICES.get(name), derived.get(name))))
     rows["sparsity-language"] = language_setup(LANGUAGE_PROFILES[read_at["sparsity-language"]], language_parameters)
     return pd.DataFrame([{"figure": FIGURES[name], "grid": f"{name} ({read_at[name]})", **row,
                           "the verdicts are about": f"{SCALE}, with a change of ours" if row["changed"] else SCALE}

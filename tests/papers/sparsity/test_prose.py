@@ -378,7 +378,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
-             prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame())]
+             prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
+             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps")]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

@@ -28,8 +28,11 @@ def test_lengths_are_compared_in_the_papers_unit():
 
 def test_the_table_names_what_each_verdict_is_about():
     table = setups(READ_AT, 360_000).set_index("figure")
-    # Table 3's lengths and ids, learned positions; but Fig. 8's j is ours (CHOICES)
-    assert table.loc["Figs. 2, 8", "changed"] == CHOICES["sparsity-scratchpad"]
+    # Table 3's lengths and ids, learned positions; but Fig. 8's j is ours (CHOICES), and so are the larger jumps'
+    # training lengths, read from the grid's configs: whole steps of 3 (j = 2) or 4 tokens inside j = 1's 10-40
+    assert table.loc["Figs. 2, 8", "changed"] == (
+        f"{CHOICES['sparsity-scratchpad']}; jumps train on the combined lengths whose whole steps of j + 1 tokens fit "
+        "inside j = 1's 10-40: j = 2 on 12-39 and j = 3 on 12-40")
     assert table.loc["Figs. 2, 8", "the verdicts are about"] == f"{SCALE}, with a change of ours"
     assert "4x256 for j = 3" in table.loc["Figs. 2, 8", "sizes"]
     assert table.loc["Fig. 3", "changed"] == CHOICES["sparsity-assignment"]  # its id table is a size, not a change
