@@ -340,14 +340,17 @@ def parity_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.D
 
 def scratchpad_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(accuracy curves by combined length; the T2 table of Fig. 8, the j = 1 models only: the coupled one and its
-    two ablations; the jumps' table of Fig. 2) of a profile's scratchpad runs, judged at the longest combined
-    training length of j = 1, on the seeds every cell has (`readings.judged`)."""
+    two ablations; the jumps' table of Fig. 2, a jump on a larger model read against the next smaller one on that
+    model where the runs hold it, the jump control's "4x256 j=2 PPC") of a profile's scratchpad runs, judged at the
+    longest combined training length of j = 1, on the seeds every cell has (`readings.judged`)."""
     runs = sparsity.judged(runs)
     curves = sparsity.with_combined_length(runs[runs.metric == ACCURACY])
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     first_jump = curves[curves.variant.str.startswith("j=1 ")]  # the larger jumps are Fig. 2's, not ablations
+    larger = SCRATCHPAD_PROFILES[profile].jump_models  # a jump on a larger model, and j - 1 on it where stored
+    same_size = {j: f"{model_size(layers, width)} j={j - 1} PPC" for j, layers, width in larger}
     return (curves, sparsity.coupling_claim(first_jump, trained, coupled="j=1 PPC"),
-            sparsity.jump_claim(curves, trained, frozenset(j for j, *_ in SCRATCHPAD_PROFILES[profile].jump_models)))
+            sparsity.jump_claim(curves, trained, frozenset(same_size), same_size))
 
 
 def assignment_reading(runs: pd.DataFrame, profile: str) -> tuple[pd.DataFrame, pd.DataFrame]:

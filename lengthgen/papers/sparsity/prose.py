@@ -218,7 +218,9 @@ def jump_caveat(scratch: DecoderSizes) -> str:
     return (" A jump that fits only on a larger model runs there (late in its budget: the sizing table in Methods), "
             "so Fig. 2 compares it with the smaller jumps across model sizes: one that reaches as far cannot count "
             "against the claim (inconclusive), and one that falls short speaks for it only if the larger model "
-            "generalizes no worse, which no run here tests (a smaller jump on the larger model would).")
+            "generalizes no worse. The jump control (Methods) trains the next smaller jump on that model, on the "
+            "grid's seeds; once it holds all of them, the larger jump is read against it by the rule for equal sizes, "
+            "and its verdict says \"on one model\".")
 
 
 def left_out_phrase(sizes: DecoderSizes) -> str:

@@ -267,7 +267,8 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
                       **{VERSUS: [versus(r) for _, r in out.iterrows()]}).drop(columns="trained")
 
 
-def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozenset[int] = frozenset()) -> pd.DataFrame:
+def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozenset[int] = frozenset(),
+               same_size: dict[int, str] | None = None) -> pd.DataFrame:
     """Fig. 2, per jump: every jump's coupled model ("j=<j> PPC") fits its training lengths, and a smaller j (sparser
     steps) generalizes further. One row per jump (`fit_and_reach` on combined lengths), each larger jump judged
     against the next smaller one: "reproduced" when it stays >= TRAINED to a shorter length, "not reproduced" when
@@ -284,6 +285,8 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
         curves: scratchpad rows with combined lengths (`with_combined_length`).
         trained_length: the longest combined training length.
         larger_model: the jumps that run on a larger model than the next smaller jump.
+        same_size: jump j -> the variant of jump j - 1 trained on j's model (a control, e.g. "4x256 j=2 PPC"): where
+            `curves` hold it, j is judged against it, by the rule for equal sizes, instead of against the grid's j - 1.
     """
     ppc = curves[curves.variant.str.fullmatch(r"j=\d+ PPC")]
     out = fit_and_reach(ppc, trained_length)
@@ -294,10 +297,18 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
     def on_grid(length: int) -> int:
         return next((n for n in grid if n >= length), length) if length else 0
 
+    peers = {j: pd.concat([fit_and_reach(curves[curves.variant == label], trained_length).iloc[0],
+                           pd.Series({"j": j - 1})])
+             for j, label in (same_size or {}).items() if (curves.variant == label).any()}
+    longest = pd.concat([longest, curves[curves.variant.isin([p.variant for p in peers.values()])]
+                         .groupby("variant").length.max()])
     verdicts = [BASELINE]
     for (_, smaller), (_, larger) in zip(out.iloc[:-1].iterrows(), out.iloc[1:].iterrows(), strict=True):
-        a, b, pair = smaller[REACH], larger[REACH], f"j={larger.j} against j={smaller.j}"
-        unfit = [f"j={r.j}" for r in (smaller, larger) if not r.trained]
+        smaller = peers.get(larger.j, smaller)
+        pair = f"j={larger.j} against j={smaller.j}" + (f" on one model ({smaller.variant})" if larger.j in peers
+                                                        else "")
+        a, b = smaller[REACH], larger[REACH]
+        unfit = [r.variant.removesuffix(" PPC") for r in (smaller, larger) if not r.trained]
         if unfit:
             verdicts.append(f"{NOT_TRAINED}: {' and '.join(unfit)} do not fit their training lengths")
             continue
@@ -307,7 +318,7 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
         shorter = on_grid(b) < on_grid(a)
         lower = on_grid(b) == on_grid(a) and smaller[BEYOND] - larger[BEYOND] >= DROP  # level, but worse past training
         gap = f", mean beyond training {larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}" if lower else ""
-        if larger.j in larger_model:  # a shortfall on a larger model leaves the size a possible cause
+        if larger.j in larger_model and larger.j not in peers:  # a shortfall on a larger model: the size may cause it
             verdicts.append(f"{'partly' if shorter or lower else 'inconclusive'}: {pair} on a larger model, >= 90% up "
                             f"to {b} against {a}{gap}")
         elif shorter:
@@ -436,6 +447,7 @@ def mass_on_bits(maps: list[dict]) -> pd.DataFrame:
 
 def with_combined_length(df: pd.DataFrame) -> pd.DataFrame:
     """Scratchpad-parity rows with `length` turned from scratchpad tokens into the paper's combined length
-    (input bits + scratchpad = length x (j + 1), j read from the variant label "j=<j> ...")."""
-    jump = df.variant.str.extract(r"^j=(\d+)", expand=False).astype(int)
+    (input bits + scratchpad = length x (j + 1), j read from the variant label "j=<j> ...", or a control's
+    "4x256 j=<j> ...")."""
+    jump = df.variant.str.extract(r"(?:^| )j=(\d+)", expand=False).astype(int)
     return df.assign(length=df.length * (jump + 1))

@@ -19,6 +19,7 @@ from lengthgen.papers.sparsity.experiments import (
 )
 from lengthgen.papers.sparsity.language import LANGUAGE, LANGUAGE_PROFILES, language_reading
 from lengthgen.papers.sparsity.readings import judged
+from lengthgen.papers.sparsity.sizing import JUMP_CONTROL
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
 
@@ -31,11 +32,21 @@ STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
 SEED_CHECK = {"quick": QUICK_SEEDS}  # a live profile -> its seeds that the live runs do not use, stored
 
 
+# A grid's controls read as cells of it: runs on the grid's own seeds that its readings take up (the jump control,
+# j = 2 at the size of j = 3, `readings.jump_claim`'s same_size).
+SEEDED_CONTROLS = {"sparsity-scratchpad": JUMP_CONTROL}
+
+
 def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.DataFrame:
-    """The stored runs of a grid of the chapter (`sparsity-<name>`) at `profile`, which is READ_AT's unless given;
-    none when the experiment has no such profile."""
+    """The stored runs of a grid of the chapter (`sparsity-<name>`) at `profile`, which is READ_AT's unless given,
+    with those of its control (SEEDED_CONTROLS) at that profile once the control holds every seed the grid has (a
+    partial control would cut every cell to its seeds); none when the experiment has no such profile."""
     experiment = GRIDS[f"sparsity-{name}"]
-    return grid_runs(experiment, profile or READ_AT[experiment.name], store)
+    profile = profile or READ_AT[experiment.name]
+    runs = grid_runs(experiment, profile, store)
+    control = SEEDED_CONTROLS.get(experiment.name)
+    extra = grid_runs(control, profile, store) if control and not runs.empty else pd.DataFrame()
+    return pd.concat([runs, extra], ignore_index=True) if len(extra) and set(runs.seed) <= set(extra.seed) else runs
 
 
 def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.DataFrame]:

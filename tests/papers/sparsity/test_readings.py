@@ -227,6 +227,28 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     assert jump_claim(unfit[unfit.variant == "j=1 PPC"], 40).verdict.tolist() == ["baseline"]
 
 
+def test_jump_claim_reads_a_larger_jump_against_its_same_size_control_by_the_rule_for_equal_sizes():
+    lengths = (10, 40, 80, 120)
+    base = curve_rows("j=1 PPC", lengths, [100, 100, 100, 50]) + curve_rows("j=2 PPC", lengths, [100, 100, 95, 0])
+    j3_further = pd.DataFrame(base + curve_rows("j=3 PPC", lengths, [100, 100, 100, 100])  # j = 3 on a larger model
+                              + curve_rows("4x256 j=2 PPC", lengths, [100, 100, 90, 0]))  # j = 2 on that model
+    control = {3: "4x256 j=2 PPC"}
+    out = jump_claim(j3_further, 40, frozenset({3}), control)
+    assert out.variant.tolist() == ["j=1 PPC", "j=2 PPC", "j=3 PPC"]  # the control is no row of its own
+    assert out.verdict.iloc[2] == ("not reproduced: j=3 against j=2 on one model (4x256 j=2 PPC), >= 90% up to 120 "
+                                   "against 80")  # without the control: inconclusive, a larger model's lead
+    assert jump_claim(j3_further, 40, frozenset({3})).verdict.iloc[2].startswith("inconclusive: j=3 against j=2 on a")
+    j3_shorter = j3_further.assign(value=j3_further.value.where(j3_further.variant != "j=3 PPC", 50.0).where(
+        (j3_further.variant != "j=3 PPC") | (j3_further.length > 40), 100.0))  # j = 3 holds only to 40
+    assert jump_claim(j3_shorter, 40, frozenset({3}), control).verdict.iloc[2] == (
+        "reproduced: j=3 against j=2 on one model (4x256 j=2 PPC), >= 90% up to 40 against 80")  # no longer "partly"
+    assert jump_claim(j3_further, 40, frozenset({3}), {3: "4x512 j=2 PPC"}).verdict.iloc[2].startswith(
+        "inconclusive")  # a control not among the curves (not stored yet) changes nothing
+    unfit = j3_further.assign(value=j3_further.value.where(j3_further.variant != "4x256 j=2 PPC", 20.0))
+    assert jump_claim(unfit, 40, frozenset({3}), control).verdict.iloc[2] == (
+        "not trained: 4x256 j=2 do not fit their training lengths")
+
+
 def test_assignment_claim_judges_each_depth_on_its_own():
     lengths = (1, 3, 6, 9)
     df = pd.DataFrame(curve_rows("PPC", lengths, [100, 99, 95, 60], depth=2)
