@@ -401,21 +401,27 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
 
 
 def scratchpad_control(runs: pd.DataFrame) -> dict:
-    """The control's sentence (`sizing.CONTROL`: j = 1 PPC of the scratchpad grid on the paper's steps, the sizing
-    seeds), value `sp_control`: how it fits and how far it reaches, seed by seed (a mean would hide a seed that moves
-    and one that does not), and its lookup head's attention, or that it is not stored yet."""
+    """The control's sentence (`sizing.CONTROL`: j = 1 and 2 PPC of the scratchpad grid on the paper's steps, the
+    sizing seeds), value `sp_control`: how each jump fits and how far it reaches, seed by seed (a mean would hide a
+    seed that moves and one that does not), and the first jump's lookup head's attention, or that it is not stored
+    yet."""
     if runs.empty:
         return {"sp_control": "not stored yet"}
     runs = as_grid(runs)
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
-    rows = {seed: fit_and_reach(combined[combined.seed == seed], trained).iloc[0] for seed in seeds}
-    lookup = lookup_table(combined, "variant")
-    spread = "" if lookup.empty else "; " + lookup_phrase(rows[seeds[0]].variant, lookup.droplevel(0), trained)
+    rows = {seed: fit_and_reach(combined[combined.seed == seed], trained).sort_values("variant") for seed in seeds}
+    first = rows[seeds[0]].iloc[0]
+    lookup = lookup_table(combined[combined.variant == first.variant], "variant")
+    spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
+
+    def phrase(seed: int) -> str:
+        return and_list(reach_phrase(row) for _, row in rows[seed].iterrows())
+
     if len(seeds) == 1:
-        return {"sp_control": f"on {steps:,} steps (sizing seed {seeds[0]}), {reach_phrase(rows[seeds[0]])}{spread}"}
-    each = "; ".join(f"on seed {seed}, {reach_phrase(row)}" for seed, row in rows.items())
+        return {"sp_control": f"on {steps:,} steps (sizing seed {seeds[0]}), {phrase(seeds[0])}{spread}"}
+    each = "; ".join(f"on seed {seed}, {phrase(seed)}" for seed in seeds)
     return {"sp_control": f"on {steps:,} steps (sizing seeds {and_list(seeds)}): {each}{spread}"}
 
 

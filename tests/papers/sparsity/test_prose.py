@@ -179,6 +179,12 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert prose.scratchpad_control(pd.concat([rows, other]))["sp_control"].startswith(
         "on 50,000 steps (sizing seeds 100 and 101): on seed 100, j=1 PPC fits them (100% in distribution) and stays "
         "≥ 90% to 80; on seed 101, j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 40")  # not their mean
+    j2 = pd.DataFrame([{"variant": "4x128 j=2 PPC", "seed": 100, "budget": run.train.steps, "train": "5-20",
+                        "metric": "accuracy", "length": n, "value": acc}  # combined 39, 78, 198
+                       for n, acc in ((13, 100.0), (26, 60.0), (66, 0.0))])
+    assert prose.scratchpad_control(pd.concat([rows, j2]))["sp_control"].startswith(
+        "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 80 and j=2 "
+        "PPC fits them (100% in distribution) and stays ≥ 90% to 39; j=1 PPC's lookup head")  # each jump, seed by seed
 
 
 def test_the_parity_control_sentence_reads_k_1_per_seed_beside_the_grid():
