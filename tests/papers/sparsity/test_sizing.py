@@ -105,15 +105,18 @@ def test_a_smoke_sizing_run_reads_its_course():
     assert metrics[metrics.metric == COURSE].step.tolist() == [10, 20]
 
 
-def test_the_scratchpad_control_is_the_grid_run_on_the_papers_steps_and_a_sizing_seed():
+def test_the_scratchpad_control_is_the_grid_runs_of_j_1_and_2_on_the_papers_steps_and_sizing_seeds():
     control = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("regime")
-    grid = {run.seed: run for run in scratchpad_configs("regime", None)
-            if variant(run) == "j=1 PPC"}
-    assert [run.seed for run in control] == list(SIZING_SEEDS) and not set(SIZING_SEEDS) & set(grid)
-    run = control[0]
-    assert run.train.steps == CONTROL_STEPS == 5 * grid[0].train.steps
-    assert replace(run, seed=0, train=replace(run.train, steps=grid[0].train.steps)) == grid[0]  # nothing else
-    assert not run.stop_fitted and not run.course  # trained to the end, tested as the grid
+    grid = {(variant(run), run.seed): run for run in scratchpad_configs("regime", None)
+            if variant(run) in ("j=1 PPC", "j=2 PPC")}
+    assert [(variant(run), run.seed) for run in control] == [(v, s) for s in SIZING_SEEDS for v in ("j=1 PPC",
+                                                                                                      "j=2 PPC")]
+    assert not set(SIZING_SEEDS) & {seed for _, seed in grid}
+    for run in control:
+        mine = grid[(variant(run), 0)]
+        assert run.train.steps == CONTROL_STEPS == 5 * mine.train.steps
+        assert replace(run, seed=0, train=replace(run.train, steps=mine.train.steps)) == mine  # nothing else
+        assert not run.stop_fitted and not run.course  # trained to the end, tested as the grid
 
 
 def test_the_format_control_is_the_regime_baseline_with_each_step_ended_on_a_sizing_seed():
