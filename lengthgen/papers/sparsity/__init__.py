@@ -10,6 +10,7 @@ from lengthgen.papers.sparsity.sizing import (
     CONTROL,
     FORMAT_CONTROL,
     JUMP_CONTROL,
+    LANGUAGE_CONTROL,
     PARITY_CONTROL,
     PARITY_SIZE_CONTROL,
     SIZING_EXPERIMENTS,
@@ -18,6 +19,7 @@ from lengthgen.papers.sparsity.sizing import (
 
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
               experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE, *SIZING_EXPERIMENTS, CONTROL, PARITY_CONTROL,
-                           PARITY_SIZE_CONTROL, FORMAT_CONTROL, JUMP_CONTROL),
+                           PARITY_SIZE_CONTROL, FORMAT_CONTROL, JUMP_CONTROL,
+                           LANGUAGE_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
               methods=(("sparsity-sizing.md", sizing_methods),))

@@ -125,12 +125,18 @@ class LanguageSizes:
     seeds: tuple[int, ...]  # the profile's seeds (the --seeds default)
     source: str = "docs"  # the corpus (`tasks.corpus.SOURCES`)
     windows: str = "stream"  # whether windows may cross documents (`tasks.corpus.WINDOWS`)
+    pose_steps: int = 0  # > 0: the short model's PoSE steps, after its first 70% of `steps` (0: the last 30% of them)
 
     def training(self, context: int) -> LanguageTrainConfig:
+        """A model's training at `context`: the short one with PoSE to `long` (in the last 30% of `steps`, or for
+        `pose_steps` after the first 70% of them), the long one with its own ids."""
         pose = context < self.long
-        return LanguageTrainConfig(steps=self.steps, batch_size=self.tokens // context, lr=self.lr,
-                                   warmup=max(1, self.steps // 20), min_length=context, max_length=context,
-                                   positions="pose" if pose else "given", pose_length=self.long if pose else 0)
+        plain = round(LanguageTrainConfig.pose_from * self.steps)
+        steps = plain + self.pose_steps if pose and self.pose_steps else self.steps
+        return LanguageTrainConfig(steps=steps, batch_size=self.tokens // context, lr=self.lr,
+                                   warmup=max(1, steps // 20), min_length=context, max_length=context,
+                                   positions="pose" if pose else "given", pose_length=self.long if pose else 0,
+                                   pose_from=plain / steps if steps != self.steps else LanguageTrainConfig.pose_from)
 
     def run(self, seed: int) -> LanguageRun:
         model = TransformerConfig(width=self.width, heads=4, layers=self.layers, ff=4 * self.width,
@@ -161,10 +167,14 @@ LANGUAGE_PROFILES = {
 }
 
 
-def language_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LanguageRun]:
-    """One pair of models per seed."""
-    p = LANGUAGE_PROFILES[profile]
+def language_runs(p: LanguageSizes, seeds: tuple[int, ...] | None) -> list[LanguageRun]:
+    """One pair of models per seed (the sizes' seeds unless given)."""
     return [p.run(seed) for seed in (seeds if seeds is not None else p.seeds)]
+
+
+def language_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LanguageRun]:
+    """The pairs of a profile (`language_runs`)."""
+    return language_runs(LANGUAGE_PROFILES[profile], seeds)
 
 
 LANGUAGE = Experiment(name="sparsity-language",

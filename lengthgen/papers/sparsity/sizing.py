@@ -37,6 +37,7 @@ import pandas as pd
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import model_size
+from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -50,6 +51,15 @@ from lengthgen.papers.sparsity.experiments import (
     scratchpad_runs,
     variant,
 )
+from lengthgen.papers.sparsity.language import (
+    LANGUAGE_PROFILES,
+    LanguageRun,
+    build_language_models,
+    language_labels,
+    language_runs,
+    run_language,
+)
+from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import stored_runs
 
@@ -228,6 +238,29 @@ def jump_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun
 JUMP_CONTROL = decoder_experiment("sparsity-control-jumps", "control: j = 2 PPC of the regime scratchpad grid at "
                                   "4x256, the size of its j = 3; the grid's seeds", jump_control,
                                   JUMP_CONTROL_PROFILES, sized_labels)
+
+
+# A control of the language grid's PoSE steps: its short model trains 3,000 of its 10,000 steps with PoSE, the paper's
+# 15,000 (at its scale), and the far context lowers its loss on no seed. The control gives the short model the paper's
+# PoSE steps after the same 7,000 without (its warm-up and decay spread over its 22,000 steps, by the grid's rule), the
+# long model and everything else the grid's, on the sizing seeds: where the far context then helps it, the grid's PoSE
+# budget is what kept it from using the tokens beyond its window.
+LANGUAGE_CONTROL_PROFILES = {
+    "smoke": replace(LANGUAGE_PROFILES["smoke"], pose_steps=10, seeds=SIZING_SEEDS[:1]),
+    "regime": replace(LANGUAGE_PROFILES["regime"], pose_steps=paper.LANGUAGE_POSE_STEPS, seeds=SIZING_SEEDS),
+}
+
+
+def language_control(profile: str, seeds: tuple[int, ...] | None) -> list[LanguageRun]:
+    """The language pairs of `LANGUAGE_CONTROL_PROFILES[profile]`: the grid's, the short model on more PoSE steps."""
+    return language_runs(LANGUAGE_CONTROL_PROFILES[profile], seeds)
+
+
+LANGUAGE_CONTROL = Experiment(name="sparsity-control-language", description="control: the regime language pair, its "
+                              "short model on the paper's 15,000 PoSE steps; the sizing seeds",
+                              configs=language_control, run=run_language, labels=language_labels,
+                              build=build_language_models, profiles=tuple(LANGUAGE_CONTROL_PROFILES),
+                              steps=LanguageRun.steps)
 
 
 # A control of sparse parity's model size: the same two bounds on the grid's budget (4,000 steps), everything else the

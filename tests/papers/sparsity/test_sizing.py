@@ -18,6 +18,7 @@ from lengthgen.papers.sparsity.sizing import (
     CONTROL,
     CONTROL_STEPS,
     FORMAT_CONTROL,
+    LANGUAGE_CONTROL,
     SIZING_EXPERIMENTS,
     SIZING_PROFILES,
     SIZING_SEEDS,
@@ -27,7 +28,7 @@ from lengthgen.papers.sparsity.sizing import (
 )
 from lengthgen.results.store import ResultStore
 
-EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL)}
+EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL, LANGUAGE_CONTROL)}
 
 
 def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_course():
@@ -137,3 +138,17 @@ def test_the_methods_section_reads_the_format_control_after_the_study(tmp_path):
     text = sizing_methods(ResultStore(tmp_path))
     study, control = text.split("**The format control, as stored**")
     assert "No sizing run is stored yet." in study and control.endswith("No sizing run is stored yet.\n")
+
+
+def test_the_language_control_is_the_grid_pair_with_the_short_model_on_the_papers_pose_steps():
+    from lengthgen.papers.sparsity.language import language_configs
+
+    control = EXPERIMENTS["sparsity-control-language"].configs_for("regime")
+    grid = language_configs("regime", (0,))[0]
+    assert [run.seed for run in control] == list(SIZING_SEEDS)
+    run = control[0]
+    pose = [step for step in range(run.short.steps) if step >= run.short.pose_from * run.short.steps]
+    grid_pose = [step for step in range(grid.short.steps) if step >= grid.short.pose_from * grid.short.steps]
+    assert len(pose) == 15_000 and len(grid_pose) == 3_000 and pose[0] == grid_pose[0] == 7_000  # same plain start
+    assert run.long == grid.long and run.short.warmup == run.short.steps // 20  # the long model is the grid's
+    assert replace(run, seed=0, short=grid.short) == grid  # nothing else differs
