@@ -7,6 +7,7 @@ from lengthgen.papers.sparsity.language import LANGUAGE
 from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.rows import STORED_PROFILES, scorecard_rows
 from lengthgen.papers.sparsity.sizing import (
+    ASSIGNMENT_CONTROL,
     CONTROL,
     FORMAT_CONTROL,
     JUMP_CONTROL,
@@ -20,6 +21,6 @@ from lengthgen.papers.sparsity.sizing import (
 PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
               experiments=(*SPARSITY_EXPERIMENTS, LANGUAGE, *SIZING_EXPERIMENTS, CONTROL, PARITY_CONTROL,
                            PARITY_SIZE_CONTROL, FORMAT_CONTROL, JUMP_CONTROL,
-                           LANGUAGE_CONTROL),
+                           LANGUAGE_CONTROL, ASSIGNMENT_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
               methods=(("sparsity-sizing.md", sizing_methods),))

@@ -400,29 +400,46 @@ def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
                            lookup_table(combined, "variant"), verdicts, trained, "sp")
 
 
-def scratchpad_control(runs: pd.DataFrame) -> dict:
-    """The control's sentence (`sizing.CONTROL`: j = 1 and 2 PPC of the scratchpad grid on the paper's steps, the
-    sizing seeds), value `sp_control`: how each jump fits and how far it reaches, seed by seed (a mean would hide a
-    seed that moves and one that does not), and the first jump's lookup head's attention, or that it is not stored
-    yet."""
-    if runs.empty:
-        return {"sp_control": "not stored yet"}
-    runs = as_grid(runs)
-    combined = with_combined_length(runs)
-    trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
+def by_seed(runs: pd.DataFrame, trained: int) -> tuple[str, pd.Series]:
+    """A control's runs (labelled as their grid's, `as_grid`, lengths in the grid's unit) seed by seed: "on 50,000
+    steps (sizing seeds 100 and 101): on seed 100, <each model's `reach_phrase`>; on seed 101, ...", and the first
+    model's `fit_and_reach` row on the first seed. A mean over seeds would hide a seed that moves and one that does
+    not."""
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
-    rows = {seed: fit_and_reach(combined[combined.seed == seed], trained).sort_values("variant") for seed in seeds}
-    first = rows[seeds[0]].iloc[0]
-    lookup = lookup_table(combined[combined.variant == first.variant], "variant")
-    spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
+    rows = {seed: fit_and_reach(runs[runs.seed == seed], trained).sort_values("variant") for seed in seeds}
 
     def phrase(seed: int) -> str:
         return and_list(reach_phrase(row) for _, row in rows[seed].iterrows())
 
     if len(seeds) == 1:
-        return {"sp_control": f"on {steps:,} steps (sizing seed {seeds[0]}), {phrase(seeds[0])}{spread}"}
+        return f"on {steps:,} steps (sizing seed {seeds[0]}), {phrase(seeds[0])}", rows[seeds[0]].iloc[0]
     each = "; ".join(f"on seed {seed}, {phrase(seed)}" for seed in seeds)
-    return {"sp_control": f"on {steps:,} steps (sizing seeds {and_list(seeds)}): {each}{spread}"}
+    return f"on {steps:,} steps (sizing seeds {and_list(seeds)}): {each}", rows[seeds[0]].iloc[0]
+
+
+def scratchpad_control(runs: pd.DataFrame) -> dict:
+    """The control's sentence (`sizing.CONTROL`: j = 1 and 2 PPC of the scratchpad grid on the paper's steps, the
+    sizing seeds), value `sp_control`: how each jump fits and how far it reaches, seed by seed (`by_seed`), and the
+    first jump's lookup head's attention, or that it is not stored yet."""
+    if runs.empty:
+        return {"sp_control": "not stored yet"}
+    runs = as_grid(runs)
+    combined = with_combined_length(runs)
+    trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
+    text, first = by_seed(combined, trained)
+    lookup = lookup_table(combined[combined.variant == first.variant], "variant")
+    spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
+    return {"sp_control": text + spread}
+
+
+def assignment_control(runs: pd.DataFrame) -> dict:
+    """The assignment control's sentence (`sizing.ASSIGNMENT_CONTROL`: PPC of the regime assignment grid on twice its
+    steps, the sizing seeds), value `pa_steps`: how it fits and how far it reaches, seed by seed (`by_seed`), or that
+    it is not stored yet."""
+    if runs.empty:
+        return {"pa_steps": "not stored yet"}
+    runs = as_grid(runs)
+    return {"pa_steps": by_seed(runs, int(runs.train.iloc[0].split("-")[1]))[0]}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:

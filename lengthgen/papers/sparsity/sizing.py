@@ -22,9 +22,11 @@ schedule set for the whole budget):
   (`experiments.assignment_runs`).
 
 Controls, each a grid's recipe with one setting changed: `sparsity-control-scratchpad` (the paper's steps for j = 1
-PPC, trained to the end), `sparsity-control-parity` and `sparsity-control-parity-size` (sparse parity's bounds K = 3
-and 4 on four times the steps, and at 4x128) and `sparsity-control-format` (variable assignment's no coupling with
-each step ended by a separator, read as this study reads its runs).
+and 2 PPC, trained to the end), `sparsity-control-jumps` (j = 2 PPC at j = 3's size, on the grid's seeds),
+`sparsity-control-parity` and `sparsity-control-parity-size` (sparse parity's bounds K = 3 and 4 on four times the
+steps, and at 4x128), `sparsity-control-format` (variable assignment's no coupling with each step ended by a separator,
+read as this study reads its runs), `sparsity-control-assignment` (its PPC on twice the steps) and
+`sparsity-control-language` (the short language model on the paper's PoSE steps).
 
 The seeds are sizing seeds, outside every seed the chapter's grids declare; no run of this study enters a
 declared cell. `sizing_table` reads what the runs say.
@@ -261,6 +263,27 @@ LANGUAGE_CONTROL = Experiment(name="sparsity-control-language", description="con
                               configs=language_control, run=run_language, labels=language_labels,
                               build=build_language_models, profiles=tuple(LANGUAGE_CONTROL_PROFILES),
                               steps=LanguageRun.steps)
+
+
+# A control of Fig. 3's budget: PPC of the regime assignment grid fits its training lengths late (the sizing seed at
+# step 34,500 of 50,000) and holds to well under twice them. The control trains it on twice the grid's steps,
+# everything else the grid's, on the sizing seeds: where PPC then holds further on both than on every grid seed, the
+# budget limits its reach at this size; where not, the size and the mechanism stay unseparated.
+ASSIGNMENT_CONTROL_PROFILES = {
+    "smoke": replace(SIZING_PROFILES["smoke"].assignment, steps=40, seeds=SIZING_SEEDS[:1], variants=("PPC",)),
+    "regime": replace(ASSIGNMENT_PROFILES["regime"], steps=2 * ASSIGNMENT_PROFILES["regime"].steps, seeds=SIZING_SEEDS),
+}
+
+
+def assignment_control(profile: str, seeds: tuple[int, ...] | None) -> list[DecoderRun]:
+    """PPC of the assignment grid's recipe at `ASSIGNMENT_CONTROL_PROFILES[profile]`: twice its budget, the sizing
+    seeds."""
+    return assignment_runs(ASSIGNMENT_CONTROL_PROFILES[profile], seeds)
+
+
+ASSIGNMENT_CONTROL = decoder_experiment("sparsity-control-assignment", "control: PPC of the regime assignment grid on "
+                                        "twice its steps; the sizing seeds", assignment_control,
+                                        ASSIGNMENT_CONTROL_PROFILES, sized_labels)
 
 
 # A control of sparse parity's model size: the same two bounds on the grid's budget (4,000 steps), everything else the

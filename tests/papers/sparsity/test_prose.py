@@ -165,6 +165,17 @@ def test_stored_coupling_phrases_by_hand():
     assert empty["sp_models"] == empty["sp_where"] == empty["sp_lookup"] == empty["sp_verdicts"] == "none yet"
 
 
+def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_on_tokens():
+    rows = pd.DataFrame([{"variant": "4x128 PPC", "seed": seed, "budget": 100_000, "train": "20-60",
+                          "metric": "accuracy", "length": n, "value": value}
+                         for seed, values in ((100, (100.0, 95.0, 40.0)), (101, (98.0, 50.0, 0.0)))
+                         for n, value in zip((60, 120, 200), values, strict=True)])
+    assert prose.assignment_control(rows) == {"pa_steps": (
+        "on 100,000 steps (sizing seeds 100 and 101): on seed 100, PPC fits them (100% in distribution) and stays "
+        "≥ 90% to 120; on seed 101, PPC fits them (98% in distribution) and stays ≥ 90% to 60")}
+    assert prose.assignment_control(pd.DataFrame()) == {"pa_steps": "not stored yet"}
+
+
 def test_the_control_sentence_reads_the_run_at_its_own_size():
     run = EXPERIMENTS["sparsity-control-scratchpad"].configs_for("regime")[0]
     rows = pd.DataFrame([{"variant": "4x128 j=1 PPC", "seed": 100, "budget": run.train.steps, "train": "5-20",
@@ -385,7 +396,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
-             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps")]
+             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame())]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

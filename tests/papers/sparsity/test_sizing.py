@@ -15,6 +15,7 @@ from lengthgen.papers.sparsity.experiments import (
     variant,
 )
 from lengthgen.papers.sparsity.sizing import (
+    ASSIGNMENT_CONTROL,
     CONTROL,
     CONTROL_STEPS,
     FORMAT_CONTROL,
@@ -28,7 +29,8 @@ from lengthgen.papers.sparsity.sizing import (
 )
 from lengthgen.results.store import ResultStore
 
-EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL, LANGUAGE_CONTROL)}
+EXPERIMENTS = {e.name: e for e in (*SIZING_EXPERIMENTS, CONTROL, FORMAT_CONTROL, LANGUAGE_CONTROL,
+                                   ASSIGNMENT_CONTROL)}
 
 
 def test_every_mechanism_at_each_size_that_holds_it_on_sizing_seeds_with_its_course():
@@ -152,3 +154,14 @@ def test_the_language_control_is_the_grid_pair_with_the_short_model_on_the_paper
     assert len(pose) == 15_000 and len(grid_pose) == 3_000 and pose[0] == grid_pose[0] == 7_000  # same plain start
     assert run.long == grid.long and run.short.warmup == run.short.steps // 20  # the long model is the grid's
     assert replace(run, seed=0, short=grid.short) == grid  # nothing else differs
+
+
+def test_the_assignment_control_is_the_grids_ppc_on_twice_its_steps_and_the_sizing_seeds():
+    from lengthgen.papers.sparsity.experiments import assignment_configs
+
+    control = EXPERIMENTS["sparsity-control-assignment"].configs_for("regime")
+    grid, = assignment_configs("regime", (0,))  # the regime grid holds PPC alone
+    assert [run.seed for run in control] == list(SIZING_SEEDS)
+    run = control[0]
+    assert run.train.steps == 2 * grid.train.steps == 100_000
+    assert replace(run, seed=0, train=replace(run.train, steps=grid.train.steps)) == grid  # warm-up too: the grid's
