@@ -93,6 +93,30 @@ def answer(board: pd.DataFrame, question: Question) -> str:
     return text + "".join(f" On {r.task}, {r.comparison}." for r in table[untrained].itertuples())
 
 
+def outside_board(question: Question, sizing: pd.DataFrame, names: tuple[str, str], where: str) -> str:
+    """A question whose task no model of the board's size fits, read from a sizing study of that task
+    (`analysis.sizing.sizing_table` rows, variants "<size> <name>", in the study's order of sizes and budgets):
+    at the first size and budget at which the mechanism (`names[0]`, the study's name for it) fits, whether the
+    control (`names[1]`) fits there too. `where` names the study."""
+    size, name = sizing.variant.str.split(" ", n=1).str[0], sizing.variant.str.split(" ", n=1).str[1]
+    mine = sizing[(name == names[0]) & sizing.fits]
+    if mine.empty:
+        return f"{question.text} Not asked: in {where}, {names[0]} fits at no size."
+    first = mine.iloc[0]
+    at = (size == size[first.name]) & (sizing.budget == first.budget)
+    other = sizing[at & (name == names[1])]
+    found = (f"{question.text} Not on this board (no model of its size fits the task); in {where}, {names[0]} "
+             f"first fits at {size[first.name]} on {first.budget:,.0f} steps (at step {first['fits at step']:,.0f})")
+    if other.empty:
+        return found + f", where {names[1]} was not run."
+    row = other.iloc[0]
+    if row.fits:
+        return found + f", where {names[1]} fits too (at step {row['fits at step']:,.0f}): a grid at that size could " \
+                       "ask it."
+    return (found + f", where {names[1]} does not fit its training lengths ({row['last']:.1f}% at the longest): at the "
+            f"smallest size where {names[0]} fits, the two cannot be compared past the training lengths.")
+
+
 def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
     """The schemes of `schemes` on the board ranked by mean beyond score over the tasks every one of them ran (a
     cell not trained counting 0), with the tasks each does not fit and those where another scheme is ahead of it."""

@@ -3,7 +3,17 @@
 import pandas as pd
 
 from lengthgen.leaderboard.protocol import board
-from lengthgen.leaderboard.questions import AHEAD, BEHIND, QUESTIONS, SCHEMES, TIED, answer, best_on_average, compare
+from lengthgen.leaderboard.questions import (
+    AHEAD,
+    BEHIND,
+    QUESTIONS,
+    SCHEMES,
+    TIED,
+    answer,
+    best_on_average,
+    compare,
+    outside_board,
+)
 
 TRAINED = {"copy": 10, "recopy": 10, "reverse_copy": 10, "dedupe": 10}
 
@@ -66,3 +76,28 @@ def test_the_average_ranks_the_decoders_schemes_that_run_everywhere():
 def test_of_schemes_at_the_same_mean_the_one_that_fits_more_tasks_is_listed_first():
     flat = board(runs({("copy", "nope"): ([0, 0, 0], 40), ("copy", "rope"): ([0, 0, 0], 100)}), TRAINED)
     assert best_on_average(flat, ("nope", "rope")).scheme.tolist() == ["rope", "nope"]  # both 0.0; nope not trained
+
+
+def test_a_question_off_the_board_is_read_from_the_first_size_at_which_its_mechanism_fits():
+    def row(variant, budget, step, last):
+        return {"variant": variant, "budget": budget, "fits at step": step, "last": last, "fits": last >= 90}
+    study = pd.DataFrame([row("2x64 PPC", 20_000, float("nan"), 0.0), row("2x64 RoPE+PoSE", 20_000, float("nan"), 0.0),
+                          row("4x128 PPC", 50_000, 34_500.0, 95.3), row("4x128 RoPE+PoSE", 50_000, float("nan"), 0.0)])
+    names, where = ("PPC", "RoPE+PoSE"), "the study"
+    assert answer_outside(study, names, where) == (
+        "Does PPC beat RoPE on variable assignment? Not on this board (no model of its size fits the task); in the "
+        "study, PPC first fits at 4x128 on 50,000 steps (at step 34,500), where RoPE+PoSE does not fit its training "
+        "lengths (0.0% at the longest): at the smallest size where PPC fits, the two cannot be compared past the "
+        "training lengths.")
+    both = study.assign(last=[0.0, 0.0, 95.3, 92.0], fits=[False, False, True, True],
+                        **{"fits at step": [float("nan")] * 2 + [34_500.0, 40_000.0]})
+    assert answer_outside(both, names, where).endswith("where RoPE+PoSE fits too (at step 40,000): a grid at that "
+                                                       "size could ask it.")
+    assert answer_outside(study[study.variant.str.endswith("RoPE+PoSE")], names, where).endswith(
+        "Not asked: in the study, PPC fits at no size.")
+    assert answer_outside(study[study.variant != "4x128 RoPE+PoSE"], names, where).endswith(
+        "where RoPE+PoSE was not run.")
+
+
+def answer_outside(study: pd.DataFrame, names: tuple[str, str], where: str) -> str:
+    return outside_board(QUESTIONS["ppc"], study.reset_index(drop=True), names, where)
