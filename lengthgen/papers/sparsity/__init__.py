@@ -6,6 +6,7 @@ from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
 from lengthgen.papers.sparsity.language import LANGUAGE
 from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.rows import STORED_PROFILES, scorecard_rows
+from lengthgen.papers.sparsity.setups import regime_table
 from lengthgen.papers.sparsity.sizing import (
     ASSIGNMENT_CONTROL,
     CONTROL,
@@ -23,4 +24,4 @@ PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
                            PARITY_SIZE_CONTROL, FORMAT_CONTROL, JUMP_CONTROL,
                            LANGUAGE_CONTROL, ASSIGNMENT_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
-              methods=(("sparsity-sizing.md", sizing_methods),))
+              methods=(("sparsity-regime.md", lambda _: regime_table()), ("sparsity-sizing.md", sizing_methods)))

@@ -16,8 +16,8 @@ from lengthgen.papers.sparsity.experiments import (
     scratchpad_configs,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, LanguageSizes
-from lengthgen.papers.sparsity.prose import TOKENS_PER_PAIR, int_range
-from lengthgen.tasks.corpus import SOURCES
+from lengthgen.papers.sparsity.prose import TOKENS_PER_PAIR, int_range, model_text
+from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
 from lengthgen.train.loop import LanguageTrainConfig
 
@@ -30,6 +30,7 @@ SYNTHETIC = {"sparsity-parity": PARITY_PROFILES, "sparsity-scratchpad": SCRATCHP
 CHOICES = {"sparsity-scratchpad": "Fig. 8's ablations at j = 1 (our copy of the paper does not say which j)",
            "sparsity-assignment": "no separator ending each step (the paper names a third separator token whose "
                                   "symbol our copy of it lost)"}
+FORMATS = {"paper": "the paper's format", "ours": "our format"}  # variable assignment's formats as the table names them
 UNITS = {"sparsity-parity": lambda n: TOKENS_PER_PAIR * n,  # pairs -> tokens, the paper's unit
          "sparsity-scratchpad": lambda n: ScratchpadParity(jump=1).combined(n),  # scratchpad tokens -> combined
          "sparsity-assignment": lambda n: n}  # tokens both
@@ -118,3 +119,37 @@ def setup_sentence(table: pd.DataFrame) -> dict:
         whose = f"Those of {and_list(changed.figure)} are" if scale else "Every grid's are"
         text += f" {whose} about that and a change of ours as well: {changes}."
     return {"setup_about": text}
+
+
+def regime_table() -> str:
+    """The Methods page's table of the `regime` profile, read from the profiles (`Paper.methods`): per grid at regime,
+    its model, training, cells and lengths (lengths in the paper's units), and the declared seeds."""
+    scratch, assign, language = (SCRATCHPAD_PROFILES["regime"], ASSIGNMENT_PROFILES["regime"],
+                                 LANGUAGE_PROFILES["regime"])
+
+    def model(p) -> str:
+        return f"{model_text(p)}, {p.model('learned').heads} heads"
+
+    def training(p: DecoderSizes) -> str:
+        return f"{p.steps:,} steps of {p.batch}, AdamW {p.lr:.0e}".replace("e-0", "e-") + f", {p.warmup} warm-up"
+
+    larger = "".join(f" (j = {j} PPC: {model(scratch.at(layers, width))})" for j, layers, width in scratch.jump_models)
+    lo, hi = (UNITS["sparsity-scratchpad"](n) for n in scratch.train_lengths)
+    jumps = jump_lengths("regime")
+    pose = round((1 - LanguageTrainConfig.pose_from) * language.steps)
+    rows = {
+        "parity with a scratchpad": f"{model(scratch)}{larger}; {training(scratch)}; jumps {int_range(scratch.jumps)} "
+                                    f"and both ablations; combined lengths {lo}-{hi} / to "
+                                    f"{UNITS['sparsity-scratchpad'](max(scratch.eval_lengths))}"
+                                    + (f" ({jumps})" if jumps else ""),
+        "variable assignment": f"{and_list(assign.variants) + ' alone' if assign.variants else 'all four models'}; "
+                               f"{FORMATS.get(assign.format, assign.format)}; "
+                               f"{model(assign)}; {training(assign)}; depth {int_range(assign.depths)}; "
+                               f"{assign.variables} variables; {assign.train_lengths[0]}-{assign.train_lengths[1]} / "
+                               f"to {max(assign.eval_lengths)} tokens; {assign.positions} positions",
+        "language": f"{model_text(language)}, {language.vocab:,} word types; {language.steps:,} steps of "
+                    f"{language.tokens:,} tokens; contexts {language.short} (PoSE for the last {pose:,} steps) and "
+                    f"{language.long}; {SOURCES[language.source]}: {WINDOWS[language.windows]}",
+        "seeds": f"{', '.join(map(str, scratch.seeds))} (sparse parity is read at `cpu`)",
+    }
+    return "| grid | regime |\n|---|---|\n" + "".join(f"| {grid} | {text} |\n" for grid, text in rows.items())

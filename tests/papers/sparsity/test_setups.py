@@ -51,3 +51,25 @@ def test_the_table_names_what_each_verdict_is_about():
     only_scale = setup_sentence(table.reset_index().assign(**{"the verdicts are about": SCALE}).iloc[:2])
     assert only_scale["setup_about"].startswith("The verdicts of Figs. 1, 7 and Figs. 2, 8 are about the paper's ")
     assert "Those of" not in only_scale["setup_about"]
+
+
+def test_the_regime_table_reads_the_profiles():
+    from lengthgen.papers.sparsity import setups as module
+
+    rows = dict(line.strip("| ").split(" | ", 1) for line in module.regime_table().splitlines()[2:])
+    assert rows["parity with a scratchpad"].startswith("4 layers of width 128, 8 heads (j = 3 PPC: 4 layers of width "
+                                                       "256, 16 heads); 10,000 steps of 64, AdamW 1e-3, 100 warm-up")
+    assert "j = 2 on 12-39 and j = 3 on 12-40" in rows["parity with a scratchpad"]
+    assert rows["variable assignment"].startswith("PPC alone; the paper's format; 4 layers of width 128, 8 heads; "
+                                                  "50,000 steps of 32")
+    assert "contexts 64 (PoSE for the last 3,000 steps) and 128" in rows["language"]
+
+
+def test_the_regime_table_follows_a_changed_profile(monkeypatch):
+    from lengthgen.papers.sparsity import setups as module
+
+    longer = {**module.ASSIGNMENT_PROFILES, "regime": replace(module.ASSIGNMENT_PROFILES["regime"], steps=70_000,
+                                                               variants=())}
+    monkeypatch.setattr(module, "ASSIGNMENT_PROFILES", longer)
+    assert "| variable assignment | all four models; the paper's format; 4 layers of width 128, 8 heads; 70,000 steps" \
+           in module.regime_table()
