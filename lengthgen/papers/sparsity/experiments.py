@@ -192,6 +192,10 @@ PARITY_PROFILES = {
                          train_lengths=(10, 25), eval_lengths=tuple(range(10, 251, 10)), samples=512,
                          max_positions=512, seeds=(0,), bounds=(4, 6, 8, 10, 12), test_ks=tuple(range(1, 13))),
 }
+# regime: cpu's grid at 4x128 (heads of width 16, the sizing study's, the other regime grids' size), where the size
+# control (sizing.PARITY_SIZE_CONTROL, cpu's steps) held K = 3's every k <= K at >= 94.9% to the longest length on
+# both sizing seeds, which cpu's 2x64 did on none of the grid's seeds.
+PARITY_PROFILES["regime"] = replace(PARITY_PROFILES["cpu"], width=128, heads=8, layers=4)
 # The seeds of the chapter's seed check: quick's sizes on seeds its live runs do not use, stored (--profile quick
 # --seeds 1,2), so that each live verdict is also read beyond its seed.
 QUICK_SEEDS = (1, 2)
