@@ -676,15 +676,20 @@ def seed_check(live: tuple[pd.DataFrame, pd.DataFrame], stored: tuple[pd.DataFra
 
 # Section 9.
 
-def not_yet(sizing_runs: pd.DataFrame, profile: str = "regime", beyond: str = "full") -> dict:
+def not_yet(sizing_runs: pd.DataFrame, beyond_runs: pd.DataFrame, profile: str = "regime",
+            beyond: str = "full") -> dict:
     """Section 9: what the sizing run that found the profile's variable-assignment PPC cost (its model and budget;
-    CPU-hours, `sizing_runs`: the stored runs of `sparsity-sizing-assignment`), how many variants a depth has, and
-    what the larger profile adds (depths, model)."""
+    CPU-hours, `sizing_runs`: the stored runs of `sparsity-sizing-assignment`), how many variants a depth has, what
+    the larger profile adds (depths, model) and how many of its runs are stored (`beyond_runs`: the stored runs of
+    `sparsity-assignment` at `beyond`)."""
     p, larger = ASSIGNMENT_PROFILES[profile], ASSIGNMENT_PROFILES[beyond]
+    declared = len(assignment_runs(larger, larger.seeds))
+    stored = beyond_runs.key.nunique() if len(beyond_runs) else 0
     ppc = f"{model_size(p.layers, p.width)} PPC"
     found = sizing_runs[(sizing_runs.variant == ppc) & (sizing_runs.budget == p.steps)]
     return {"notyet_model": model_text(p), "notyet_steps": p.steps,
             "notyet_hours": span(found.groupby("key").wall_seconds.first() / 3600, "{:.1f}"),
             "notyet_variants": count_of(len(assignment_runs(p, p.seeds[:1])) // len(p.depths), "model"),
             "notyet_depths": and_list(sorted(set(larger.depths) - set(p.depths))),
-            "notyet_larger": model_text(larger), "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9}
+            "notyet_larger": model_text(larger), "notyet_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,
+            "notyet_stored": f"{stored} of its {declared} runs stored"}

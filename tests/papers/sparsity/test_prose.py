@@ -313,12 +313,13 @@ def test_not_yet():
     runs = pd.DataFrame({"variant": ["1x16 PPC", "1x16 PPC", "1x16 PPC", "1x16 PPC", "2x32 PPC"],
                          "budget": [20, 20, 20, 10, 20], "key": ["a", "a", "b", "c", "d"],
                          "wall_seconds": [3600.0, 3600.0, 5400.0, 1.0, 1.0]})  # c: another budget, d: another size
-    assert prose.not_yet(runs, "smoke", "regime") == {
+    assert prose.not_yet(runs, pd.DataFrame({"key": ["x", "x", "y"]}), "smoke", "regime") == {
         "notyet_model": "1 layer of width 16", "notyet_steps": 20, "notyet_hours": "1.0-1.5",
         "notyet_variants": "four models", "notyet_depths": "", "notyet_larger": "4 layers of width 128",
-        "notyet_paper_params": 1.3}
-    assert prose.not_yet(runs.assign(variant=runs.variant.str.replace("1x16", "4x128")))["notyet_variants"] == (
-        "one model")  # the regime grid holds PPC alone
+        "notyet_paper_params": 1.3, "notyet_stored": "2 of its 3 runs stored"}  # regime: PPC at depth 2, 3 seeds
+    none = prose.not_yet(runs.assign(variant=runs.variant.str.replace("1x16", "4x128")), pd.DataFrame())
+    assert none["notyet_variants"] == "one model"  # the regime grid holds PPC alone
+    assert none["notyet_stored"] == "0 of its 48 runs stored"  # full: four models x depths 2-5 x 3 seeds
 
 
 def test_the_format_control_sentence_says_what_one_run_can_of_why_the_baselines_are_out():
@@ -391,7 +392,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
              prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
              prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
-             prose.not_yet(committed["sizing"]), prose.stored_scratchpad(committed["scratchpad"], "regime"),
+             prose.not_yet(committed["sizing"], pd.DataFrame()),
+             prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
