@@ -105,9 +105,11 @@ MECHANISMS = Registry("mechanism", {
                           "and cross-attention; on the arithmetic tasks, two operands interleaved",
                           model=(("period", 3),), encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
-                     "with the bias its own attention calibrates, by the paper's rule, which extends vertical lines "
-                     "and the anti-diagonals of its reversed answers (diagonals of the table, whose keys count from "
-                     "the source's end): an answer that reads its source in order, as Copy's, runs along neither",
+                     "with the bias its own attention calibrates at the longest training length, by the ABC "
+                     "chapter's rule (keys counted from the source's end; its diagonals and vertical lines, the "
+                     "paper's third direction left out): an answer that reads its source in order (Copy) runs along "
+                     "that frame's anti-diagonals, which the rule does not extend, so the bias closes most cells it "
+                     "reads",
                      encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
                                      gru=attention)

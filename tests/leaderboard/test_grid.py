@@ -470,3 +470,17 @@ def test_the_study_pace_is_wall_time_per_step_of_where_each_run_stopped_a_tasks_
     pace = study_pace(rows)
     assert pace.to_dict() == {"successor": 80.0, "copy": 30.0}  # copy: 20, 30, 66 ms a step; successor: 40 s / 500
     assert list(pace.index) == ["successor", "copy"]
+
+
+def test_abcs_bias_calibrated_on_copy_closes_the_cells_copy_reads():
+    from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrate
+
+    def copy_cells(length: int) -> list[tuple[int, int]]:  # answer step t reads source token t: key L - 1 - t
+        return [(t, length - 1 - t) for t in range(length)]  # from the end, an anti-diagonal
+
+    attention = torch.zeros(1, 10, 10)
+    for t, key in copy_cells(10):
+        attention[0, t, key] = 1.0
+    bias = calibrate(attention, (12, 12), PAPER, ABC_DIRECTIONS[1])[0]
+    assert [cell for cell in copy_cells(10) if bias[cell] == 0] == [(0, 9), (9, 0)]  # where a kept diagonal crosses
+    assert all(bias[cell] == float("-inf") for cell in copy_cells(5))  # at 5 tokens, every cell copy reads is closed
