@@ -198,24 +198,27 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
         "PPC fits them (100% in distribution) and stays ≥ 90% to 39; j=1 PPC's lookup head")  # each jump, seed by seed
 
 
-def test_the_parity_control_sentence_reads_k_1_per_seed_beside_the_grid():
-    def rows(variant, seed, k1, **labels):  # k = 1 at 25, 100, 250 pairs; k = 2 at chance
+def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_grid():
+    def rows(variant, seed, k1, k2=None, **labels):  # k = 1 and 2 at 25, 100, 250 pairs; k = 3 at chance
         return [{"variant": variant, "seed": seed, "metric": f"accuracy k={k}", "length": n, "value": value, **labels}
-                for k, values in ((1, k1), (2, (60.0, 50.0, 50.0)))
+                for k, values in ((1, k1), (2, k2 or k1), (3, (60.0, 50.0, 50.0)))
                 for n, value in zip((25, 100, 250), values, strict=True)]
 
-    control = pd.DataFrame(rows("2x64 K=4", 100, (100.0, 99.0, 95.0), budget=16_000)
-                           + rows("2x64 K=4", 101, (100.0, 97.0, 60.0), budget=16_000))
-    grid = pd.DataFrame(rows("K=4", 0, (100.0, 70.0, 60.0)) + rows("K=4", 1, (100.0, 92.0, 60.0)))
+    control = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), budget=16_000)
+                           + rows("2x64 K=2", 101, (100.0, 97.0, 60.0), budget=16_000))
+    grid = pd.DataFrame(rows("K=2", 0, (100.0, 70.0, 60.0)) + rows("K=2", 1, (100.0, 92.0, 60.0)))
     assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
-        "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), k = 1 stays ≥ 90% up to, in pairs, K=4: "
-                      "250 and 100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+        "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to, in pairs, "
+                      "K=2: 250 and 100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+    worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000))
+    assert prose.parity_control(worse_k2, grid)["pp_control"].endswith(  # k = 2 holds only to 25: the bound's reach
+        "K=2: 25 (the grid's seeds: 25, 100)")
     further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
-                         control.assign(variant="2x64 K=3")])
-    assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=3")]))["pp_moves"] == (
-        "moves it for K=4 only")
+                         control.assign(variant="2x64 K=1")])
+    assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=1")]))["pp_moves"] == (
+        "moves it for K=2 only")
     assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
-    larger = prose.parity_control(control.assign(variant="4x128 K=4", budget=4000), grid, "ps")
+    larger = prose.parity_control(control.assign(variant="4x128 K=2", budget=4000), grid, "ps")
     assert larger["ps_control"].startswith("at 4x128 on 4,000 steps (sizing seeds 100 and 101)")
     assert larger["ps_moves"] == "moves it for no bound"
 
