@@ -98,7 +98,8 @@ def outside_board(question: Question, sizing: pd.DataFrame, names: tuple[str, st
     (`analysis.sizing.sizing_table` rows, variants "<size> <name>", in the study's order of sizes and budgets):
     at the first size and budget at which the mechanism (`names[0]`, the study's name for it) fits, whether the
     control (`names[1]`) fits there too. `where` names the study."""
-    size, name = sizing.variant.str.split(" ", n=1).str[0], sizing.variant.str.split(" ", n=1).str[1]
+    parts = sizing.variant.str.split(" ", n=1)
+    size, name = parts.str[0], parts.str[1]
     mine = sizing[(name == names[0]) & sizing.fits]
     if mine.empty:
         return f"{question.text} Not asked: in {where}, {names[0]} fits at no size."

@@ -127,8 +127,8 @@ def regime_table() -> str:
     scratch, assign, language = (SCRATCHPAD_PROFILES["regime"], ASSIGNMENT_PROFILES["regime"],
                                  LANGUAGE_PROFILES["regime"])
 
-    def model(p) -> str:
-        return f"{model_text(p)}, {p.model('learned').heads} heads"
+    def model(p: DecoderSizes) -> str:
+        return f"{model_text(p)}, {p.heads} heads"
 
     def training(p: DecoderSizes) -> str:
         return f"{p.steps:,} steps of {p.batch}, AdamW {p.lr:.0e}".replace("e-0", "e-") + f", {p.warmup} warm-up"
