@@ -60,25 +60,32 @@ class Claim:
         """Where and what, in one line: "Fig. 2: each feature concentrates as N grows"."""
         return f"{self.where}: {self.statement}"
 
-    def text(self, readings: dict[str, pd.DataFrame | None]) -> str:
-        """Our side of the claim from the readings by key; NOT_RUN when its reading is missing, None or empty."""
+    def judged_rows(self, readings: dict[str, pd.DataFrame | None]) -> pd.DataFrame | None:
+        """The rows that judge the claim (`rows` of its reading); None when its reading is missing, None or empty,
+        or when every row is a BASELINE (a reference with nothing judged against it, e.g. PPC without its
+        ablations)."""
         table = readings.get(self.reading)
-        return NOT_RUN if table is None or table.empty else self.read(self.rows(table))
+        rows = None if table is None or table.empty else self.rows(table)
+        return None if rows is None or (rows.verdict == BASELINE).all() else rows
+
+    def text(self, readings: dict[str, pd.DataFrame | None]) -> str:
+        """Our side of the claim from the readings by key; NOT_RUN when nothing judges it (`judged_rows`)."""
+        rows = self.judged_rows(readings)
+        return NOT_RUN if rows is None else self.read(rows)
 
     def verdict(self, readings: dict[str, pd.DataFrame | None]) -> str:
-        """The claim's verdict (`judge`) on the verdicts of its rows; NOT_RUN without its reading."""
-        table = readings.get(self.reading)
-        return NOT_RUN if table is None or table.empty else self.judge(self.rows(table).verdict)
+        """The claim's verdict (`judge`) on the verdicts of its rows; NOT_RUN when nothing judges it."""
+        rows = self.judged_rows(readings)
+        return NOT_RUN if rows is None else self.judge(rows.verdict)
 
     def parts(self, readings: dict[str, pd.DataFrame | None]) -> list[tuple[str, str, str]]:
         """(name, text, verdict) of each part of the claim (`each`), or of the whole claim as one part named by its
-        reading; none without its reading."""
-        table = readings.get(self.reading)
-        if table is None or table.empty:
+        reading; none when nothing judges it."""
+        rows = self.judged_rows(readings)
+        if rows is None:
             return []
         if self.each is None:
-            return [(self.reading, self.text(readings), self.verdict(readings))]
-        rows = self.rows(table)
+            return [(self.reading, self.read(rows), self.judge(rows.verdict))]
         return [(f"{self.reading} ({self.each} {value})", self.read(group), self.judge(group.verdict))
                 for value, group in rows.groupby(self.each, sort=False)]
 

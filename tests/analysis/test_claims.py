@@ -22,6 +22,14 @@ def test_a_claim_is_judged_on_its_rows_without_the_baselines():
     assert claim().text({"assign": READING}) == "PPC, NoPE, RoPE"  # the text sees the baselines too
 
 
+def test_a_claim_whose_rows_are_all_baselines_is_not_run():
+    alone = READING.iloc[[1]]  # the reference without the models judged against it (PPC without its ablations)
+    assert claim().verdict({"assign": alone}) == claim().text({"assign": alone}) == NOT_RUN
+    assert claim().parts({"assign": alone}) == [] and claim(each="model").parts({"assign": alone}) == []
+    ppc = claim(rows=lambda t: t[t.model != "RoPE"])  # its rows: one judged, one baseline -> judged
+    assert ppc.verdict({"assign": READING}) == "reproduced"
+
+
 def test_a_claim_takes_its_own_verdict_rule_over_its_rows_verdicts():
     first = claim(judge=lambda verdicts: verdicts.iloc[0])
     assert first.verdict({"assign": READING}) == "reproduced" and first.label == "Fig. 3: PPC generalizes"

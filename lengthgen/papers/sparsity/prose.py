@@ -24,6 +24,7 @@ from lengthgen.papers.sparsity.experiments import (
     assignment_reading,
     assignment_runs,
     scratchpad_reading,
+    scratchpad_runs,
     variant,
 )
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
@@ -137,12 +138,19 @@ def t1_rule(stored: DecoderSizes) -> dict:
             "t1_drop": DROP, "t1_rho": FALLS_RHO, "t1_our_bound": max(stored.bounds)}
 
 
-def scratchpad_setup(sizes: DecoderSizes) -> dict:
-    """Section 4's first paragraph: how many models (a coupled one per jump, and the two ablations at j = 1), the
+def scratchpad_setup(sizes: DecoderSizes, stored: DecoderSizes) -> dict:
+    """Section 4's first paragraph: which of the grid's models (a coupled one per jump, and the two ablations at
+    j = 1) the live profile (`sizes`) trains, and where the stored grid (`stored`, its sizes) judges the others; the
     jumps, and the combined training lengths of j = 1, and whether they are the paper's."""
     ours = tuple(ScratchpadParity(jump=1).combined(n) for n in sizes.train_lengths)
     theirs = paper.SETUPS["sparsity-scratchpad"].train
-    return {"scratch_models": word(len(sizes.jumps) + 2).capitalize(), "scratch_jumps": int_range(sizes.jumps),
+    held = [variant(run) for run in scratchpad_runs(sizes, sizes.seeds[:1])]
+    every = [variant(run) for run in scratchpad_runs(replace(sizes, variants=()), sizes.seeds[:1])]
+    alone = (f"This profile trains {and_list(held)} alone: the others first fit their training lengths at the stored "
+             f"grid's size (section 6: {model_text(stored)}, {stored.steps:,} steps; Methods' sizing study), past a "
+             "chapter's minutes, and are judged there.")
+    return {"scratch_held": f"This profile trains all {word(len(every))}." if held == every else alone,
+            "scratch_jumps": int_range(sizes.jumps),
             "scratch_train": "{}-{}".format(*ours),
             "scratch_vs_paper": "as in the paper" if ours == theirs else "the paper's: {}-{}".format(*theirs)}
 

@@ -4,7 +4,7 @@ runs, one row each (`papers.base.ROW`), from a results store and a profile."""
 import pandas as pd
 
 from lengthgen.analysis.claims import SAME, seed_check
-from lengthgen.display import model_size
+from lengthgen.display import markdown_table, model_size
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
 from lengthgen.papers.sparsity.experiments import (
@@ -117,6 +117,32 @@ def live_seed_check(live: dict[str, pd.DataFrame], store: ResultStore,
     runs = {name: pd.concat([frame, collect(grids[name], grids[name].configs_for(profile, SEED_CHECK[profile]), store,
                                             skip_missing=True)]) for name, frame in live.items()}
     return seed_table(runs, dict.fromkeys(runs, profile))
+
+
+def quick_methods(store: ResultStore) -> str:
+    """Methods' section on the `quick` sizes: each quick model's size, and its runs on the seed check's seeds
+    (QUICK_SEEDS) as stored: one thread's wall time and exact match at the longest training length (`in_distribution`);
+    and the median wall time of a Fig. 8 ablation on the stored grid, the size at which they fit."""
+    rows = []
+    for name in ("parity", "scratchpad"):
+        grid, sizes = GRIDS[f"sparsity-{name}"], PROFILES[name]["quick"]
+        runs = collect(grid, grid.configs_for("quick", QUICK_SEEDS), store, skip_missing=True)
+        for seed, frame in runs.groupby("seed") if len(runs) else ():
+            fit = in_distribution(readings_of({name: frame}, "quick"))
+            rows += [{"model": model, "size": f"{model_size(sizes.layers, sizes.width)}, {sizes.steps:,} steps",
+                      "seed": seed, "wall time (s, one thread)": round(wall), "in distribution (%)": fit.get(model)}
+                     for model, wall in frame.groupby("variant").wall_seconds.first().items()]
+    seeds = ",".join(map(str, QUICK_SEEDS))
+    if not rows:
+        return (f"No quick run on the seed check's seeds is stored yet (`lengthgen run sparsity-parity --profile quick "
+                f"--seeds {seeds}`, and likewise sparsity-scratchpad).\n")
+    stored = read_runs("scratchpad", store)
+    ablations = stored[~stored.variant.str.contains("PPC|coupled")] if len(stored) else stored
+    walls = ablations.groupby("key").wall_seconds.first() if len(ablations) else pd.Series(dtype=float)
+    slow = (f" A Fig. 8 ablation on the stored grid (`{READ_AT['sparsity-scratchpad']}`) takes {walls.median():,.0f} s "
+            f"of one thread (median of {len(walls)} runs)." if len(walls) else "")
+    return (f"**The quick runs, as stored** (`--profile quick --seeds {seeds}`; a run's wall time is one thread's, "
+            f"other runs may have shared the cores).{slow}\n\n{markdown_table(pd.DataFrame(rows))}\n")
 
 
 PROFILES = {"parity": PARITY_PROFILES, "scratchpad": SCRATCHPAD_PROFILES, "assignment": ASSIGNMENT_PROFILES,

@@ -16,6 +16,7 @@ from lengthgen.papers.sparsity import prose, setups
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
+    QUICK_SEEDS,
     SCRATCHPAD_PROFILES,
     DecoderSizes,
     assignment_reading,
@@ -55,12 +56,16 @@ def test_live_setups_follow_the_profile():
                          eval_lengths=(3, 5, 20), samples=16, max_positions=64, seeds=(0,), jumps=(1,))
     assert prose.parity_setup(sizes) == {"parity_train": "3-5", "parity_tokens": "6-10",
                                          "parity_paper_tokens": "20-50", "parity_reach": 4.0}
-    assert prose.scratchpad_setup(sizes) == {"scratch_models": "Three", "scratch_jumps": "1",
-                                                   "scratch_train": "6-10", "scratch_vs_paper": "the paper's: 10-40"}
-    same = replace(sizes, train_lengths=(5, 20), eval_lengths=(5, 60), jumps=(1, 2, 3))
-    setup = prose.scratchpad_setup(same)
-    assert (setup["scratch_models"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
-        "Five", "1-3", "as in the paper")
+    regime = SCRATCHPAD_PROFILES["regime"]
+    assert prose.scratchpad_setup(sizes, regime) == {"scratch_held": "This profile trains all three.",
+                                                     "scratch_jumps": "1", "scratch_train": "6-10",
+                                                     "scratch_vs_paper": "the paper's: 10-40"}
+    same = replace(sizes, train_lengths=(5, 20), eval_lengths=(5, 60), jumps=(1, 2, 3), max_positions=210)
+    setup = prose.scratchpad_setup(same, regime)
+    assert (setup["scratch_held"], setup["scratch_jumps"], setup["scratch_vs_paper"]) == (
+        "This profile trains all five.", "1-3", "as in the paper")
+    alone = prose.scratchpad_setup(replace(same, variants=("j=1 PPC",)), regime)["scratch_held"]
+    assert alone.startswith("This profile trains j=1 PPC alone: ") and "4 layers of width 128, 10,000 steps" in alone
     assert prose.t1_rule(PARITY_PROFILES["cpu"]) == {"t1_bar": 90.0, "t1_paper_reach": 10.0, "t1_drop": 10.0,
                                                      "t1_rho": -0.8, "t1_our_bound": 4}  # cpu's bounds 1-4
     assert prose.t2_rule() == {"t2_bar": 90.0, "t2_floor": 2.0, "t2_paper_reach": 3}
@@ -363,7 +368,7 @@ def test_seed_check_counts_the_judged_parts_that_keep_one_verdict_class():
         "page's verdicts of those are one seed's.")
     empty = pd.DataFrame()
     none = prose.seed_check((empty, empty), (empty, empty), "quick")
-    assert "--profile quick --seeds 1,2," in none["seed_check"]  # how to store them
+    assert f"--profile quick --seeds {','.join(map(str, QUICK_SEEDS))}," in none["seed_check"]  # how to store them
     assert none["seed_check_stored"] == "no grid has two complete seeds yet"
     assert prose.seed_check((check, fits), (empty, empty), "smoke")["seed_check"].endswith("this page ran at smoke.")
 
@@ -387,7 +392,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
     summary = {"documents": 1, "characters": 1, "train tokens": 1, "test tokens": 1, "vocabulary": 1,
                "unknown (test)": 0.0}
     parts = [prose.parity_setup(PARITY_PROFILES["smoke"]), prose.t1_rule(PARITY_PROFILES["cpu"]),
-             prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"]), prose.t2_rule(),
+             prose.scratchpad_setup(SCRATCHPAD_PROFILES["smoke"], SCRATCHPAD_PROFILES["regime"]), prose.t2_rule(),
              prose.stored_setup(PARITY_PROFILES["cpu"], SCRATCHPAD_PROFILES["regime"]),
              prose.stored_parity_fit(parity_reading(committed["parity"], "cpu")[1]),
              prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "assign"),

@@ -5,7 +5,7 @@ import pandas as pd
 from lengthgen.analysis.verdicts import verdict_class
 from lengthgen.book import ROOT
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity.experiments import SCRATCHPAD_PROFILES, parity_reading
+from lengthgen.papers.sparsity.experiments import QUICK_SEEDS, SCRATCHPAD_PROFILES, parity_reading
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES
 from lengthgen.papers.sparsity.rows import (
     live_seed_check,
@@ -53,10 +53,12 @@ def test_a_grid_is_read_on_the_seeds_all_its_cells_have_and_a_seed_it_lacks_read
 
 def test_the_live_seed_check_reads_the_stored_quick_seeds_beside_the_live_one():
     store = ResultStore(ROOT / "results")
-    stored = collect(EXPERIMENTS["sparsity-parity"], EXPERIMENTS["sparsity-parity"].configs_for("quick", (1,)), store)
-    table, _ = live_seed_check({"parity": stored.assign(seed=0)}, store, "quick")  # seed 1's runs, as if live
-    assert [c for c in table.columns if c.startswith("seed ")] == ["seed 0", "seed 1", "seed 2"]
-    assert (table["seed 0"] == table["seed 1"]).all() and "parity (variant K=2)" in set(table.part)
+    first, second = QUICK_SEEDS
+    stored = collect(EXPERIMENTS["sparsity-parity"], EXPERIMENTS["sparsity-parity"].configs_for("quick", (first,)),
+                     store)
+    table, _ = live_seed_check({"parity": stored.assign(seed=0)}, store, "quick")  # a stored seed's runs, as if live
+    assert [c for c in table.columns if c.startswith("seed ")] == ["seed 0", f"seed {first}", f"seed {second}"]
+    assert (table["seed 0"] == table[f"seed {first}"]).all() and "parity (variant K=1)" in set(table.part)
     assert live_seed_check({"parity": stored.assign(seed=0)}, store, "cpu")[0].empty  # no seed check at cpu
 
 
