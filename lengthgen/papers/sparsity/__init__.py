@@ -6,7 +6,7 @@ from lengthgen.papers.sparsity.experiments import SPARSITY_EXPERIMENTS
 from lengthgen.papers.sparsity.language import LANGUAGE
 from lengthgen.papers.sparsity.paper import CLAIMS
 from lengthgen.papers.sparsity.rows import STORED_PROFILES, quick_methods, scorecard_rows
-from lengthgen.papers.sparsity.setups import regime_table
+from lengthgen.papers.sparsity.setups import sizes_table
 from lengthgen.papers.sparsity.sizing import (
     ASSIGNMENT_CONTROL,
     CONTROL,
@@ -24,5 +24,5 @@ PAPER = Paper(name="sparsity", title="Sparsity and length generalization",
                            PARITY_SIZE_CONTROL, FORMAT_CONTROL, JUMP_CONTROL,
                            LANGUAGE_CONTROL, ASSIGNMENT_CONTROL),
               rows=scorecard_rows, stored_profiles=STORED_PROFILES, compares_live=True, claims=tuple(CLAIMS),
-              methods=(("sparsity-regime.md", lambda _: regime_table()), ("sparsity-sizing.md", sizing_methods),
+              methods=(("sparsity-sizes.md", lambda _: sizes_table()), ("sparsity-sizing.md", sizing_methods),
                        ("sparsity-quick.md", quick_methods)))

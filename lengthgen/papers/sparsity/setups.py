@@ -6,7 +6,7 @@ depths, models) are listed as ours alone where the paper's values are lost from 
 
 import pandas as pd
 
-from lengthgen.display import and_list, model_size
+from lengthgen.display import and_list, markdown_table, model_size
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
@@ -121,35 +121,50 @@ def setup_sentence(table: pd.DataFrame) -> dict:
     return {"setup_about": text}
 
 
-def regime_table() -> str:
-    """The Methods page's table of the `regime` profile, read from the profiles (`Paper.methods`): per grid at regime,
-    its model, training, cells and lengths (lengths in the paper's units), and the declared seeds."""
-    scratch, assign, language = (SCRATCHPAD_PROFILES["regime"], ASSIGNMENT_PROFILES["regime"],
-                                 LANGUAGE_PROFILES["regime"])
+PROFILE_ORDER = ("quick", "cpu", "regime", "full")  # the sizes table's profiles, smallest first
 
+
+def sizes_table() -> str:
+    """The Methods page's table of every grid's sizes at each profile (PROFILE_ORDER; `Paper.methods`), read from the
+    profiles: model, training, the cells it holds, lengths (the paper's units for parity and the scratchpad) and the
+    declared seeds; a profile a grid lacks is left out."""
     def model(p: DecoderSizes) -> str:
         return f"{model_text(p)}, {p.heads} heads"
 
     def training(p: DecoderSizes) -> str:
         return f"{p.steps:,} steps of {p.batch}, AdamW {p.lr:.0e}".replace("e-0", "e-") + f", {p.warmup} warm-up"
 
-    larger = "".join(f" (j = {j} PPC: {model(scratch.at(layers, width))})" for j, layers, width in scratch.jump_models)
-    lo, hi = (UNITS["sparsity-scratchpad"](n) for n in scratch.train_lengths)
-    jumps = jump_lengths("regime")
-    pose = round((1 - LanguageTrainConfig.pose_from) * language.steps)
-    rows = {
-        "parity with a scratchpad": f"{model(scratch)}{larger}; {training(scratch)}; jumps {int_range(scratch.jumps)} "
-                                    f"and both ablations; combined lengths {lo}-{hi} / to "
-                                    f"{UNITS['sparsity-scratchpad'](max(scratch.eval_lengths))}"
-                                    + (f" ({jumps})" if jumps else ""),
-        "variable assignment": f"{and_list(assign.variants) + ' alone' if assign.variants else 'all four models'}; "
-                               f"{FORMATS.get(assign.format, assign.format)}; "
-                               f"{model(assign)}; {training(assign)}; depth {int_range(assign.depths)}; "
-                               f"{assign.variables} variables; {assign.train_lengths[0]}-{assign.train_lengths[1]} / "
-                               f"to {max(assign.eval_lengths)} tokens; {assign.positions} positions",
-        "language": f"{model_text(language)}, {language.vocab:,} word types; {language.steps:,} steps of "
-                    f"{language.tokens:,} tokens; contexts {language.short} (PoSE for the last {pose:,} steps) and "
-                    f"{language.long}; {SOURCES[language.source]}: {WINDOWS[language.windows]}",
-        "seeds": f"{', '.join(map(str, scratch.seeds))} (sparse parity is read at `cpu`)",
-    }
-    return "| grid | regime |\n|---|---|\n" + "".join(f"| {grid} | {text} |\n" for grid, text in rows.items())
+    def parity(p: DecoderSizes, profile: str) -> tuple[str, ...]:
+        lo, hi = (UNITS["sparsity-parity"](n) for n in p.train_lengths)
+        return (model(p), training(p), f"K = {int_range(p.bounds)}, tested at k = {int_range(p.test_ks)}",
+                f"{lo}-{hi} / to {UNITS['sparsity-parity'](max(p.eval_lengths))} tokens")
+
+    def scratchpad(p: DecoderSizes, profile: str) -> tuple[str, ...]:
+        larger = "".join(f" (j = {j} PPC: {model(p.at(layers, width))})" for j, layers, width in p.jump_models)
+        lo, hi = (UNITS["sparsity-scratchpad"](n) for n in p.train_lengths)
+        jumps = jump_lengths(profile)
+        held = (f"{and_list(p.variants)} alone" if p.variants else
+                f"jump{'s' * (len(p.jumps) > 1)} {int_range(p.jumps)} and both ablations")
+        return (model(p) + larger, training(p), held, f"combined {lo}-{hi} / to "
+                f"{UNITS['sparsity-scratchpad'](max(p.eval_lengths))}" + (f" ({jumps})" if jumps else ""))
+
+    def assignment(p: DecoderSizes, profile: str) -> tuple[str, ...]:
+        unit = "chains" if p.format == "ours" else "tokens"
+        return (model(p), training(p), f"{and_list(p.variants) + ' alone' if p.variants else 'all four models'}; "
+                f"{FORMATS.get(p.format, p.format)}; depth{'s' * (len(p.depths) > 1)} {int_range(p.depths)}; "
+                f"{p.variables} variables; "
+                f"{p.positions} positions", f"{p.train_lengths[0]}-{p.train_lengths[1]} / to {max(p.eval_lengths)} "
+                f"{unit}")
+
+    def language(p: LanguageSizes, profile: str) -> tuple[str, ...]:
+        pose = p.pose_steps or round((1 - LanguageTrainConfig.pose_from) * p.steps)
+        return (f"{model_text(p)}, {p.vocab:,} word types", f"{p.steps:,} steps of {p.tokens:,} tokens, AdamW "
+                f"{p.lr:.0e}".replace("e-0", "e-"), f"contexts {p.short} (PoSE for the last {pose:,} steps) and "
+                f"{p.long}", f"{SOURCES[p.source]}: {WINDOWS[p.windows]}")
+
+    grids = (("sparse parity", PARITY_PROFILES, parity), ("parity with a scratchpad", SCRATCHPAD_PROFILES, scratchpad),
+             ("variable assignment", ASSIGNMENT_PROFILES, assignment), ("language", LANGUAGE_PROFILES, language))
+    rows = [(grid, f"`{profile}`", *cells(profiles[profile], profile), int_range(profiles[profile].seeds))
+            for grid, profiles, cells in grids for profile in PROFILE_ORDER if profile in profiles]
+    return markdown_table(pd.DataFrame(rows, columns=["grid", "profile", "model", "training", "cells", "lengths",
+                                                      "seeds"])) + "\n"

@@ -44,6 +44,7 @@ from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
     SCRATCHPAD_PROFILES,
+    SPARSITY_EXPERIMENTS,
     DecoderRun,
     DecoderSizes,
     assignment_runs,
@@ -340,8 +341,20 @@ def sizing_methods(store: ResultStore) -> str:
     """The sizing study's section of the Methods page (`Paper.methods`) from a results store, and the format
     control's course read the same way."""
     study = sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
-    return study + "\n" + sizing_markdown(stored_runs(FORMAT_CONTROL, "regime", store),
-                                          "**The format control, as stored** (read as the study's runs). ")
+    return (study + "\n" + sizing_markdown(stored_runs(FORMAT_CONTROL, "regime", store),
+                                           "**The format control, as stored** (read as the study's runs). ")
+            + grid_cost(stored_runs(SPARSITY_EXPERIMENTS[2], "regime", store), "variable assignment"))
+
+
+def grid_cost(runs: pd.DataFrame, grid: str) -> str:
+    """"The regime variable-assignment grid, as stored: 3 runs at depth 2, 26.1 CPU-hours (one thread each).": what
+    a stored grid's runs cost per depth (`runs`: its stored runs), or "" with none stored."""
+    if runs.empty:
+        return ""
+    walls = runs.groupby(["depth", "key"]).wall_seconds.first().groupby(level=0)
+    return (f"\nThe `regime` {grid} grid, as stored: " + "; ".join(
+        f"{n} run{'s' * (n != 1)} at depth {depth}, {total / 3600:.1f} CPU-hours"
+        for (depth, n), total in zip(walls.size().items(), walls.sum(), strict=True)) + " (one thread each).\n")
 
 
 def sizing_section(runs: pd.DataFrame, profile: str = "cpu") -> str:

@@ -53,23 +53,33 @@ def test_the_table_names_what_each_verdict_is_about():
     assert "Those of" not in only_scale["setup_about"]
 
 
-def test_the_regime_table_reads_the_profiles():
+def sizes_rows(module) -> dict[tuple[str, str], list[str]]:
+    """The sizes table's rows by (grid, profile): model, training, cells, lengths, seeds."""
+    lines = [line.strip("| ").split(" | ") for line in module.sizes_table().splitlines()[2:]]
+    return {(grid, profile.strip("`")): rest for grid, profile, *rest in lines}
+
+
+def test_the_sizes_table_reads_the_profiles():
     from lengthgen.papers.sparsity import setups as module
 
-    rows = dict(line.strip("| ").split(" | ", 1) for line in module.regime_table().splitlines()[2:])
-    assert rows["parity with a scratchpad"].startswith("4 layers of width 128, 8 heads (j = 3 PPC: 4 layers of width "
-                                                       "256, 16 heads); 10,000 steps of 64, AdamW 1e-3, 100 warm-up")
-    assert "j = 2 on 12-39 and j = 3 on 12-40" in rows["parity with a scratchpad"]
-    assert rows["variable assignment"].startswith("PPC alone; the paper's format; 4 layers of width 128, 8 heads; "
-                                                  "50,000 steps of 32")
-    assert "contexts 64 (PoSE for the last 3,000 steps) and 128" in rows["language"]
+    rows = sizes_rows(module)
+    scratch = rows["parity with a scratchpad", "regime"]
+    assert scratch[0] == "4 layers of width 128, 8 heads (j = 3 PPC: 4 layers of width 256, 16 heads)"
+    assert scratch[1] == "10,000 steps of 64, AdamW 1e-3, 100 warm-up"
+    assert "j = 2 on 12-39 and j = 3 on 12-40" in scratch[3]
+    assert rows["parity with a scratchpad", "quick"][2] == "j=1 PPC alone"  # quick's variants
+    assert rows["variable assignment", "regime"][2].startswith("PPC alone; the paper's format; depth 2; 200 vari")
+    assert rows["variable assignment", "cpu"][3] == "1-3 / to 9 chains"  # our format counts chains
+    assert rows["sparse parity", "cpu"][2:] == ["K = 1-4, tested at k = 1-6", "20-50 / to 500 tokens", "0-2"]
+    assert "contexts 64 (PoSE for the last 3,000 steps) and 128" in rows["language", "regime"][2]
+    assert ("variable assignment", "quick") not in rows  # no such profile: no row
 
 
-def test_the_regime_table_follows_a_changed_profile(monkeypatch):
+def test_the_sizes_table_follows_a_changed_profile(monkeypatch):
     from lengthgen.papers.sparsity import setups as module
 
     longer = {**module.ASSIGNMENT_PROFILES, "regime": replace(module.ASSIGNMENT_PROFILES["regime"], steps=70_000,
                                                                variants=())}
     monkeypatch.setattr(module, "ASSIGNMENT_PROFILES", longer)
-    assert "| variable assignment | all four models; the paper's format; 4 layers of width 128, 8 heads; 70,000 steps" \
-           in module.regime_table()
+    row = sizes_rows(module)["variable assignment", "regime"]
+    assert row[1].startswith("70,000 steps of 32") and row[2].startswith("all four models; the paper's format")

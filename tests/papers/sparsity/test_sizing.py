@@ -165,3 +165,14 @@ def test_the_assignment_control_is_the_grids_ppc_on_twice_its_steps_and_the_sizi
     run = control[0]
     assert run.train.steps == 2 * grid.train.steps == 100_000
     assert replace(run, seed=0, train=replace(run.train, steps=grid.train.steps)) == grid  # warm-up too: the grid's
+
+
+def test_a_grid_s_cost_sums_each_run_once_per_depth():
+    from lengthgen.papers.sparsity.sizing import grid_cost
+
+    runs = pd.DataFrame({"depth": [2, 2, 2, 3], "key": ["a", "a", "b", "c"],  # run a has two metric rows
+                         "wall_seconds": [3600.0, 3600.0, 5400.0, 720.0]})
+    assert grid_cost(runs, "variable assignment") == (
+        "\nThe `regime` variable assignment grid, as stored: 2 runs at depth 2, 2.5 CPU-hours; 1 run at depth 3, "
+        "0.2 CPU-hours (one thread each).\n")
+    assert grid_cost(pd.DataFrame(), "variable assignment") == ""
