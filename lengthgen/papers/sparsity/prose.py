@@ -11,7 +11,15 @@ import pandas as pd
 
 from lengthgen.analysis.claims import NOT_JUDGED, SAME
 from lengthgen.analysis.compare import reach
-from lengthgen.analysis.language import LEVEL, MARGIN, SHARE, lower_bound, window_gains
+from lengthgen.analysis.language import (
+    LEVEL,
+    MARGIN,
+    SHARE,
+    far_context_sparsity,
+    influence_points,
+    lower_bound,
+    window_gains,
+)
 from lengthgen.analysis.sizing import sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, model_size, span, word
@@ -622,6 +630,47 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
             "langres_long_other": theirs["other"], "langres_long_random": theirs["random"],
             "langres_cross_share": span(cross["share recovered"], "{:.0%}"),
             "langres_cross_r": span(cross["pearson r"], "{:.2f}")}
+
+
+def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageSizes) -> dict:
+    """The language control's sentences (`sizing.LANGUAGE_CONTROL`: the grid's short model on the paper's PoSE steps,
+    the sizing seeds; `sizes`, the control's sizes), values `lc_control` and `lc_moves`: what the far context does
+    for the PoSE model seed by seed (`far_effect`, mean far gain at the claim's k) beside the grid's seeds (`grid`,
+    its stored runs), and on the control's seeds what the k tokens of its own choice, of the choice for the token
+    before and at random recover (shares of the far gain, as the few-tokens rule reads them, shown, not judged: the
+    control's seeds are not the grid's); whether the PoSE steps move the far effect to "helps": on every control
+    seed and not on every grid seed; or that the control is not stored yet."""
+    if control.empty:
+        return {"lc_control": "not stored yet", "lc_moves": "cannot say yet"}
+    k, short = min(CLAIM_K, max(sizes.ks)), sizes.run(0).name("short")
+
+    def effects(runs: pd.DataFrame) -> dict[int, tuple[str, float]]:  # seed -> (far effect, mean far gain)
+        out = {}
+        for seed in sorted(runs.seed.unique()):
+            points = influence_points(runs[runs.seed == seed], k)
+            gain = window_gains(points[(points.lm == short) & (points.chooser == short)])
+            out[seed] = far_effect(gain), float(gain.mean())
+        return out
+
+    ours, theirs = effects(control), effects(grid)
+    points = influence_points(control, k)
+    own = far_context_sparsity(points[(points.lm == short) & (points.chooser == short)]).iloc[0]
+    pose = sizes.training(sizes.short)
+    plain = round(pose.pose_from * pose.steps)
+    each = "; ".join(f"on seed {seed} it {effect} ({mean:+.3f} nats)" for seed, (effect, mean) in ours.items())
+    grids = ", ".join(f"{mean:+.3f}" for _, mean in theirs.values())
+    text = (f"on {pose.steps - plain:,} PoSE steps after the grid's first {plain:,} (sizing seed"
+            f"{'s' * (len(ours) > 1)} {and_list(ours)}), {each} (the grid's seeds: {grids} nats); on the control's "
+            f"seeds the {k} far tokens of the model's own choice recover {own['share recovered']:.0%} of the far gain "
+            f"where it helps, {k} chosen on the token before {own['share other']:.0%} and {k} at random "
+            f"{own['share random']:.0%}")
+    helps = [effect == "helps" for effect, _ in ours.values()]
+    already = all(effect == "helps" for effect, _ in theirs.values())
+    return {"lc_control": text,
+            "lc_moves": "is not needed: the grid's PoSE model's far context helps already" if all(helps) and already
+                        else "gives a PoSE model whose far context helps, on every seed" if all(helps) else
+                        "gives a PoSE model whose far context helps on some seeds only" if any(helps) else
+                        "does not give a PoSE model whose far context helps"}
 
 
 # Section 8.

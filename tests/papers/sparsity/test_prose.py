@@ -277,6 +277,31 @@ def test_the_far_context_helps_or_hurts_only_beyond_its_bound():
     assert prose.far_effect(pd.Series([0.016, -0.2, 0.25, 0.01])) == "neither helps nor hurts beyond noise"  # mean > 0
 
 
+def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid():
+    grid = _language_runs()  # far gains 1, 2, -1, -4: mean -0.5, neither helps nor hurts beyond noise
+    sizes = replace(LANGUAGE_PROFILES["smoke"], pose_steps=10)  # 14 plain steps (70% of 20), then 10 of PoSE
+    same = prose.language_control(grid.assign(seed=grid.seed + 100), grid, sizes)
+    assert same["lc_control"] == (
+        "on 10 PoSE steps after the grid's first 14 (sizing seeds 100 and 101), on seed 100 it neither helps nor "
+        "hurts beyond noise (-0.500 nats); on seed 101 it neither helps nor hurts beyond noise (-0.500 nats) (the "
+        "grid's seeds: -0.500, -0.500 nats); on the control's seeds the 2 far tokens of the model's own choice recover "
+        "200% of the far gain where it helps, 2 chosen on the token before 33% and 2 at random 7%")
+    assert same["lc_moves"] == "does not give a PoSE model whose far context helps"
+    full = grid.metric == "nll full"  # far gains 5.0, 5.1, 5.2, 5.3 on every seed: the far context helps
+    helping = grid.assign(seed=grid.seed + 100, value=grid.value.where(~full, 5.0 - 0.1 * grid.example))
+    assert prose.language_control(helping, grid, sizes)["lc_moves"] == (
+        "gives a PoSE model whose far context helps, on every seed")
+    one = helping[helping.seed == 100]
+    assert prose.language_control(one, grid, sizes)["lc_control"].startswith(
+        "on 10 PoSE steps after the grid's first 14 (sizing seed 100), on seed 100 it helps (+5.150 nats)")
+    assert prose.language_control(helping, helping, sizes)["lc_moves"] == (
+        "is not needed: the grid's PoSE model's far context helps already")
+    mixed = pd.concat([helping[helping.seed == 100], grid[grid.seed == 1].assign(seed=101)])
+    assert prose.language_control(mixed, grid, sizes)["lc_moves"].endswith("helps on some seeds only")
+    assert prose.language_control(pd.DataFrame(), grid, sizes) == {"lc_control": "not stored yet",
+                                                                   "lc_moves": "cannot say yet"}
+
+
 def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():
     runs = _language_runs()
     cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers nothing
@@ -406,7 +431,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
-             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame())]
+             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame()),
+             prose.language_control(pd.DataFrame(), language, sizes)]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
