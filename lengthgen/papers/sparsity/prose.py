@@ -405,15 +405,17 @@ def described(models: pd.DataFrame, accuracy: pd.DataFrame) -> pd.DataFrame:
 
 def stored_scratchpad(runs: pd.DataFrame, profile: str) -> dict:
     """`stored_coupling` of the stored scratchpad grid at `profile` (values `sp_...`), on combined lengths: every
-    jump's PPC model (Fig. 2's table), then j = 1's ablations (Fig. 8's, each judged against PPC by its own
-    verdict)."""
+    jump's PPC model (Fig. 2's table), a jump control's model where the runs hold it (j - 1 at a larger jump's size,
+    `rows.SEEDED_CONTROLS`), then j = 1's ablations (Fig. 8's, each judged against PPC by its own verdict)."""
     trained = ScratchpadParity(jump=1).combined(SCRATCHPAD_PROFILES[profile].train_lengths[1])
     if runs.empty:
         return stored_coupling(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), {}, trained, "sp")
-    _, t2, jumps = scratchpad_reading(runs, profile)
+    curves, t2, jumps = scratchpad_reading(runs, profile)
     columns = ["variant", FIT, REACH]
     ablations = t2[t2[VERSUS] != ""]
-    models = described(pd.concat([jumps[columns], ablations[columns]], ignore_index=True),
+    peers = curves[~curves.variant.isin([*t2.variant, *jumps.variant])]  # a jump control's model ("4x256 j=2 PPC")
+    controls = fit_and_reach(peers, trained)[columns] if len(peers) else pd.DataFrame(columns=columns)
+    models = described(pd.concat([jumps[columns], controls, ablations[columns]], ignore_index=True),
                        with_combined_length(runs[runs.metric == ACCURACY]))
     verdicts = {**{f"Fig. 2 for {r.variant}": r.verdict for r in jumps.iloc[1:].itertuples()},
                 **{f"Fig. 8 against {r.variant}": r[VERSUS] for _, r in ablations.iterrows()}}

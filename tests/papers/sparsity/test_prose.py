@@ -170,6 +170,14 @@ def test_stored_coupling_phrases_by_hand():
     assert empty["sp_models"] == empty["sp_where"] == empty["sp_lookup"] == empty["sp_verdicts"] == "none yet"
 
 
+def test_the_stored_scratchpad_names_the_jump_control_s_model_among_the_models():
+    runs = read_runs("scratchpad", ResultStore(ROOT / "results"))  # the committed grid, its jump control on 3 seeds
+    models = prose.stored_scratchpad(runs, "regime")["sp_models"]
+    order = [models.index(name) for name in ("j=3 PPC fits", "4x256 j=2 PPC fits", "j=1 absolute+shift")]
+    assert order == sorted(order)  # after the jumps it stands in for, before the ablations
+    assert "4x256 j=2 PPC" not in prose.stored_scratchpad(runs[runs.variant != "4x256 j=2 PPC"], "regime")["sp_models"]
+
+
 def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_on_tokens():
     rows = pd.DataFrame([{"variant": "4x128 PPC", "seed": seed, "budget": 100_000, "train": "20-60",
                           "metric": "accuracy", "length": n, "value": value}
