@@ -199,7 +199,8 @@ PARITY_PROFILES["regime"] = replace(PARITY_PROFILES["cpu"], width=128, heads=8, 
 # quick holds what one seed can judge. Sparse parity: K = 1, whose verdicts the cpu grid reads the same on each of its
 # seeds (K >= 2's do not: the fall from k = 1 to k = 2 within K = 2 shows on one seed of three). Scratchpad: j = 1 PPC
 # on cpu's 4,000 steps, at which it fit on each cpu seed (on 2,000 steps it fit one of two quick seeds); Fig. 8's
-# ablations first fit at 4x128 on 10,000 steps (sizing study), past a chapter's minutes: the stored grid judges them.
+# ablations need 4x128, or at 2x64 most of 10,000 steps (sizing study), past a chapter's minutes: the stored grid
+# judges them.
 # The seeds of the chapter's seed check: quick's sizes on seeds its live runs do not use, stored (--profile quick
 # --seeds 3,4), so that each live verdict is also read beyond its seed; not 1-2, on which the cpu grid that chose
 # quick's sizes trained the same recipes.

@@ -154,9 +154,9 @@ def scratchpad_setup(sizes: DecoderSizes, stored: DecoderSizes) -> dict:
     theirs = paper.SETUPS["sparsity-scratchpad"].train
     held = [variant(run) for run in scratchpad_runs(sizes, sizes.seeds[:1])]
     every = [variant(run) for run in scratchpad_runs(replace(sizes, variants=()), sizes.seeds[:1])]
-    alone = (f"This profile trains {and_list(held)} alone: the others first fit their training lengths at the stored "
-             f"grid's size (section 6: {model_text(stored)}, {stored.steps:,} steps; Methods' sizing study), past a "
-             "chapter's minutes, and are judged there.")
+    alone = (f"This profile trains {and_list(held)} alone: the others need several times its steps to fit their "
+             "training lengths, where they fit at its size at all (Methods' sizing study), past a chapter's minutes; "
+             f"the stored grid judges them (section 6: {model_text(stored)}, {stored.steps:,} steps).")
     return {"scratch_held": f"This profile trains all {word(len(every))}." if held == every else alone,
             "scratch_jumps": int_range(sizes.jumps),
             "scratch_train": "{}-{}".format(*ours),
@@ -441,19 +441,22 @@ def by_seed(runs: pd.DataFrame, trained: int) -> tuple[str, pd.Series]:
     return f"on {steps:,} steps (sizing seeds {and_list(seeds)}): {each}", rows[seeds[0]].iloc[0]
 
 
-def scratchpad_control(runs: pd.DataFrame) -> dict:
+def scratchpad_control(runs: pd.DataFrame, jumps: tuple[int, ...] = ()) -> dict:
     """The control's sentence (`sizing.CONTROL`: j = 1 and 2 PPC of the scratchpad grid on the paper's steps, the
-    sizing seeds), value `sp_control`: how each jump fits and how far it reaches, seed by seed (`by_seed`), and the
-    first jump's lookup head's attention, or that it is not stored yet."""
+    sizing seeds; `jumps`, the control's declared jumps), value `sp_control`: how each stored jump fits and how far
+    it reaches, seed by seed (`by_seed`), the first jump's lookup head's attention, and the declared jumps not stored
+    yet; or that it is not stored yet."""
     if runs.empty:
         return {"sp_control": "not stored yet"}
     runs = as_grid(runs)
+    missing = [f"j = {j}" for j in jumps if f"j={j} PPC" not in set(runs.variant)]
+    pending = f"; {and_list(missing)} not stored yet" if missing else ""
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
     text, first = by_seed(combined, trained)
     lookup = lookup_table(combined[combined.variant == first.variant], "variant")
     spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
-    return {"sp_control": text + spread}
+    return {"sp_control": text + spread + pending}
 
 
 def assignment_control(runs: pd.DataFrame) -> dict:

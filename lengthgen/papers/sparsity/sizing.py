@@ -347,7 +347,7 @@ def sizing_methods(store: ResultStore) -> str:
 
 
 def grid_cost(runs: pd.DataFrame, grid: str) -> str:
-    """"The regime variable-assignment grid, as stored: 3 runs at depth 2, 26.1 CPU-hours (one thread each).": what
+    """"The regime variable assignment grid, as stored: 2 runs at depth 2, 2.5 CPU-hours (one thread each).": what
     a stored grid's runs cost per depth (`runs`: its stored runs), or "" with none stored."""
     if runs.empty:
         return ""

@@ -209,6 +209,8 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert prose.scratchpad_control(pd.concat([rows, j2]))["sp_control"].startswith(
         "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 80 and j=2 "
         "PPC fits them (100% in distribution) and stays ≥ 90% to 39; j=1 PPC's lookup head")  # each jump, seed by seed
+    assert prose.scratchpad_control(rows, (1, 2))["sp_control"].endswith("(one seed); j = 2 not stored yet")
+    assert not prose.scratchpad_control(pd.concat([rows, j2]), (1, 2))["sp_control"].endswith("not stored yet")
 
 
 def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_grid():
