@@ -50,7 +50,7 @@ from lengthgen.papers.sparsity.readings import (
     ppc_parts,
     with_combined_length,
 )
-from lengthgen.papers.sparsity.rows import SEED_CHECK
+from lengthgen.papers.sparsity.rows import GRIDS, SEED_CHECK
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity, VariableAssignment
 
@@ -170,6 +170,17 @@ def t2_rule() -> dict:
 
 
 # Section 6: the stored runs.
+
+def stored_hours(walls: dict[str, dict[str, float]]) -> dict:
+    """Section 6: the CPU-thread hours of every stored run of the chapter's experiments (`walls`: experiment name ->
+    wall seconds by key, `scorecard.stored_walls`; every profile and seed), in all, in its grids (`rows.GRIDS`) and in
+    the sizing study and the controls."""
+    hours = {name: sum(by_key.values()) / 3600 for name, by_key in walls.items()}
+    grids = sum(h for name, h in hours.items() if name in GRIDS)
+    return {"stored_hours": f"{sum(hours.values()):.1f}", "stored_hours_grids": f"{grids:.1f}",
+            "stored_hours_rest": f"{sum(hours.values()) - grids:.1f}"}
+
+
 
 def model_text(sizes: DecoderSizes) -> str:
     """A decoder's size as the prose names it: "4 layers of width 128"."""

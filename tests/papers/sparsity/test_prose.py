@@ -178,6 +178,12 @@ def test_the_stored_scratchpad_names_the_jump_control_s_model_among_the_models()
     assert "4x256 j=2 PPC" not in prose.stored_scratchpad(runs[runs.variant != "4x256 j=2 PPC"], "regime")["sp_models"]
 
 
+def test_stored_hours_sum_every_run_and_split_grids_from_the_rest():
+    walls = {"sparsity-parity": {"a": 3600.0, "b": 1800.0}, "sparsity-language": {"c": 3600.0},
+             "sparsity-control-jumps": {"d": 7200.0}, "sparsity-sizing-assignment": {}}
+    assert prose.stored_hours(walls) == {"stored_hours": "4.5", "stored_hours_grids": "2.5", "stored_hours_rest": "2.0"}
+
+
 def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_on_tokens():
     rows = pd.DataFrame([{"variant": "4x128 PPC", "seed": seed, "budget": 100_000, "train": "20-60",
                           "metric": "accuracy", "length": n, "value": value}
@@ -442,7 +448,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
              prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame()),
-             prose.language_control(pd.DataFrame(), language, sizes)]
+             prose.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({})]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
