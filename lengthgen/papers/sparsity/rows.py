@@ -169,4 +169,18 @@ def scorecard_rows(store: ResultStore, profile: str) -> pd.DataFrame:
     seeds = {key: int((runs[name] if name == "language" else judged(runs[name])).seed.nunique())
              for key, name in GRID_OF.items() if not runs[name].empty}
     scales = {key: scale(PROFILES[name][profile], profile) for key, name in GRID_OF.items() if not runs[name].empty}
-    return claim_rows(sparsity_paper.CLAIMS, readings_of(runs, profile), seeds, scales)
+    rows = claim_rows(sparsity_paper.CLAIMS, readings_of(runs, profile), seeds, scales)
+    split = seed_splits(runs, profile)
+    return rows.assign(verdict=[verdict + split.get((where, cell), "") for where, cell, verdict in
+                                zip(rows.source, rows.cell, rows.verdict, strict=True)]) if len(rows) else rows
+
+
+def seed_splits(runs: dict[str, pd.DataFrame], profile: str) -> dict[tuple[str, str], str]:
+    """Each claim part whose verdict class changes from seed to seed (`seed_table` of `runs` at `profile`), by (where,
+    part): " (seeds split: seed 0 partly, seed 1 reproduced, ...)", so that a verdict read on the mean over seeds
+    shows when its seeds disagree."""
+    check, _ = seed_table({name: frame for name, frame in runs.items() if not frame.empty},
+                          dict.fromkeys(runs, profile))
+    seeds = [c for c in check.columns if c.startswith("seed ")]
+    return {(r["where"], r["part"]): " (seeds split: " + ", ".join(f"{c} {r[c]}" for c in seeds if r[c] != "–") + ")"
+            for _, r in check.iterrows() if r[SAME] == "no"}

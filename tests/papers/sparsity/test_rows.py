@@ -12,6 +12,7 @@ from lengthgen.papers.sparsity.rows import (
     read_runs,
     scale,
     scorecard_rows,
+    seed_splits,
     seed_table,
     stored_seed_check,
 )
@@ -69,3 +70,13 @@ def test_each_scorecard_row_names_its_seeds_and_scale():
     assert len(rows) and (rows.seeds == 3).all() and (rows.reason == "cpu: 2x64, 4,000 steps").all()
     regime = scorecard_rows(ResultStore(ROOT / "results"), "regime")  # language: every stored seed, three
     assert (regime[regime.cell.str.startswith("language")].seeds == 3).all()
+
+
+def test_a_scorecard_verdict_read_on_the_mean_says_when_its_seeds_split():
+    rows = scorecard_rows(ResultStore(ROOT / "results"), "cpu").set_index("cell").verdict
+    assert "seeds split" not in rows["parity (variant K=1)"]  # one class on every seed
+    split = rows["parity k (variant K=2, k <= K)"]  # the committed grid: the fall shows on one seed of three
+    assert split.split(" (seeds split: ")[1].count("seed ") == 3 and "seed 1 reproduced" in split
+    assert "seed 0 not reproduced" in split and verdict_class(split) in ("reproduced", "not reproduced")
+    assert seed_splits({"parity": read_runs("parity", ResultStore(ROOT / "results"))}, "cpu")[
+        ("Figs. 1, 7 (larger k)", "parity k (variant K=2, k <= K)")] == split[split.index(" (seeds split"):]
