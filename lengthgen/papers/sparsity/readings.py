@@ -204,9 +204,9 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
     is ahead of every baseline but short of FLOOR, or ahead of some only in mean accuracy beyond training (the same
     tested length separates neither; the text says where it is also short of FLOOR); "inconclusive" when the rest is
     level with it at the longest length tested; a variant below TRAINED in distribution is "not trained" (its length
-    results say nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made: "not
-    reproduced" when the coupled model falls short of FLOOR x `trained_length` (the claim needs both), else
-    "inconclusive". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row),
+    results say nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made and the
+    coupled model's own reach is the half of the claim that can be judged: "not reproduced" when it falls short of
+    FLOOR x `trained_length` (the claim needs both), else "partly". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row),
     by the same rule; "inconclusive" when both hold to the longest length tested, "not trained" when either does not
     fit.
 
@@ -232,8 +232,8 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
         alone = (out.variant == coupled).all()
         missing = ("no baseline stored (not run yet, or left out of the grid as unfit)" if alone
                    else "no baseline fits its training lengths")
-        verdict = (f"inconclusive: the coupled model generalizes (>= {FLOOR:g}x), but {missing}: no length "
-                   "comparison" if far else f"not reproduced: the coupled model {short}; {missing}")
+        verdict = (f"partly: the coupled model generalizes (>= {FLOOR:g}x), but {missing}: the comparison is not "
+                   "made" if far else f"not reproduced: the coupled model {short}; {missing}")
     elif all(a == "further" for a in ahead):
         verdict = ("reproduced: the coupled model generalizes further than every trained baseline" if far else
                    f"partly: the coupled model generalizes further than every trained baseline, but it {short}")
