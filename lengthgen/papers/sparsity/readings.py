@@ -199,16 +199,16 @@ def _ahead(mine: pd.Series, other: pd.Series) -> str:
 
 def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
-    and ahead of every trained baseline (`_ahead`), and "generalizes" at all when it stays >= TRAINED to at least
-    FLOOR x `trained_length`. "reproduced" needs both, with every baseline reaching a shorter length; "partly" when it
-    is ahead of every baseline but short of FLOOR, or ahead of some only in mean accuracy beyond training (the same
-    tested length separates neither; the text says where it is also short of FLOOR); "inconclusive" when the rest is
-    level with it at the longest length tested; a variant below TRAINED in distribution is "not trained" (its length
-    results say nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made and the
-    coupled model's own reach is the half of the claim that can be judged: "not reproduced" when it falls short of
-    FLOOR x `trained_length` (the claim needs both), else "partly". Each baseline also has its own verdict against the coupled model (VERSUS; "" on the coupled row),
-    by the same rule; "inconclusive" when both hold to the longest length tested, "not trained" when either does not
-    fit.
+    and ahead of every trained baseline (`_ahead`), and "generalizes" at all when it stays >= TRAINED to at least FLOOR
+    x `trained_length`. "reproduced" needs both, with every baseline reaching a shorter length; "partly" when it is
+    ahead of every baseline but short of FLOOR, or ahead of some only in mean accuracy beyond training (the same tested
+    length separates neither; the text says where it is also short of FLOOR); "inconclusive" when the rest is level with
+    it at the longest length tested; a variant below TRAINED in distribution is "not trained" (its length results say
+    nothing). With no trained baseline (none in `df`, or none fits) the comparison cannot be made and the coupled
+    model's own reach is the half of the claim that can be judged: "not reproduced" when it falls short of FLOOR x
+    `trained_length` (the claim needs both), else "partly". Each baseline also has its own verdict against the coupled
+    model (VERSUS; "" on the coupled row), by the same rule; "inconclusive" when both hold to the longest length tested,
+    "not trained" when either does not fit.
 
     Args:
         df: tidy rows (variant, length, metric, value) of the runs.
