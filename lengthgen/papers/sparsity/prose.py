@@ -225,20 +225,28 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> 
     runs = as_grid(runs)
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
 
-    def reaches(frame: pd.DataFrame) -> list[int]:  # per seed of a bound's runs, the reach of its worst k <= K
-        out = []
+    trained = int(runs.train.iloc[0].split("-")[1])
+
+    def reaches(frame: pd.DataFrame) -> list[tuple[int, float]]:  # per seed of a bound's runs: the reach of its worst
+        out = []  # k <= K, and that worst k's accuracy at the longest training length (below TRAINED: it does not fit)
         for seed in sorted(frame.seed.unique()):
             table = by_k(frame[frame.seed == seed])
-            out.append(min(reach(table[table.k == k]) for k in range(1, bound(table.variant.iloc[0]) + 1)))
+            ks = table[table.k <= bound(table.variant.iloc[0])]
+            out.append((min(reach(ks[ks.k == k]) for k in ks.k.unique()),
+                        float(ks[ks.length == trained].value.min())))
         return out
+
+    def said(reached: tuple[int, float]) -> str:
+        return str(reached[0]) if reached[1] >= TRAINED else f"none (it does not fit: {reached[1]:.0f}% at {trained})"
 
     parts, moved = [], []
     for label, group in runs.groupby("variant", sort=True):
         ours, theirs = reaches(group), reaches(grid[grid.variant == label])
-        parts.append(f"{label}: {' and '.join(map(str, ours))} (the grid's seeds: {', '.join(map(str, theirs))})")
-        if theirs and min(ours) > max(theirs):
+        parts.append(f"{label}: {' and '.join(map(said, ours))} (the grid's seeds: {', '.join(map(said, theirs))})")
+        if theirs and all(iid >= TRAINED for _, iid in ours) and min(r for r, _ in ours) > max(r for r, _ in theirs):
             moved.append(label)
-    return {f"{name}_control": f"at {size} on {steps:,} steps (sizing seeds {and_list(seeds)}), every k ≤ K stays ≥ "
+    return {f"{name}_control": f"at {size} on {steps:,} steps (sizing seed{'s' * (len(seeds) > 1)} {and_list(seeds)}), "
+                               f"every k ≤ K stays ≥ "
                                f"{TRAINED:g}% up to, in pairs, {'; '.join(parts)}",
             f"{name}_moves": f"moves it for {and_list(moved)} only" if moved and len(moved) < len(parts) else
                              "moves it for every bound" if moved else "moves it for no bound"}

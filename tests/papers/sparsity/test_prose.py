@@ -225,13 +225,14 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
                 for k, values in ((1, k1), (2, k2 or k1), (3, (60.0, 50.0, 50.0)))
                 for n, value in zip((25, 100, 250), values, strict=True)]
 
-    control = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), budget=16_000)
-                           + rows("2x64 K=2", 101, (100.0, 97.0, 60.0), budget=16_000))
+    control = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), budget=16_000, train="10-25")
+                           + rows("2x64 K=2", 101, (100.0, 97.0, 60.0), budget=16_000, train="10-25"))
     grid = pd.DataFrame(rows("K=2", 0, (100.0, 70.0, 60.0)) + rows("K=2", 1, (100.0, 92.0, 60.0)))
     assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
         "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to, in pairs, "
                       "K=2: 250 and 100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
-    worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000))
+    worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000,
+                                 train="10-25"))
     assert prose.parity_control(worse_k2, grid)["pp_control"].endswith(  # k = 2 holds only to 25: the bound's reach
         "K=2: 25 (the grid's seeds: 25, 100)")
     further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
@@ -242,6 +243,10 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
     larger = prose.parity_control(control.assign(variant="4x128 K=2", budget=4000), grid, "ps")
     assert larger["ps_control"].startswith("at 4x128 on 4,000 steps (sizing seeds 100 and 101)")
     assert larger["ps_moves"] == "moves it for no bound"
+    unfit = pd.DataFrame(rows("4x128 K=2", 100, (100.0, 99.0, 95.0), (85.0, 99.0, 95.0), budget=4000, train="10-25"))
+    assert prose.parity_control(unfit, grid, "ps") == {  # k = 2 at 85% in distribution: no reach to compare
+        "ps_control": "at 4x128 on 4,000 steps (sizing seed 100), every k ≤ K stays ≥ 90% up to, in pairs, K=2: none "
+                      "(it does not fit: 85% at 25) (the grid's seeds: 25, 100)", "ps_moves": "moves it for no bound"}
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
