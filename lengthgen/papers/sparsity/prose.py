@@ -21,7 +21,7 @@ from lengthgen.analysis.language import (
     window_gains,
 )
 from lengthgen.analysis.sizing import sizing_table
-from lengthgen.analysis.verdicts import TRAINED
+from lengthgen.analysis.verdicts import TRAINED, verdict_class
 from lengthgen.display import and_list, holds, model_size, span, word
 from lengthgen.metrics import ACCURACY, LOOKUP, PERPLEXITY
 from lengthgen.papers.sparsity import paper
@@ -204,6 +204,27 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
     fit = t1["in distribution (worst k)"]
     holds(bool((fit >= TRAINED).all()), "sparse parity ... where every bound fits")
     return {"stored_parity_fit": percent_span(fit)}
+
+
+def parity_beside(grid: tuple[pd.DataFrame, pd.DataFrame], larger: tuple[pd.DataFrame, pd.DataFrame],
+                  sizes: DecoderSizes, stored: int, declared: int) -> dict:
+    """Section 6: the stored sparse-parity grid at a larger model (`sizes`) beside the grid the scorecard reads,
+    values `pr_model`, `pr_steps` and `pr_beside`: each claim row of the larger grid (T1 per bound, and T1's "larger
+    k degrades" per bound and part; `grid` and `larger`: `parity_reading`'s T1 table and k table) with its verdict,
+    and the grid's where it differs, and how many of the larger grid's `declared` runs are `stored`; or that none is
+    stored yet."""
+    size = {"pr_model": model_text(sizes), "pr_steps": f"{sizes.steps:,}"}
+    if larger[0].empty:
+        return size | {"pr_beside": "none of its runs is stored yet"}
+
+    def verdicts(t1: pd.DataFrame, ks: pd.DataFrame) -> dict[str, str]:
+        return {**{f"{r.variant} (T1)": verdict_class(r.verdict) for r in t1.itertuples()},
+                **{r.variant: verdict_class(r.verdict) for r in ks.itertuples()}}
+
+    ours, theirs = verdicts(*grid), verdicts(*larger)
+    rows = [f"{row}: {verdict}" + ("" if ours.get(row) == verdict else f" (the grid read: {ours.get(row, '–')})")
+            for row, verdict in theirs.items()]
+    return size | {"pr_beside": f"{stored} of its {declared} runs stored; " + "; ".join(rows)}
 
 
 def as_grid(runs: pd.DataFrame) -> pd.DataFrame:

@@ -219,6 +219,20 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert not prose.scratchpad_control(pd.concat([rows, j2]), (1, 2))["sp_control"].endswith("not stored yet")
 
 
+def test_the_larger_parity_grid_is_read_row_by_row_beside_the_grid():
+    t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "not reproduced (k = 1 not solved)"]})
+    ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["reproduced"]})
+    larger_t1 = t1.assign(verdict=["reproduced", "reproduced"])
+    larger_ks = ks.assign(verdict=["not reproduced (falls 2.0 points)"])
+    sizes = PARITY_PROFILES["regime"]
+    assert prose.parity_beside((t1, ks), (larger_t1, larger_ks), sizes, 6, 12) == {
+        "pr_model": "4 layers of width 128", "pr_steps": "4,000",
+        "pr_beside": "6 of its 12 runs stored; K=1 (T1): reproduced; K=3 (T1): reproduced (the grid read: not "
+                     "reproduced); K=3, k <= K: not reproduced (the grid read: reproduced)"}
+    none = prose.parity_beside((t1, ks), (pd.DataFrame(), pd.DataFrame()), sizes, 0, 12)
+    assert none["pr_beside"] == "none of its runs is stored yet"
+
+
 def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_grid():
     def rows(variant, seed, k1, k2=None, **labels):  # k = 1 and 2 at 25, 100, 250 pairs; k = 3 at chance
         return [{"variant": variant, "seed": seed, "metric": f"accuracy k={k}", "length": n, "value": value, **labels}
@@ -453,7 +467,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
              prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame()),
-             prose.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({})]
+             prose.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
+             prose.parity_beside((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, PARITY_PROFILES["regime"], 0, 1)]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))
