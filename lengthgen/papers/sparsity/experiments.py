@@ -197,7 +197,8 @@ PARITY_PROFILES = {
 # both sizing seeds, which cpu's 2x64 did on none of the grid's seeds. The chapter reads it beside the cpu grid
 # (`prose.parity_beside`); the scorecard moves to it once it is complete only if every bound fits there (its worst
 # k <= K >= TRAINED at the longest training length, the mean over the declared seeds), decided before its larger
-# bounds' runs were read: no row is then judged on an unfit model. Otherwise the cpu grid, where every bound fits, stays the scorecard's.
+# bounds' runs were read: no row is then judged on an unfit model. Otherwise the cpu grid, where every bound fits,
+# stays the scorecard's.
 PARITY_PROFILES["regime"] = replace(PARITY_PROFILES["cpu"], width=128, heads=8, layers=4)
 # quick holds what one seed can judge. Sparse parity: K = 1, whose verdicts the cpu grid reads the same on each of its
 # seeds (K >= 2's do not: the fall from k = 1 to k = 2 within K = 2 shows on one seed of three). Scratchpad: j = 1 PPC
