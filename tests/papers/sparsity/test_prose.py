@@ -12,7 +12,7 @@ from lengthgen.analysis.claims import NOT_JUDGED
 from lengthgen.book import CHAPTERS, ROOT
 from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity import prose, setups
+from lengthgen.papers.sparsity import prose, prose_language, setups
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -37,8 +37,8 @@ def test_phrases():
     assert [prose.count_of_seeds(c, n) for c, n in ((3, 3), (2, 3), (0, 3), (2, 2), (1, 1))] == [
         "in all three seeds", "in two of three seeds", "in none of the three seeds", "in both seeds",
         "in its one seed"]
-    assert prose.orders_phrase([3611.1, 6103.5]) == "three to four"
-    assert prose.orders_phrase([150.0, 4.9e6]) == "two to seven"
+    assert prose_language.orders_phrase([3611.1, 6103.5]) == "three to four"
+    assert prose_language.orders_phrase([150.0, 4.9e6]) == "two to seven"
     assert prose.round_to(3611.1) == 3600.0 and prose.round_to(6103.5) == 6100.0
 
 
@@ -287,7 +287,7 @@ def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
 def test_stored_language_on_hand_made_runs():
     runs = _language_runs()
     table_1, summary, claims, points = language_reading(runs, "smoke")
-    values = prose.stored_language(runs, table_1, summary, claims, points, LANGUAGE_PROFILES["smoke"])
+    values = prose_language.stored_language(runs, table_1, summary, claims, points, LANGUAGE_PROFILES["smoke"])
     assert values == pytest.approx({
         "langres_seeds": 2, "langres_table_verdict": "does not reproduce",
         "langres_short_at_short": 45.0, "langres_short_at_long": 45.5, "langres_lower_seeds": "in one of two seeds",
@@ -307,15 +307,16 @@ def test_stored_language_on_hand_made_runs():
 
 
 def test_the_far_context_helps_or_hurts_only_beyond_its_bound():
-    assert prose.far_effect(pd.Series([0.10, 0.12, 0.08, 0.11])) == "helps"
-    assert prose.far_effect(pd.Series([-0.10, -0.12, -0.08, -0.11])) == "hurts"
-    assert prose.far_effect(pd.Series([0.016, -0.2, 0.25, 0.01])) == "neither helps nor hurts beyond noise"  # mean > 0
+    assert prose_language.far_effect(pd.Series([0.10, 0.12, 0.08, 0.11])) == "helps"
+    assert prose_language.far_effect(pd.Series([-0.10, -0.12, -0.08, -0.11])) == "hurts"
+    noisy = pd.Series([0.016, -0.2, 0.25, 0.01])  # mean > 0, not beyond noise
+    assert prose_language.far_effect(noisy) == "neither helps nor hurts beyond noise"
 
 
 def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid():
     grid = _language_runs()  # far gains 1, 2, -1, -4: mean -0.5, neither helps nor hurts beyond noise
     sizes = replace(LANGUAGE_PROFILES["smoke"], pose_steps=10)  # 14 plain steps (70% of 20), then 10 of PoSE
-    same = prose.language_control(grid.assign(seed=grid.seed + 100), grid, sizes)
+    same = prose_language.language_control(grid.assign(seed=grid.seed + 100), grid, sizes)
     assert same["lc_control"] == (
         "on 10 PoSE steps after the grid's first 14 (sizing seeds 100 and 101), on seed 100 it neither helps nor "
         "hurts beyond noise (-0.500 nats); on seed 101 it neither helps nor hurts beyond noise (-0.500 nats) (the "
@@ -324,16 +325,16 @@ def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid(
     assert same["lc_moves"] == "does not give a PoSE model whose far context helps"
     full = grid.metric == "nll full"  # far gains 5.0, 5.1, 5.2, 5.3 on every seed: the far context helps
     helping = grid.assign(seed=grid.seed + 100, value=grid.value.where(~full, 5.0 - 0.1 * grid.example))
-    assert prose.language_control(helping, grid, sizes)["lc_moves"] == (
+    assert prose_language.language_control(helping, grid, sizes)["lc_moves"] == (
         "gives a PoSE model whose far context helps, on every seed")
     one = helping[helping.seed == 100]
-    assert prose.language_control(one, grid, sizes)["lc_control"].startswith(
+    assert prose_language.language_control(one, grid, sizes)["lc_control"].startswith(
         "on 10 PoSE steps after the grid's first 14 (sizing seed 100), on seed 100 it helps (+5.150 nats)")
-    assert prose.language_control(helping, helping, sizes)["lc_moves"] == (
+    assert prose_language.language_control(helping, helping, sizes)["lc_moves"] == (
         "is not needed: the grid's PoSE model's far context helps already")
     mixed = pd.concat([helping[helping.seed == 100], grid[grid.seed == 1].assign(seed=101)])
-    assert prose.language_control(mixed, grid, sizes)["lc_moves"].endswith("helps on some seeds only")
-    assert prose.language_control(pd.DataFrame(), grid, sizes) == {"lc_control": "not stored yet",
+    assert prose_language.language_control(mixed, grid, sizes)["lc_moves"].endswith("helps on some seeds only")
+    assert prose_language.language_control(pd.DataFrame(), grid, sizes) == {"lc_control": "not stored yet",
                                                                    "lc_moves": "cannot say yet"}
 
 
@@ -342,7 +343,7 @@ def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():
     cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers nothing
     runs.loc[cross, "value"] = 10.0
     with pytest.raises(ProseCheckFailed, match="partly agree on which far tokens matter"):
-        prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
+        prose_language.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
 
 
 def test_stored_language_refuses_a_cross_choice_that_recovers_as_much():
@@ -350,13 +351,13 @@ def test_stored_language_refuses_a_cross_choice_that_recovers_as_much():
     cross = (runs.lm != runs.chooser) & (runs.metric == "nll recent+2")  # the other's choice now recovers twice
     runs.loc[cross, "value"] = 10.0 - 2 * runs.loc[cross].example.map(dict(enumerate(FAR_GAIN)))
     with pytest.raises(ProseCheckFailed, match="the share falls"):
-        prose.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
+        prose_language.stored_language(runs, *language_reading(runs, "smoke"), LANGUAGE_PROFILES["smoke"])
 
 
 def test_language_setup_and_rules():
     summary = {"documents": 1234, "characters": 2_500_000, "train tokens": 2560, "test tokens": 410,
                "vocabulary": 512, "unknown (test)": 0.05}
-    values = prose.language_setup(LANGUAGE_PROFILES["smoke"], summary, 130_000, "3.11.9")
+    values = prose_language.language_setup(LANGUAGE_PROFILES["smoke"], summary, 130_000, "3.11.9")
     assert values == pytest.approx({
         "lang_paper_params": 1.3, "lang_paper_tokens": 25.0, "lang_paper_short": 64, "lang_paper_long": 128,
         "lang_paper_pose": 0.3, "lang_orders": "four to seven", "lang_python": "3.11.9", "lang_documents": 1234,
@@ -367,12 +368,12 @@ def test_language_setup_and_rules():
         "lang_recent": 16, "lang_short": 16, "lang_document_tokens": 2970 / 1234,
         "lang_corpus": "Python's own documentation (its help topics and the standard library's docstrings)",
         "lang_windows_rule": "windows run across the boundaries between documents"})
-    regime = prose.language_setup(LANGUAGE_PROFILES["regime"], summary, 130_000, "3.11.9")
+    regime = prose_language.language_setup(LANGUAGE_PROFILES["regime"], summary, 130_000, "3.11.9")
     assert (regime["lang_corpus"], regime["lang_windows_rule"]) == (
         "the Python standard library's own source files",
         "every window lies inside one document, so that its far tokens come from the same file")
     runs = pd.DataFrame({"key": ["a", "a", "b"], "wall_seconds": [660.0, 660.0, 899.0]})
-    assert prose.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_margin": 0.1,
+    assert prose_language.language_rules(runs) == {"langrule_k": 4, "langrule_share": 0.5, "langrule_margin": 0.1,
                                           "langrule_level": 0.95,
                                           "langrule_minutes": "11-15"}
 
@@ -458,8 +459,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.assignment_setup(ASSIGNMENT_PROFILES["regime"], "assign"),
              prose.assignment_setup(ASSIGNMENT_PROFILES["cpu"], "ours"),
              prose.stored_assignment(curves, claim, ASSIGNMENT_PROFILES["cpu"].train_lengths[1]),
-             prose.language_setup(sizes, summary, 1, "3.11"), prose.language_rules(language),
-             prose.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
+             prose_language.language_setup(sizes, summary, 1, "3.11"), prose_language.language_rules(language),
+             prose_language.stored_language(language, *language_reading(language, READ_AT["sparsity-language"]), sizes),
              prose.not_yet(committed["sizing"], pd.DataFrame()),
              prose.stored_scratchpad(committed["scratchpad"], "regime"),
              prose.stored_assignment_regime(committed["assignment"], "regime"),
@@ -467,7 +468,7 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
              prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame()),
-             prose.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
+             prose_language.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
              prose.parity_beside((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, PARITY_PROFILES["regime"], 0, 1)]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
