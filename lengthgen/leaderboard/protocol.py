@@ -76,16 +76,22 @@ def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+def clearly_ahead(a: pd.Series, b: pd.Series) -> bool:
+    """Whether cell `a` is clearly ahead of cell `b` (the module's rule): its seeds' lowest beyond score above b's
+    highest, or, where the two beyond ranges overlap, its lowest reach above b's highest."""
+    if a["beyond lo"] > b["beyond hi"]:
+        return True
+    return not a["beyond hi"] < b["beyond lo"] and a["reach lo"] > b["reach hi"]
+
+
 def ranking(cells: pd.DataFrame) -> pd.DataFrame:
-    """`cells` with a "rank" per task: one more than the number of its trained cells clearly ahead of the cell (the
-    module's rule, on the seeds' lowest and highest beyond score and reach); not-trained cells have no rank (NaN).
-    Rows sorted by task, then rank (unranked last), then median beyond and reach."""
+    """`cells` with a "rank" per task: one more than the number of its trained cells clearly ahead of the cell
+    (`clearly_ahead`); not-trained cells have no rank (NaN). Rows sorted by task, then rank (unranked last), then
+    median beyond and reach."""
     ranks = {}
     for _, task in cells[cells.status == RANKED].groupby("task", sort=False):
         for i, cell in task.iterrows():
-            beyond_ahead = task["beyond lo"] > cell["beyond hi"]
-            overlap = ~beyond_ahead & ~(task["beyond hi"] < cell["beyond lo"])
-            ranks[i] = 1 + int((beyond_ahead | (overlap & (task["reach lo"] > cell["reach hi"]))).sum())
+            ranks[i] = 1 + sum(clearly_ahead(other, cell) for _, other in task.iterrows())
     out = cells.assign(rank=pd.Series(ranks, dtype=float).reindex(cells.index))
     return out.sort_values(["task", "rank", "beyond", "reach"], ascending=[True, True, False, False],
                            na_position="last", kind="stable").reset_index(drop=True)

@@ -1,12 +1,14 @@
 """The questions that cross the papers, answered from a board (`protocol.board`).
 
-Each question sets a mechanism against a control, task by task, by one rule: where both cells are trained, the mechanism
-is *ahead* when its lowest seed's beyond score is above the control's highest, *behind* in the reverse case, and *within
-the seeds' spread* otherwise (so one seed's luck cannot make an answer, and a mechanism that is worse can come out
-behind). A task where either cell is not trained is named apart, never counted. Which positional scheme is best on
-average ranks the decoder's schemes by their mean beyond score over the tasks every one of them ran, a cell that did not
-fit its training lengths counting 0 (of two at the same mean, the one that fits more tasks first), and says where each
-fails: the tasks it does not fit, and those where another scheme is ahead of it by the same rule.
+Each question sets a mechanism against a control, task by task, by the ranking's rule (`protocol.clearly_ahead`): where
+both cells are trained, the mechanism is *ahead* when it is clearly ahead of the control (its lowest seed's beyond score
+above the control's highest, or, where the beyond ranges overlap, its lowest reach above the control's highest),
+*behind* in the reverse case, and *within the seeds' spread* otherwise (so one seed's luck cannot make an answer, and a
+mechanism that is worse can come out behind). A task where either cell is not trained is named apart, never counted.
+Which positional scheme is best on average ranks the decoder's schemes by their mean beyond score over the tasks every
+one of them ran, a cell that did not fit its training lengths counting 0 (of two at the same mean, the one that fits
+more tasks first), and says where each fails: the tasks it does not fit, and those where another scheme is ahead of it
+by the same rule.
 """
 
 from dataclasses import dataclass
@@ -15,7 +17,7 @@ import pandas as pd
 
 from lengthgen.display import and_list
 from lengthgen.leaderboard.grid import MECHANISMS
-from lengthgen.leaderboard.protocol import RANKED
+from lengthgen.leaderboard.protocol import RANKED, clearly_ahead
 from lengthgen.registry import Registry
 
 AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
@@ -51,9 +53,7 @@ SCHEMES = tuple(name for name, m in MECHANISMS.items() if not (m.seq2seq or m.co
 
 def _against(a: pd.Series, b: pd.Series) -> str:
     """The rule, for two trained cells of one task."""
-    if a["beyond lo"] > b["beyond hi"]:
-        return AHEAD
-    return BEHIND if a["beyond hi"] < b["beyond lo"] else TIED
+    return AHEAD if clearly_ahead(a, b) else BEHIND if clearly_ahead(b, a) else TIED
 
 
 def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:

@@ -46,6 +46,17 @@ def test_a_mechanism_is_ahead_only_when_every_seed_is_and_an_untrained_cell_is_n
         "seeds' spread on 1 (reverse_copy). On dedupe, not trained: rope+ln.")
 
 
+def test_within_overlapping_beyond_ranges_the_reach_decides_as_in_the_ranking():
+    def cell(variant, at_15, at_20):  # fit 100% at 10; per seed, the scores at 15 and 20
+        return [{"task": "copy", "variant": variant, "seed": seed, "length": n, "metric": "accuracy", "value": v}
+                for seed, (a, b) in enumerate(zip(at_15, at_20, strict=True)) for n, v in ((10, 100), (15, a), (20, b))]
+
+    both = board(pd.DataFrame(cell("rope+ln", [95] * 3, [0] * 3) + cell("rope", [80, 85, 89], [10, 10, 20])), TRAINED)
+    # beyond: rope+ln 47.5 on every seed, rope 45-54.5 (overlap); reach: rope+ln 15 on every seed, rope 10
+    assert compare(both, QUESTIONS["ln rope"]).comparison.tolist() == [AHEAD]
+    assert both.set_index("variant")["rank"].to_dict() == {"rope+ln": 1, "rope": 2}  # the same rule ranks them
+
+
 def test_a_question_asked_on_some_tasks_reads_only_those_and_one_without_cells_says_so():
     renamed = BOARD.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
     assert compare(renamed, QUESTIONS["abc recopy"]).task.tolist() == ["recopy"]  # the ReCopy tasks only
