@@ -61,12 +61,12 @@ class Claim:
         return f"{self.where}: {self.statement}"
 
     def judged_rows(self, readings: dict[str, pd.DataFrame | None]) -> pd.DataFrame | None:
-        """The rows that judge the claim (`rows` of its reading); None when its reading is missing, None or empty,
-        or when every row is a BASELINE (a reference with nothing judged against it, e.g. PPC without its
-        ablations)."""
+        """The rows that judge the claim (`rows` of its reading; none chosen is left to `read` and `judge`); None
+        when its reading is missing, None or empty, or when every chosen row is a BASELINE (a reference with nothing
+        judged against it, e.g. PPC without its ablations)."""
         table = readings.get(self.reading)
         rows = None if table is None or table.empty else self.rows(table)
-        return None if rows is None or (rows.verdict == BASELINE).all() else rows
+        return None if rows is None or (len(rows) and (rows.verdict == BASELINE).all()) else rows
 
     def text(self, readings: dict[str, pd.DataFrame | None]) -> str:
         """Our side of the claim from the readings by key; NOT_RUN when nothing judges it (`judged_rows`)."""

@@ -28,6 +28,8 @@ def test_a_claim_whose_rows_are_all_baselines_is_not_run():
     assert claim().parts({"assign": alone}) == [] and claim(each="model").parts({"assign": alone}) == []
     ppc = claim(rows=lambda t: t[t.model != "RoPE"])  # its rows: one judged, one baseline -> judged
     assert ppc.verdict({"assign": READING}) == "reproduced"
+    none = claim(rows=lambda t: t.iloc[:0])  # no row chosen: left to its own read (a chapter's "not run") and judge
+    assert none.text({"assign": READING}) == "" and none.verdict({"assign": READING}) == NOT_RUN
 
 
 def test_a_claim_takes_its_own_verdict_rule_over_its_rows_verdicts():
