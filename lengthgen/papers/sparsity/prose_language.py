@@ -157,7 +157,7 @@ def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageS
     control's seeds are not the grid's); whether the PoSE steps move the far effect to "helps": on every control
     seed and not on every grid seed; or that the control is not stored yet."""
     if control.empty:
-        return {"lc_control": "not stored yet", "lc_moves": "cannot say yet"}
+        return {"lc_control": "the control is not stored yet", "lc_moves": "is not read yet"}
     k, short = min(CLAIM_K, max(sizes.ks)), sizes.run(0).name("short")
 
     def effects(runs: pd.DataFrame) -> dict[int, tuple[str, float]]:  # seed -> (far effect, mean far gain)

@@ -334,8 +334,8 @@ def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid(
         "is not needed: the grid's PoSE model's far context helps already")
     mixed = pd.concat([helping[helping.seed == 100], grid[grid.seed == 1].assign(seed=101)])
     assert prose_language.language_control(mixed, grid, sizes)["lc_moves"].endswith("helps on some seeds only")
-    assert prose_language.language_control(pd.DataFrame(), grid, sizes) == {"lc_control": "not stored yet",
-                                                                   "lc_moves": "cannot say yet"}
+    assert prose_language.language_control(pd.DataFrame(), grid, sizes) == {
+        "lc_control": "the control is not stored yet", "lc_moves": "is not read yet"}
 
 
 def test_stored_language_refuses_a_cross_choice_no_better_than_random_tokens():
