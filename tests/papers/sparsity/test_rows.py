@@ -9,6 +9,7 @@ from lengthgen.papers.sparsity.experiments import QUICK_SEEDS, SCRATCHPAD_PROFIL
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES
 from lengthgen.papers.sparsity.rows import (
     live_seed_check,
+    quick_methods,
     read_runs,
     scale,
     scorecard_rows,
@@ -80,3 +81,13 @@ def test_a_scorecard_verdict_read_on_the_mean_says_when_its_seeds_split():
     assert "seed 0 not reproduced" in split and verdict_class(split) in ("reproduced", "not reproduced")
     assert seed_splits({"parity": read_runs("parity", ResultStore(ROOT / "results"))}, "cpu")[
         ("Figs. 1, 7 (larger k)", "parity k (variant K=2, k <= K)")] == split[split.index(" (seeds split"):]
+
+
+def test_the_quick_methods_section_reads_the_seed_check_runs_and_the_ablations_cost():
+    text = quick_methods(ResultStore(ROOT / "results"))  # the committed quick runs on QUICK_SEEDS
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| K=") or line.startswith("| j=")]
+    assert sorted((r[0].strip("| "), int(r[2])) for r in rows) == sorted(
+        (model, seed) for model in ("K=1", "j=1 PPC") for seed in QUICK_SEEDS)
+    assert all(float(r[4].strip(" |")) >= 90 for r in rows)  # every quick model fits on the check's seeds
+    assert "| K=1 | 2x64, 2,000 steps |" in text and "| j=1 PPC | 2x64, 4,000 steps |" in text
+    assert "A Fig. 8 ablation on the stored grid (`regime`) takes " in text and "(median of 6 runs)" in text
