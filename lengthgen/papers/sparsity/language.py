@@ -138,6 +138,12 @@ class LanguageSizes:
                                    positions="pose" if pose else "given", pose_length=self.long if pose else 0,
                                    pose_from=plain / steps if steps != self.steps else LanguageTrainConfig.pose_from)
 
+    def pose_split(self) -> tuple[int, int]:
+        """The short model's steps before PoSE and with it (`training`): (7,000, 3,000) for 10,000 steps."""
+        short = self.training(self.short)
+        plain = round(short.pose_from * short.steps)
+        return plain, short.steps - plain
+
     def run(self, seed: int) -> LanguageRun:
         model = TransformerConfig(width=self.width, heads=4, layers=self.layers, ff=4 * self.width,
                                   positional="rope", max_positions=self.long)

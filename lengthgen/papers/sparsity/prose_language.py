@@ -77,6 +77,12 @@ def few_phrase(verdict: str) -> str:
     return "holds" if verdict == "reproduced" else "fails"
 
 
+def own_gains(points: pd.DataFrame, lm: str) -> pd.Series:
+    """The far gain of each window for model `lm` scored with its own choice (`window_gains` of its influence
+    points, `analysis.language.influence_points` at one k)."""
+    return window_gains(points[(points.lm == lm) & (points.chooser == lm)])
+
+
 def far_effect(gain: pd.Series) -> str:
     """What the far context does on average, from the far gains (nats) of the windows: "helps" or "hurts" where the
     one-sided bound at LEVEL of the mean clears zero on that side (the rule's `lower_bound`; a mean off zero by noise
@@ -119,7 +125,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
           "models partly agree on which far tokens matter")
 
     def far(lm: str) -> dict:  # what the far context does for a model, and what its controls recover
-        gain = window_gains(points[(points.k == k) & (points.lm == lm) & (points.chooser == lm)])
+        gain = own_gains(points[points.k == k], lm)
         return {"effect": far_effect(gain), "mean": float(gain.mean()),
                 "helps": float((gain > 0).mean()), "other": float(own[lm]["share other"]),
                 "random": float(own[lm]["share random"])}
@@ -130,7 +136,7 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
             "langres_short_at_short": at[short][0], "langres_short_at_long": at[short][1],
             "langres_lower_seeds": count_of_seeds(lower, int(ppl.index.nunique())),
             "langres_long_at_short": at[long][0], "langres_long_at_long": at[long][1],
-            "langres_pose_steps": sum(1 for s in range(cfg.short.steps) if s >= cfg.short.pose_from * cfg.short.steps),
+            "langres_pose_steps": sizes.pose_split()[1],
             "langres_steps": cfg.short.steps, "langres_paper_params": paper.LANGUAGE_PARAMETERS / 1e9,
             "langres_paper_pose_steps": paper.LANGUAGE_POSE_STEPS,
             "langres_uses": "holds" if uses_verdict == "reproduced" else "does not hold",
@@ -163,19 +169,16 @@ def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageS
     def effects(runs: pd.DataFrame) -> dict[int, tuple[str, float]]:  # seed -> (far effect, mean far gain)
         out = {}
         for seed in sorted(runs.seed.unique()):
-            points = influence_points(runs[runs.seed == seed], k)
-            gain = window_gains(points[(points.lm == short) & (points.chooser == short)])
+            gain = own_gains(influence_points(runs[runs.seed == seed], k), short)
             out[seed] = far_effect(gain), float(gain.mean())
         return out
 
     ours, theirs = effects(control), effects(grid)
-    points = influence_points(control, k)
-    own = far_context_sparsity(points[(points.lm == short) & (points.chooser == short)]).iloc[0]
-    pose = sizes.training(sizes.short)
-    plain = round(pose.pose_from * pose.steps)
+    own = far_context_sparsity(influence_points(control, k)).loc[(short, short)]
+    plain, pose = sizes.pose_split()
     each = "; ".join(f"on seed {seed} it {effect} ({mean:+.3f} nats)" for seed, (effect, mean) in ours.items())
     grids = ", ".join(f"{mean:+.3f}" for _, mean in theirs.values())
-    text = (f"on {pose.steps - plain:,} PoSE steps after the grid's first {plain:,} (sizing seed"
+    text = (f"on {pose:,} PoSE steps after the grid's first {plain:,} (sizing seed"
             f"{'s' * (len(ours) > 1)} {and_list(ours)}), {each} (the grid's seeds: {grids} nats); on the control's "
             f"seeds the {k} far tokens of the model's own choice recover {own['share recovered']:.0%} of the far gain "
             f"where it helps, {k} chosen on the token before {own['share other']:.0%} and {k} at random "

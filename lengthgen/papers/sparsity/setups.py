@@ -19,7 +19,6 @@ from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES, LanguageSizes
 from lengthgen.papers.sparsity.prose import TOKENS_PER_PAIR, int_range, model_text
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 from lengthgen.tasks.sparsity import ScratchpadParity
-from lengthgen.train.loop import LanguageTrainConfig
 
 SCALE = "the paper's mechanism at a smaller scale"  # what a verdict is about when nothing but the scale differs
 FIGURES = {"sparsity-parity": "Figs. 1, 7", "sparsity-scratchpad": "Figs. 2, 8", "sparsity-assignment": "Fig. 3",
@@ -71,7 +70,7 @@ def language_setup(ours: LanguageSizes, parameters: int) -> dict[str, str]:
                        ("tokenizer", f"words, {ours.vocab:,} types",
                         "{}, {:,} types".format(*paper.LANGUAGE_TOKENIZER)),
                        ("contexts", f"{ours.short} and {ours.long}", "{} and {}".format(*paper.LANGUAGE_CONTEXTS))])
-    pose = round((1 - LanguageTrainConfig.pose_from) * ours.steps)
+    pose = ours.pose_split()[1]
     return {"sizes": f"model {parameters / 1e6:.2g} M parameters (the paper's "
                        f"{paper.LANGUAGE_PARAMETERS / 1e9:.2g} B); steps with PoSE {pose:,} (the paper's "
                        f"{paper.LANGUAGE_POSE_STEPS:,})",
@@ -157,7 +156,7 @@ def sizes_table() -> str:
                 f"{unit}")
 
     def language(p: LanguageSizes, profile: str) -> tuple[str, ...]:
-        pose = p.pose_steps or round((1 - LanguageTrainConfig.pose_from) * p.steps)
+        pose = p.pose_split()[1]
         return (f"{model_text(p)}, {p.vocab:,} word types", f"{p.steps:,} steps of {p.tokens:,} tokens, AdamW "
                 f"{p.lr:.0e}".replace("e-0", "e-"), f"contexts {p.short} (PoSE for the last {pose:,} steps) and "
                 f"{p.long}", f"{SOURCES[p.source]}: {WINDOWS[p.windows]}")

@@ -337,13 +337,16 @@ FORMAT_CONTROL = decoder_experiment("sparsity-control-format", "control: no coup
                                     "seed", format_control, FORMAT_CONTROL_PROFILES, sized_labels)
 
 
+ASSIGNMENT_GRID = next(e for e in SPARSITY_EXPERIMENTS if e.name == "sparsity-assignment")  # its cost, in Methods
+
+
 def sizing_methods(store: ResultStore) -> str:
     """The sizing study's section of the Methods page (`Paper.methods`) from a results store, and the format
     control's course read the same way."""
     study = sizing_section(pd.concat([stored_runs(e, "cpu", store) for e in SIZING_EXPERIMENTS], ignore_index=True))
     return (study + "\n" + sizing_markdown(stored_runs(FORMAT_CONTROL, "regime", store),
                                            "**The format control, as stored** (read as the study's runs). ")
-            + grid_cost(stored_runs(SPARSITY_EXPERIMENTS[2], "regime", store), "variable assignment"))
+            + grid_cost(stored_runs(ASSIGNMENT_GRID, "regime", store), "variable assignment"))
 
 
 def grid_cost(runs: pd.DataFrame, grid: str) -> str:

@@ -25,3 +25,11 @@ def test_the_regime_reads_long_documents_without_crossing_them():
     assert (cpu.corpus.source, cpu.corpus.windows) == ("docs", "stream")  # the first study's, as stored
     assert regime.model == cpu.model and regime.short.steps == 5 * cpu.short.steps
     assert regime.short.pose_from == cpu.short.pose_from == 0.7  # PoSE for the last 30%, as the paper
+
+
+def test_the_short_model_s_pose_split_follows_its_profile():
+    from dataclasses import replace
+
+    regime = LANGUAGE_PROFILES["regime"]
+    assert regime.pose_split() == (7_000, 3_000)  # the last 30% of 10,000 steps
+    assert replace(regime, pose_steps=15_000).pose_split() == (7_000, 15_000)  # the paper's PoSE steps after 70%
