@@ -194,11 +194,11 @@ PARITY_PROFILES = {
 }
 # regime: cpu's grid at 4x128 (heads of width 16, the sizing study's, the other regime grids' size), where the size
 # control (sizing.PARITY_SIZE_CONTROL, cpu's steps) held K = 3's every k <= K at >= 94.9% to the longest length on
-# both sizing seeds, which cpu's 2x64 did on none of the grid's seeds. The chapter reads it beside the cpu grid
-# (`prose.parity_beside`); the scorecard moves to it once it is complete only if every bound fits there (its worst
-# k <= K >= TRAINED at the longest training length, the mean over the declared seeds), decided before its larger
-# bounds' runs were read: no row is then judged on an unfit model. Otherwise the cpu grid, where every bound fits,
-# stays the scorecard's.
+# both sizing seeds, which cpu's 2x64 did on none of the grid's seeds. The rule, set before its larger bounds' runs
+# were read: the scorecard moves to it once it is complete only if every bound fits there (its worst k <= K >=
+# TRAINED at the longest training length, the mean over the declared seeds; `prose.stored_parity_fit` holds it), so
+# that no row is judged on an unfit model; else the cpu grid stays the scorecard's. Every bound fits on the complete
+# grid, so the scorecard reads it, and the chapter reads the cpu grid beside it (`prose.parity_beside`).
 PARITY_PROFILES["regime"] = replace(PARITY_PROFILES["cpu"], width=128, heads=8, layers=4)
 # quick holds what one seed can judge. Sparse parity: K = 1, whose verdicts the cpu grid reads the same on each of its
 # seeds (K >= 2's do not: the fall from k = 1 to k = 2 within K = 2 shows on one seed of three). Scratchpad: j = 1 PPC
@@ -332,11 +332,11 @@ def decoder_experiment(name: str, description: str, configs, profiles: dict, lab
                       size=DecoderRun.size)
 
 
-# The grids are stored and read at cpu where the paper's mechanism fits there (sparse parity), at regime where they
-# needed the sizing study's larger models (sizing.py)
+# The grids are stored and read at regime: the sizing study's larger models where the paper's mechanisms did not fit at
+# cpu (sizing.py); for sparse parity, the size at which its larger bounds hold far (PARITY_PROFILES' comment)
 SPARSITY_EXPERIMENTS = (
     decoder_experiment("sparsity-parity", "sparse parity by training bound K, test sparsity k and length "
-                       "(Figs. 1, 7)", parity_configs, PARITY_PROFILES),
+                       "(Figs. 1, 7)", parity_configs, PARITY_PROFILES, stored="regime"),
     decoder_experiment("sparsity-scratchpad", "parity with a scratchpad: jumps with PPC, and the ablations "
                        "(Figs. 2, 8)", scratchpad_configs, SCRATCHPAD_PROFILES, stored="regime"),
     decoder_experiment("sparsity-assignment", "variable assignment: PPC vs no coupling, no scratchpad, RoPE+PoSE "

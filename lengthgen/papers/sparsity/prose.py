@@ -175,11 +175,12 @@ def model_text(sizes: DecoderSizes) -> str:
 
 
 def stored_setup(parity: DecoderSizes, scratch: DecoderSizes) -> dict:
-    """Section 6's first paragraph: the stored parity grid's steps, bounds K and test sparsities; the scratchpad
-    grid's model (and a jump's larger one), steps and jumps; the seeds."""
+    """Section 6's first paragraph: the stored parity grid's model, steps, bounds K and test sparsities; the
+    scratchpad grid's model (and a jump's larger one), steps and jumps; the seeds."""
     larger = [f"{model_text(scratch.at(layers, width))} for j = {j} PPC" for j, layers, width in scratch.jump_models]
-    return {"stored_parity_steps": parity.steps, "stored_bounds": int_range(parity.bounds),
-            "stored_ks": int_range(parity.test_ks), "stored_scratch_model": model_text(scratch),
+    return {"stored_parity_model": model_text(parity), "stored_parity_steps": parity.steps,
+            "stored_bounds": int_range(parity.bounds), "stored_ks": int_range(parity.test_ks),
+            "stored_scratch_model": model_text(scratch),
             "stored_scratch_larger": f" ({and_list(larger)})" if larger else "",
             "stored_scratch_steps": scratch.steps, "stored_jumps": int_range(scratch.jumps),
             "stored_scratch_caveat": jump_caveat(scratch), "stored_seeds": word(len(parity.seeds))}
@@ -193,24 +194,26 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
     return {"stored_parity_fit": percent_span(fit)}
 
 
-def parity_beside(grid: tuple[pd.DataFrame, pd.DataFrame], larger: tuple[pd.DataFrame, pd.DataFrame],
+def parity_beside(read: tuple[pd.DataFrame, pd.DataFrame], other: tuple[pd.DataFrame, pd.DataFrame],
                   sizes: DecoderSizes, stored: int, declared: int) -> dict:
-    """Section 6: the stored sparse-parity grid at a larger model (`sizes`) beside the grid the scorecard reads,
-    values `pr_model`, `pr_steps` and `pr_beside`: each claim row of the larger grid (T1 per bound, and T1's "larger
-    k degrades" per bound and part; `grid` and `larger`: `parity_reading`'s T1 table and k table) with its verdict,
-    and the grid's where it differs, and how many of the larger grid's `declared` runs are `stored`; or that none is
-    stored yet."""
+    """Section 6: the stored sparse-parity grid at another model size (`sizes`: the cpu grid's) beside the grid the
+    scorecard reads, values `pr_model`, `pr_steps` and `pr_beside`: each claim row of the other grid (T1 per bound,
+    and T1's "larger k degrades" per bound and part; `read` and `other`: `parity_reading`'s T1 table and k table) with
+    its verdict, and the scorecard grid's where it differs, and how many of the other grid's `declared` runs are
+    `stored`; or that none is stored yet."""
     size = {"pr_model": model_text(sizes), "pr_steps": f"{sizes.steps:,}"}
-    if larger[0].empty:
+    if other[0].empty:
         return size | {"pr_beside": "none of its runs is stored yet"}
 
     def verdicts(t1: pd.DataFrame, ks: pd.DataFrame) -> dict[str, str]:
         return {**{f"{r.variant} (T1)": verdict_class(r.verdict) for r in t1.itertuples()},
                 **{r.variant: verdict_class(r.verdict) for r in ks.itertuples()}}
 
-    ours, theirs = verdicts(*grid), verdicts(*larger)
-    rows = [f"{row}: {verdict}" + ("" if ours.get(row) == verdict else f" (the grid read: {ours.get(row, '–')})")
-            for row, verdict in theirs.items()]
+    scored, beside = verdicts(*read), verdicts(*other)
+    rows = []
+    for row, verdict in beside.items():
+        theirs = scored.get(row, "–")
+        rows.append(f"{row}: {verdict}" + ("" if theirs == verdict else f" (the scorecard's grid: {theirs})"))
     return size | {"pr_beside": f"{stored} of its {declared} runs stored; " + "; ".join(rows)}
 
 
@@ -223,7 +226,8 @@ def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
 def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> dict:
     """The sentence of a control of sparse parity (`sizing.PARITY_CONTROL`: the budget; `sizing.PARITY_SIZE_CONTROL`:
     the model size), values `<name>_control` and `<name>_moves`: per bound K, how far every k <= K stays >= TRAINED
-    (T1's statement) on each sizing seed and on each seed of the grid (`grid`: the stored cpu grid's runs), and
+    (T1's statement) on each sizing seed and on each seed of the grid (`grid`: the stored cpu grid's runs, the grid
+    whose bounds the controls train), and
     whether the control moves it:
     past every grid seed on every control seed ("moves it for K=3 only"; against the grid's mean a single seed of its
     wide spread could seem to); or that it is not stored yet."""
@@ -250,7 +254,7 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> 
     parts, moved = [], []
     for label, group in runs.groupby("variant", sort=True):
         ours, theirs = reaches(group), reaches(grid[grid.variant == label])
-        parts.append(f"{label}: {' and '.join(map(said, ours))} (the grid's seeds: {', '.join(map(said, theirs))})")
+        parts.append(f"{label}: {' and '.join(map(said, ours))} (the cpu grid's seeds: {', '.join(map(said, theirs))})")
         if theirs and all(iid >= TRAINED for _, iid in ours) and min(r for r, _ in ours) > max(r for r, _ in theirs):
             moved.append(label)
     return {f"{name}_control": f"at {size} on {steps:,} steps (sizing seed{'s' * (len(seeds) > 1)} {and_list(seeds)}), "

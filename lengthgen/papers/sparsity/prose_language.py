@@ -38,7 +38,7 @@ def language_setup(sizes: LanguageSizes, summary: dict, parameters: int, python:
     corpus as this interpreter reads it, and the influence study's windows.
 
     Args:
-        sizes: the stored runs' profile (`LANGUAGE_PROFILES["cpu"]`).
+        sizes: the stored runs' profile (`LANGUAGE_PROFILES` at the profile the chapter reads them, `rows.READ_AT`).
         summary: `Corpus.summary()` of the profile's corpus.
         parameters: `model_parameters(sizes)`.
         python: the interpreter's version ("3.11"), which fixes the corpus.

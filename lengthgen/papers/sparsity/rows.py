@@ -24,9 +24,10 @@ from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
 
 GRIDS = {e.name: e for e in (*SPARSITY_EXPERIMENTS, LANGUAGE)}
-# The profile at which the chapter and the scorecard read each grid: its stored profile (`Experiment.stored`): regime
-# where the paper's mechanisms needed a larger model than cpu's to fit (scratchpad, assignment; the sizing study) or
-# documents longer than the windows (language); cpu for sparse parity, where every training bound K already fits.
+# The profile at which the chapter and the scorecard read each grid: its stored profile (`Experiment.stored`), regime
+# for each: a larger model than cpu's where the paper's mechanisms needed one to fit (scratchpad, assignment; the
+# sizing study) or to hold sparse parity's larger bounds far (`experiments.PARITY_PROFILES`), documents longer than
+# the windows (language).
 READ_AT = {name: e.stored_profile for name, e in GRIDS.items()}
 STORED_PROFILES = tuple(dict.fromkeys(READ_AT.values()))
 SEED_CHECK = {"quick": QUICK_SEEDS}  # a live profile -> its seeds that the live runs do not use, stored

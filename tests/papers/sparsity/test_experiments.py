@@ -224,7 +224,7 @@ def test_each_grid_is_stored_and_read_where_its_mechanisms_fit_and_listed_before
     from lengthgen import scorecard
     from lengthgen.papers.sparsity.rows import READ_AT
 
-    assert READ_AT == {"sparsity-parity": "cpu", "sparsity-scratchpad": "regime", "sparsity-assignment": "regime",
+    assert READ_AT == {"sparsity-parity": "regime", "sparsity-scratchpad": "regime", "sparsity-assignment": "regime",
                        "sparsity-language": "regime"}
     table = scorecard.grids(ResultStore(tmp_path)).set_index(["experiment", "profile"])  # an empty store
     assert table.loc[("sparsity-assignment", "regime"), ["declared", "stored"]].tolist() == [3, 0]

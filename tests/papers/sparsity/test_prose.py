@@ -73,8 +73,8 @@ def test_live_setups_follow_the_profile():
 
 def test_stored_setups_read_the_profile():
     assert prose.stored_setup(PARITY_PROFILES["smoke"], SCRATCHPAD_PROFILES["regime"]) == {
-        "stored_parity_steps": 20, "stored_bounds": "1 and 2", "stored_ks": "1 and 2",
-        "stored_scratch_model": "4 layers of width 128",
+        "stored_parity_model": "1 layer of width 16", "stored_parity_steps": 20, "stored_bounds": "1 and 2",
+        "stored_ks": "1 and 2", "stored_scratch_model": "4 layers of width 128",
         "stored_scratch_larger": " (4 layers of width 256 for j = 3 PPC)",
         "stored_scratch_steps": 10_000, "stored_jumps": "1-3", "stored_scratch_caveat": prose.jump_caveat(
             SCRATCHPAD_PROFILES["regime"]), "stored_seeds": "one"}
@@ -219,17 +219,17 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert not prose.scratchpad_control(pd.concat([rows, j2]), (1, 2))["sp_control"].endswith("not stored yet")
 
 
-def test_the_larger_parity_grid_is_read_row_by_row_beside_the_grid():
-    t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "not reproduced (k = 1 not solved)"]})
-    ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["reproduced"]})
-    larger_t1 = t1.assign(verdict=["reproduced", "reproduced"])
-    larger_ks = ks.assign(verdict=["not reproduced (falls 2.0 points)"])
-    sizes = PARITY_PROFILES["regime"]
-    assert prose.parity_beside((t1, ks), (larger_t1, larger_ks), sizes, 6, 12) == {
-        "pr_model": "4 layers of width 128", "pr_steps": "4,000",
-        "pr_beside": "6 of its 12 runs stored; K=1 (T1): reproduced; K=3 (T1): reproduced (the grid read: not "
-                     "reproduced); K=3, k <= K: not reproduced (the grid read: reproduced)"}
-    none = prose.parity_beside((t1, ks), (pd.DataFrame(), pd.DataFrame()), sizes, 0, 12)
+def test_the_other_parity_grid_is_read_row_by_row_beside_the_scorecards():
+    read_t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "reproduced"]})
+    read_ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["not reproduced (falls 2.0 points)"]})
+    t1 = read_t1.assign(verdict=["reproduced", "not reproduced (k = 1 not solved)"])
+    ks = read_ks.assign(verdict=["reproduced"])
+    sizes = PARITY_PROFILES["cpu"]
+    assert prose.parity_beside((read_t1, read_ks), (t1, ks), sizes, 6, 12) == {
+        "pr_model": "2 layers of width 64", "pr_steps": "4,000",
+        "pr_beside": "6 of its 12 runs stored; K=1 (T1): reproduced; K=3 (T1): not reproduced (the scorecard's grid: "
+                     "reproduced); K=3, k <= K: reproduced (the scorecard's grid: not reproduced)"}
+    none = prose.parity_beside((read_t1, read_ks), (pd.DataFrame(), pd.DataFrame()), sizes, 0, 12)
     assert none["pr_beside"] == "none of its runs is stored yet"
 
 
@@ -244,11 +244,11 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
     grid = pd.DataFrame(rows("K=2", 0, (100.0, 70.0, 60.0)) + rows("K=2", 1, (100.0, 92.0, 60.0)))
     assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
         "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to, in pairs, "
-                      "K=2: 250 and 100 (the grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+                      "K=2: 250 and 100 (the cpu grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
     worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000,
                                  train="10-25"))
     assert prose.parity_control(worse_k2, grid)["pp_control"].endswith(  # k = 2 holds only to 25: the bound's reach
-        "K=2: 25 (the grid's seeds: 25, 100)")
+        "K=2: 25 (the cpu grid's seeds: 25, 100)")
     further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
                          control.assign(variant="2x64 K=1")])
     assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=1")]))["pp_moves"] == (
@@ -260,7 +260,8 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
     unfit = pd.DataFrame(rows("4x128 K=2", 100, (100.0, 99.0, 95.0), (85.0, 99.0, 95.0), budget=4000, train="10-25"))
     assert prose.parity_control(unfit, grid, "ps") == {  # k = 2 at 85% in distribution: no reach to compare
         "ps_control": "at 4x128 on 4,000 steps (sizing seed 100), every k ≤ K stays ≥ 90% up to, in pairs, K=2: none "
-                      "(it does not fit: 85% at 25) (the grid's seeds: 25, 100)", "ps_moves": "moves it for no bound"}
+                      "(it does not fit: 85% at 25) (the cpu grid's seeds: 25, 100)",
+        "ps_moves": "moves it for no bound"}
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
