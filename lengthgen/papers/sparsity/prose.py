@@ -190,7 +190,8 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
     """How well the stored sparse-parity models fit (the T1 table's worst k in distribution, per bound K); that every
     bound fits is bound."""
     fit = t1["in distribution (worst k)"]
-    holds(bool((fit >= TRAINED).all()), "sparse parity ... where every bound fits")
+    holds(bool((fit >= TRAINED).all()), "Sparse parity runs at ...; every bound fits ... Every bound fits, so the "
+                                        "scorecard reads the `regime` grid")
     return {"stored_parity_fit": percent_span(fit)}
 
 

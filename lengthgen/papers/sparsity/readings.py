@@ -117,7 +117,9 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
     decides. Within a bound ("K=<K>, k <= K",
     K >= 2; the paper's reading of its Fig. 1, whose symbols our copy lost but whose footnote 11 (a bound trains every
     k <= K with equal weight) fixes them: within a bound, larger k generalize worse although every k <= K fits): the
-    means of k = 1 .. K must fall (`_falls`). Beyond it ("K=<K>, k > K", where sparsities k > K are tested): the best
+    means of k = 1 .. K must fall (`_falls`), unless every k <= K still holds at the longest tested length: then no
+    tested length can show the fall, and the row is "inconclusive" (as two jumps or models that both hold to the
+    longest length, `scratchpad_claims`). Beyond it ("K=<K>, k > K", where sparsities k > K are tested): the best
     unseen k against the worst trained k, in distribution (at `trained_length`) and over the window; "reproduced"
     when both fall by at least DROP points, "partly" when one does, else "not reproduced". The window's half can be
     read only where the worst trained k's mean is at least CHANCE + DROP; where it is not, a fall in distribution
@@ -142,9 +144,11 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         unjudged = (NOT_TRAINED if not iid >= TRAINED else
                     None if window else "inconclusive (no k <= K holds at a length beyond training)")
         if len(seen) > 1:
+            kept = at.loc[trained, at.columns[-1]].min() >= TRAINED  # every k <= K holds at the longest tested length
             rows.append({"variant": f"{variant}, k <= K", "in distribution": round(iid, 1),
                          "detail": f"{where}: " + ", ".join(f"k={k}: {v:.0f}" for k, v in seen.items()),
-                         "verdict": unjudged or _falls(seen.index.tolist(), seen.tolist())})
+                         "verdict": unjudged or ("inconclusive (every k <= K holds to the longest length tested)"
+                                                 if kept else _falls(seen.index.tolist(), seen.tolist()))})
         if unseen.empty:
             continue
         inside = iid - float(at.loc[~trained, trained_length].max())

@@ -86,6 +86,8 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     assert edge.verdict.tolist() == ["reproduced"]
     slight = k_claims(by_k(pd.DataFrame(within(2, [95, 88]))), 25)
     assert slight.verdict.tolist() == ["not reproduced (falls 7.0 points)"]
+    held = k_claims(by_k(pd.DataFrame(within(2, [99, 92]))), 25)  # the same fall, k = 2 still holding at 250
+    assert held.verdict.tolist() == ["inconclusive (every k <= K holds to the longest length tested)"]
     assert k_claims(by_k(pd.DataFrame(within(2, [99, 50], seen=70))), 25).verdict.tolist() == ["not trained"]
     middle = k_rows("K=4", {(k, n): [v] for k in range(1, 5) for n, v in  # k = 1 holds to 100, not to 250
                             ((25, 100), (100, (97, 83, 74, 63)[k - 1]), (250, (63, 54, 55, 64)[k - 1]))})
