@@ -11,7 +11,7 @@ import pandas as pd
 from lengthgen.analysis.claims import NOT_JUDGED, SAME
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.sizing import sizing_table
-from lengthgen.analysis.verdicts import TRAINED, verdict_class
+from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, holds, model_size, span, word
 from lengthgen.metrics import ACCURACY, LOOKUP
 from lengthgen.papers.sparsity import paper
@@ -34,6 +34,7 @@ from lengthgen.papers.sparsity.readings import (
     bound,
     by_k,
     fit_and_reach,
+    jump_claim,
     lookup_table,
     ppc_diagnosis,
     ppc_parts,
@@ -195,27 +196,16 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
     return {"stored_parity_fit": percent_span(fit)}
 
 
-def parity_beside(read: tuple[pd.DataFrame, pd.DataFrame], other: tuple[pd.DataFrame, pd.DataFrame],
-                  sizes: DecoderSizes, stored: int, declared: int) -> dict:
+def parity_beside(table: pd.DataFrame, sizes: DecoderSizes) -> dict:
     """Section 6: the stored sparse-parity grid at another model size (`sizes`: the cpu grid's) beside the grid the
-    scorecard reads, values `pr_model`, `pr_steps` and `pr_beside`: each claim row of the other grid (T1 per bound,
-    and T1's "larger k degrades" per bound and part; `read` and `other`: `parity_reading`'s T1 table and k table) with
-    its verdict, and the scorecard grid's where it differs, and how many of the other grid's `declared` runs are
-    `stored`; or that none is stored yet."""
+    scorecard reads, values `pr_model`, `pr_steps` and `pr_beside`: how many of the claim rows of
+    `readings.side_by_side`'s `table` read as on the scorecard's grid; or that none is stored yet (no rows)."""
     size = {"pr_model": model_text(sizes), "pr_steps": f"{sizes.steps:,}"}
-    if other[0].empty:
+    if table.empty:
         return size | {"pr_beside": "none of its runs is stored yet"}
-
-    def verdicts(t1: pd.DataFrame, ks: pd.DataFrame) -> dict[str, str]:
-        return {**{f"{r.variant} (T1)": verdict_class(r.verdict) for r in t1.itertuples()},
-                **{r.variant: verdict_class(r.verdict) for r in ks.itertuples()}}
-
-    scored, beside = verdicts(*read), verdicts(*other)
-    rows = []
-    for row, verdict in beside.items():
-        theirs = scored.get(row, "–")
-        rows.append(f"{row}: {verdict}" + ("" if theirs == verdict else f" (the scorecard's grid: {theirs})"))
-    return size | {"pr_beside": f"{stored} of its {declared} runs stored; " + "; ".join(rows)}
+    same = int((table.same == "yes").sum())
+    return size | {"pr_beside": f"{word(same)} of its {word(len(table))} claim rows read{'s' * (same == 1)} as on the "
+                                f"scorecard's grid, {word(len(table) - same)} differ{'s' * (len(table) - same == 1)}"}
 
 
 def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
@@ -224,20 +214,24 @@ def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])
 
 
-def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> dict:
+def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, grid_steps: int, name: str = "pp") -> dict:
     """The sentence of a control of sparse parity (`sizing.PARITY_CONTROL`: the budget; `sizing.PARITY_SIZE_CONTROL`:
-    the model size), values `<name>_control` and `<name>_moves`: per bound K, how far every k <= K stays >= TRAINED
+    the model size), values `<name>_control`, `<name>_moves` and `<name>_budget` (its steps against the grid's: "four
+    times the steps"): per bound K, how far every k <= K stays >= TRAINED
     (T1's statement) on each sizing seed and on each seed of the grid (`grid`: the stored cpu grid's runs, the grid
-    whose bounds the controls train), and
+    whose bounds the controls train, on `grid_steps`), and
     whether the control moves it:
     past every grid seed on every control seed ("moves it for K=3 only"; against the grid's mean a single seed of its
     wide spread could seem to); or that it is not stored yet."""
     if runs.empty:
-        return {f"{name}_control": "not stored yet", f"{name}_moves": "cannot say yet"}
+        return {f"{name}_control": "not stored yet", f"{name}_moves": "cannot say yet",
+                f"{name}_budget": "the control's steps"}
     size = runs.variant.iloc[0].split(" ", 1)[0]  # "4x128 K=3" (`sizing.sized_labels`)
     runs = as_grid(runs)
     steps, seeds = int(runs.budget.iloc[0]), sorted(runs.seed.unique())
-
+    times = steps / grid_steps
+    ratio = word(int(times)) if times.is_integer() else f"{times:g}"
+    budget = "the same steps" if times == 1 else f"{ratio} times the steps"
     trained = int(runs.train.iloc[0].split("-")[1])
 
     def reaches(frame: pd.DataFrame) -> list[tuple[int, float]]:  # per seed of a bound's runs: the reach of its worst
@@ -262,7 +256,8 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, name: str = "pp") -> 
                                f"every k ≤ K stays ≥ "
                                f"{TRAINED:g}% up to, in pairs, {'; '.join(parts)}",
             f"{name}_moves": f"moves it for {and_list(moved)} only" if moved and len(moved) < len(parts) else
-                             "moves it for every bound" if moved else "moves it for no bound"}
+                             "moves it for every bound" if moved else "moves it for no bound",
+            f"{name}_budget": budget}
 
 
 def jump_caveat(scratch: DecoderSizes) -> str:
@@ -474,8 +469,8 @@ def by_seed(runs: pd.DataFrame, trained: int) -> tuple[str, pd.Series]:
 def scratchpad_control(runs: pd.DataFrame, jumps: tuple[int, ...] = ()) -> dict:
     """The control's sentence (`sizing.CONTROL`: j = 1 and 2 PPC of the scratchpad grid on the paper's steps, the
     sizing seeds; `jumps`, the control's declared jumps), value `sp_control`: how each stored jump fits and how far
-    it reaches, seed by seed (`by_seed`), the first jump's lookup head's attention, and the declared jumps not stored
-    yet; or that it is not stored yet."""
+    it reaches, seed by seed (`by_seed`), Fig. 2's rule (`jump_claim`) on each seed that holds both jumps, the first
+    jump's lookup head's attention, and the declared jumps not stored yet; or that it is not stored yet."""
     if runs.empty:
         return {"sp_control": "not stored yet"}
     runs = as_grid(runs)
@@ -484,9 +479,13 @@ def scratchpad_control(runs: pd.DataFrame, jumps: tuple[int, ...] = ()) -> dict:
     combined = with_combined_length(runs)
     trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
     text, first = by_seed(combined, trained)
+    accuracy = combined[combined.metric == ACCURACY]
+    pairs = [f"on seed {seed}, {jump_claim(group, trained).verdict.iloc[1]}"
+             for seed, group in accuracy.groupby("seed") if group.variant.nunique() > 1]
+    rule = f"; Fig. 2's rule on this budget, seed by seed: {'; '.join(pairs)}" if pairs else ""
     lookup = lookup_table(combined[combined.variant == first.variant], "variant")
     spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
-    return {"sp_control": text + spread + pending}
+    return {"sp_control": text + rule + spread + pending}
 
 
 def assignment_control(runs: pd.DataFrame) -> dict:

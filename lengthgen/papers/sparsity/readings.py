@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from lengthgen.analysis.claims import BASELINE
 from lengthgen.analysis.compare import on_common_seeds, reach
-from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
+from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED, verdict_class
 from lengthgen.data import PAD
 from lengthgen.device import device_of
 from lengthgen.display import and_list
@@ -170,6 +170,22 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
 
 BEYOND = "mean beyond training"  # `fit_and_reach`'s column: mean accuracy over the lengths past training (the
 # Chomsky-hierarchy suite's score), which tells apart two models that stay >= TRAINED to the same tested length
+
+
+def side_by_side(grids: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
+    """Two stored grids' claim rows side by side: per grid (name -> `parity_reading`'s T1 table and k table) each
+    row's verdict ("K=3 (T1)", then "K=3, k <= K" ...), and whether the two read the same verdict class. The first
+    grid's rows, in its order; a row the other grid lacks reads "-" (and not the same)."""
+    def verdicts(t1: pd.DataFrame, ks: pd.DataFrame) -> pd.Series:
+        return pd.Series({**{f"{r.variant} (T1)": r.verdict for r in t1.itertuples()},
+                          **{r.variant: r.verdict for r in ks.itertuples()}}, dtype=object)
+
+    table = pd.DataFrame({name: verdicts(*tables) for name, tables in grids.items()}).reindex(
+        verdicts(*next(iter(grids.values()))).index).fillna("-")
+    first, second = table.columns
+    same = [a != "-" != b and verdict_class(a) == verdict_class(b)
+            for a, b in zip(table[first], table[second], strict=True)]
+    return table.rename_axis("claim row").assign(same=["yes" if s else "no" for s in same])
 
 
 def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from lengthgen.analysis.claims import NOT_JUDGED
 from lengthgen.book import CHAPTERS, ROOT
 from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity import prose, prose_language, setups
+from lengthgen.papers.sparsity import prose, prose_language, readings, setups
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -214,7 +214,14 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
                        for n, acc in ((13, 100.0), (26, 60.0), (66, 0.0))])
     assert prose.scratchpad_control(pd.concat([rows, j2]))["sp_control"].startswith(
         "on 50,000 steps (sizing seed 100), j=1 PPC fits them (100% in distribution) and stays ≥ 90% to 80 and j=2 "
-        "PPC fits them (100% in distribution) and stays ≥ 90% to 39; j=1 PPC's lookup head")  # each jump, seed by seed
+        "PPC fits them (100% in distribution) and stays ≥ 90% to 39; Fig. 2's rule on this budget, seed by seed: on "
+        "seed 100, reproduced: j=2 against j=1, >= 90% up to 39 against 80; j=1 PPC's lookup head")  # each jump
+    j2_far = j2.assign(seed=101, value=[100.0, 95.0, 0.0])  # holds to 78 where seed 101's j = 1 holds to 40
+    both = prose.scratchpad_control(pd.concat([rows, other, j2, j2_far]))["sp_control"]
+    assert ("seed by seed: on seed 100, reproduced: j=2 against j=1, >= 90% up to 39 against 80; on seed 101, not "
+            "reproduced: j=2 against j=1, >= 90% up to 78 against 40; j=1 PPC's") in both
+    one = prose.scratchpad_control(pd.concat([rows, other, j2]))["sp_control"]  # seed 101 lacks j = 2: no pair there
+    assert one.count("j=2 against j=1") == 1 and "on seed 100, reproduced: j=2" in one
     assert prose.scratchpad_control(rows, (1, 2))["sp_control"].endswith("(one seed); j = 2 not stored yet")
     assert not prose.scratchpad_control(pd.concat([rows, j2]), (1, 2))["sp_control"].endswith("not stored yet")
 
@@ -225,12 +232,11 @@ def test_the_other_parity_grid_is_read_row_by_row_beside_the_scorecards():
     t1 = read_t1.assign(verdict=["reproduced", "not reproduced (k = 1 not solved)"])
     ks = read_ks.assign(verdict=["reproduced"])
     sizes = PARITY_PROFILES["cpu"]
-    assert prose.parity_beside((read_t1, read_ks), (t1, ks), sizes, 6, 12) == {
+    table = readings.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1, read_ks)})
+    assert prose.parity_beside(table, sizes) == {
         "pr_model": "2 layers of width 64", "pr_steps": "4,000",
-        "pr_beside": "6 of its 12 runs stored; K=1 (T1): reproduced; K=3 (T1): not reproduced (the scorecard's grid: "
-                     "reproduced); K=3, k <= K: reproduced (the scorecard's grid: not reproduced)"}
-    none = prose.parity_beside((read_t1, read_ks), (pd.DataFrame(), pd.DataFrame()), sizes, 0, 12)
-    assert none["pr_beside"] == "none of its runs is stored yet"
+        "pr_beside": "one of its three claim rows reads as on the scorecard's grid, two differ"}
+    assert prose.parity_beside(pd.DataFrame(), sizes)["pr_beside"] == "none of its runs is stored yet"
 
 
 def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_grid():
@@ -242,26 +248,30 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
     control = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), budget=16_000, train="10-25")
                            + rows("2x64 K=2", 101, (100.0, 97.0, 60.0), budget=16_000, train="10-25"))
     grid = pd.DataFrame(rows("K=2", 0, (100.0, 70.0, 60.0)) + rows("K=2", 1, (100.0, 92.0, 60.0)))
-    assert prose.parity_control(control, grid) == {  # seed 101 reaches 100, as far as the grid's seed 1: not moved
+    assert prose.parity_control(control, grid, 4000) == {  # seed 101 reaches 100 as the grid's seed 1: not moved
         "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to, in pairs, "
-                      "K=2: 250 and 100 (the cpu grid's seeds: 25, 100)", "pp_moves": "moves it for no bound"}
+                      "K=2: 250 and 100 (the cpu grid's seeds: 25, 100)", "pp_moves": "moves it for no bound",
+        "pp_budget": "four times the steps"}
     worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000,
                                  train="10-25"))
-    assert prose.parity_control(worse_k2, grid)["pp_control"].endswith(  # k = 2 holds only to 25: the bound's reach
+    assert prose.parity_control(worse_k2, grid, 4000)["pp_control"].endswith(  # k = 2 holds to 25: the bound's reach
         "K=2: 25 (the cpu grid's seeds: 25, 100)")
     further = pd.concat([control.assign(value=control.value.where(control.seed == 100, 95.0)),  # both seeds to 250
                          control.assign(variant="2x64 K=1")])
-    assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=1")]))["pp_moves"] == (
+    assert prose.parity_control(further, pd.concat([grid, grid.assign(variant="K=1")]), 4000)["pp_moves"] == (
         "moves it for K=2 only")
-    assert prose.parity_control(pd.DataFrame(), grid) == {"pp_control": "not stored yet", "pp_moves": "cannot say yet"}
-    larger = prose.parity_control(control.assign(variant="4x128 K=2", budget=4000), grid, "ps")
+    assert prose.parity_control(pd.DataFrame(), grid, 4000) == {
+        "pp_control": "not stored yet", "pp_moves": "cannot say yet", "pp_budget": "the control's steps"}
+    assert prose.parity_control(control.assign(budget=6000), grid, 4000)["pp_budget"] == "1.5 times the steps"
+    larger = prose.parity_control(control.assign(variant="4x128 K=2", budget=4000), grid, 4000, "ps")
     assert larger["ps_control"].startswith("at 4x128 on 4,000 steps (sizing seeds 100 and 101)")
     assert larger["ps_moves"] == "moves it for no bound"
+    assert larger["ps_budget"] == "the same steps"
     unfit = pd.DataFrame(rows("4x128 K=2", 100, (100.0, 99.0, 95.0), (85.0, 99.0, 95.0), budget=4000, train="10-25"))
-    assert prose.parity_control(unfit, grid, "ps") == {  # k = 2 at 85% in distribution: no reach to compare
+    assert prose.parity_control(unfit, grid, 4000, "ps") == {  # k = 2 at 85% in distribution: no reach to compare
         "ps_control": "at 4x128 on 4,000 steps (sizing seed 100), every k ≤ K stays ≥ 90% up to, in pairs, K=2: none "
                       "(it does not fit: 85% at 25) (the cpu grid's seeds: 25, 100)",
-        "ps_moves": "moves it for no bound"}
+        "ps_moves": "moves it for no bound", "ps_budget": "the same steps"}
 
 
 def _language_runs(short_ppl=((40.0, 42.0), (50.0, 49.0))) -> pd.DataFrame:
@@ -474,10 +484,10 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.stored_assignment_regime(committed["assignment"], "regime"),
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
-             prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame()),
-             prose.parity_control(pd.DataFrame(), pd.DataFrame(), "ps"), prose.assignment_control(pd.DataFrame()),
+             prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1),
+             prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1, "ps"), prose.assignment_control(pd.DataFrame()),
              prose_language.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
-             prose.parity_beside((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, PARITY_PROFILES["regime"], 0, 1)]
+             prose.parity_beside(pd.DataFrame(), PARITY_PROFILES["regime"])]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

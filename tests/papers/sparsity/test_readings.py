@@ -428,3 +428,19 @@ def test_ppc_diagnosis_names_the_part_that_fails_first():
         4: {"answer": 200, "tokens": 200, "ids": 200, "oracle": 200, "longest": 200, "fails": "nothing"},
         5: {"answer": 0, "tokens": 0, "ids": 200, "oracle": 0, "longest": 200, "fails": "not trained"},
         6: {"answer": 80, "tokens": 80, "ids": 80, "oracle": 80, "longest": 200, "fails": "both"}}
+
+
+def test_two_grids_are_read_row_by_row_side_by_side():
+    read_t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "reproduced"]})
+    read_ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["not reproduced (falls 2.0 points)"]})
+    t1 = read_t1.assign(verdict=["reproduced", "not reproduced (k = 1 not solved)"])
+    ks = read_ks.assign(verdict=["reproduced"])
+    table = sparsity.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1, read_ks)})
+    assert table.to_dict("index") == {
+        "K=1 (T1)": {"cpu grid": "reproduced", "the scorecard's grid": "reproduced", "same": "yes"},
+        "K=3 (T1)": {"cpu grid": "not reproduced (k = 1 not solved)", "the scorecard's grid": "reproduced",
+                     "same": "no"},
+        "K=3, k <= K": {"cpu grid": "reproduced", "the scorecard's grid": "not reproduced (falls 2.0 points)",
+                        "same": "no"}}
+    partial = sparsity.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1.iloc[:1], read_ks)})
+    assert partial.loc["K=3 (T1)"].tolist() == ["not reproduced (k = 1 not solved)", "-", "no"]  # a row one lacks
