@@ -112,6 +112,7 @@ SETUPS = {  # by experiment of ours
     # ablations 3 runs
     "sparsity-assignment": SyntheticSetup((20, 60), 200, 32, 230, 3),  # Table 4 (E.3), tokens; Fig. 3(c) 10 runs
 }
+PARITY_BOUNDS = (4, 12)  # the training bounds K of Fig. 1, by the authors' summary in our spec (lost from our copy)
 ASSIGNMENT_REACH = 3  # Sec. 5.2.2: PPC generalizes "for test lengths up to 3 times the training sequence length"
 LANGUAGE_PARAMETERS = 1.3e9  # App. F: "each has 1.3B parameters"
 LANGUAGE_TOKENS = 25e9  # App. F: "both models were trained on roughly 25B tokens"

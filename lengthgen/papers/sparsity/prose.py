@@ -130,9 +130,11 @@ def parity_setup(sizes: DecoderSizes) -> dict:
 def t1_rule(stored: DecoderSizes) -> dict:
     """The T1 rule: the bar of a trained model and of a solved k, how far the paper finds k = 1 solved, the least
     fall that counts (from k = 1 to k = K within a bound, and beyond K), and the rank correlation with k at or below
-    which accuracy falls as k grows; and the largest training bound of the stored grid (`stored`, its sizes)."""
+    which accuracy falls as k grows; the paper's training bounds; and the largest training bound of the stored grid
+    (`stored`, its sizes)."""
     return {"t1_bar": TRAINED, "t1_paper_reach": PARITY.longest_test / PARITY.train[1],
-            "t1_drop": DROP, "t1_rho": FALLS_RHO, "t1_our_bound": max(stored.bounds)}
+            "t1_drop": DROP, "t1_rho": FALLS_RHO, "t1_our_bound": max(stored.bounds),
+            "t1_paper_bounds": "{} to {}".format(*paper.PARITY_BOUNDS)}
 
 
 def scratchpad_setup(sizes: DecoderSizes, stored: DecoderSizes) -> dict:
@@ -199,13 +201,18 @@ def stored_parity_fit(t1: pd.DataFrame) -> dict:
 def parity_beside(table: pd.DataFrame, sizes: DecoderSizes) -> dict:
     """Section 6: the stored sparse-parity grid at another model size (`sizes`: the cpu grid's) beside the grid the
     scorecard reads, values `pr_model`, `pr_steps` and `pr_beside`: how many of the claim rows of
-    `readings.side_by_side`'s `table` read as on the scorecard's grid; or that none is stored yet (no rows)."""
+    `readings.side_by_side`'s `table` read as on the scorecard's grid, and of those that differ, how many on every
+    seed; or that none is stored yet (no rows)."""
     size = {"pr_model": model_text(sizes), "pr_steps": f"{sizes.steps:,}"}
     if table.empty:
         return size | {"pr_beside": "none of its runs is stored yet"}
-    same = int((table.same == "yes").sum())
-    return size | {"pr_beside": f"{word(same)} of its {word(len(table))} claim rows read{'s' * (same == 1)} as on the "
-                                f"scorecard's grid, {word(len(table) - same)} differ{'s' * (len(table) - same == 1)}"}
+    same, apart = int((table.same == "yes").sum()), int((table.same == "no").sum())
+    text = f"{word(same)} of its {word(len(table))} claim rows read{'s' * (same == 1)} as on the scorecard's grid"
+    differ = len(table) - same
+    if differ:
+        text += (f"; of the {word(differ)} that differ on the means, {word(apart)} differ{'s' * (apart == 1)} on "
+                 "every seed (no seed of one grid reads as any seed of the other)")
+    return size | {"pr_beside": text}
 
 
 def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
@@ -369,8 +376,9 @@ def where_phrase(d) -> str:
         return (f"{d.panel}'s ids and tokens both stay right to {d.ids}, and fed the true ids its tokens hold no "
                 f"further ({d.oracle}): its tokens go wrong with the right ids too, as its id head does, at the same "
                 "length")
+    later = f", and its ids also go wrong past {d.ids}" if d.ids < d.longest else ""
     return (f"{d.panel}'s ids stay right to {d.ids}, its answers to {d.answer}, and fed the true ids its tokens hold "
-            f"no further ({d.oracle}): its tokens go wrong even with the right ids, not its id head")
+            f"no further ({d.oracle}): its tokens fail first, even with the right ids{later}")
 
 
 def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:
@@ -486,6 +494,22 @@ def scratchpad_control(runs: pd.DataFrame, jumps: tuple[int, ...] = ()) -> dict:
     lookup = lookup_table(combined[combined.variant == first.variant], "variant")
     spread = "" if lookup.empty else "; " + lookup_phrase(first.variant, lookup.droplevel(0), trained)
     return {"sp_control": text + rule + spread + pending}
+
+
+def smaller_ppc(small: pd.DataFrame, large: pd.DataFrame, sizes: DecoderSizes) -> dict:
+    """j = 1 PPC of the scratchpad grid at a smaller model and budget (`small`: the cpu grid's runs; `sizes`: its
+    sizes) beside the grid the scorecard reads (`large`), value `sp_small`: how far each holds (combined lengths, the
+    mean over each grid's seeds), and whether the larger model holds it further; or that it is not stored."""
+    label = "j=1 PPC"
+    if small.empty or not (small.variant == label).any():
+        return {"sp_small": "is not stored at a smaller size"}
+    trained = ScratchpadParity(jump=1).combined(sizes.train_lengths[1])
+    row, here = (fit_and_reach(with_combined_length(runs[runs.variant == label]), trained).iloc[0]
+                 for runs in (small, large))
+    than = ("further" if here[REACH] > row[REACH] else "as far" if here[REACH] == row[REACH] else "less far")
+    return {"sp_small": f"at {model_text(sizes)} on {sizes.steps:,} steps (the `cpu` grid), "
+                        f"{reach_phrase(row)}, against {here[REACH]} here: the larger model on more steps holds it "
+                        f"{than}"}
 
 
 def assignment_control(runs: pd.DataFrame) -> dict:

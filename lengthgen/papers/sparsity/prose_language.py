@@ -156,9 +156,10 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 
 def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageSizes) -> dict:
     """The language control's sentences (`sizing.LANGUAGE_CONTROL`: the grid's short model on the paper's PoSE steps,
-    the sizing seeds; `sizes`, the control's sizes), values `lc_control` and `lc_moves`: what the far context does
-    for the PoSE model seed by seed (`far_effect`, mean far gain at the claim's k) beside the grid's seeds (`grid`,
-    its stored runs), and on the control's seeds what the k tokens of its own choice, of the choice for the token
+    the sizing seeds; `sizes`, the control's sizes, whose `steps` are the grid's), values `lc_control` and
+    `lc_moves`: what the far context does for the PoSE model seed by seed (`far_effect`, mean far gain at the claim's
+    k) beside the grid's seeds (`grid`, its stored runs), and its steps in all against the grid's; on the control's
+    seeds what the k tokens of its own choice, of the choice for the token
     before and at random recover (shares of the far gain, as the few-tokens rule reads them, shown, not judged: the
     control's seeds are not the grid's); whether the PoSE steps move the far effect to "helps" (on every control
     seed and not on every grid seed), or short of that toward it (every control seed's mean far gain above every grid
@@ -180,7 +181,9 @@ def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageS
     each = "; ".join(f"on seed {seed} the far context {effect} ({mean:+.3f} nats)"
                      for seed, (effect, mean) in ours.items())
     grids = ", ".join(f"{mean:+.3f}" for _, mean in theirs.values())
-    text = (f"on {pose:,} PoSE steps after the grid's first {plain:,} (sizing seed"
+    total = plain + pose  # the grid's short model trains `sizes.steps` in all: the control trains longer too
+    text = (f"on {pose:,} PoSE steps after the grid's first {plain:,} ({total:,} steps in all, "
+            f"{total / sizes.steps:.1f}x the grid's {sizes.steps:,}, so more training as well as more PoSE; sizing seed"
             f"{'s' * (len(ours) > 1)} {and_list(ours)}), {each} (the grid's seeds: {grids} nats); on the control's "
             f"seeds the {k} far tokens of the model's own choice recover {own['share recovered']:.0%} of the far gain "
             f"on the windows where the far context helps, {k} chosen on the token before {own['share other']:.0%} "

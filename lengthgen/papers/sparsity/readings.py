@@ -172,20 +172,34 @@ BEYOND = "mean beyond training"  # `fit_and_reach`'s column: mean accuracy over 
 # Chomsky-hierarchy suite's score), which tells apart two models that stay >= TRAINED to the same tested length
 
 
-def side_by_side(grids: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
-    """Two stored grids' claim rows side by side: per grid (name -> `parity_reading`'s T1 table and k table) each
-    row's verdict ("K=3 (T1)", then "K=3, k <= K" ...), and whether the two read the same verdict class. The first
-    grid's rows, in its order; a row the other grid lacks reads "-" (and not the same)."""
+def side_by_side(means: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                 seeds: dict[str, list[tuple[pd.DataFrame, pd.DataFrame]]]) -> pd.DataFrame:
+    """Two stored grids' claim rows side by side. Per grid (name -> `parity_reading`'s T1 table and k table: in
+    `means` over its seeds, in `seeds` on each seed) each row's verdict ("K=3 (T1)", then "K=3, k <= K" ...) and its
+    class on each seed; and whether the two read the same class on the means: "yes"; "no" where no seed of one grid
+    reads as any seed of the other; "no (seeds overlap)" where the means differ but some seeds agree. The first grid's
+    rows, in its order; a row the other grid lacks reads "-" (and not the same)."""
     def verdicts(t1: pd.DataFrame, ks: pd.DataFrame) -> pd.Series:
         return pd.Series({**{f"{r.variant} (T1)": r.verdict for r in t1.itertuples()},
                           **{r.variant: r.verdict for r in ks.itertuples()}}, dtype=object)
 
-    table = pd.DataFrame({name: verdicts(*tables) for name, tables in grids.items()}).reindex(
-        verdicts(*next(iter(grids.values()))).index).fillna("-")
+    rows = verdicts(*next(iter(means.values()))).index
+    table = pd.DataFrame({name: verdicts(*reading) for name, reading in means.items()}).reindex(rows).fillna("-")
+    classes = {name: pd.DataFrame([verdicts(*reading).map(verdict_class) for reading in readings]).T.reindex(rows)
+               for name, readings in seeds.items()}
     first, second = table.columns
-    same = [a != "-" != b and verdict_class(a) == verdict_class(b)
-            for a, b in zip(table[first], table[second], strict=True)]
-    return table.rename_axis("claim row").assign(same=["yes" if s else "no" for s in same])
+
+    def same(row: str) -> str:
+        a, b = table.at[row, first], table.at[row, second]
+        if a != "-" != b and verdict_class(a) == verdict_class(b):
+            return "yes"
+        overlap = set(classes[first].loc[row].dropna()) & set(classes[second].loc[row].dropna())
+        return "no (seeds overlap)" if overlap else "no"
+
+    by_seed = {f"{name}, by seed": frame.apply(lambda r: " / ".join(r.dropna()) or "-", axis=1)
+               for name, frame in classes.items()}
+    return table.assign(**by_seed, same=[same(row) for row in rows]).rename_axis("claim row")[
+        [first, f"{first}, by seed", second, f"{second}, by seed", "same"]]
 
 
 def fit_and_reach(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
@@ -219,7 +233,8 @@ def _ahead(mine: pd.Series, other: pd.Series) -> str:
     return "beyond" if mine[REACH] == other[REACH] and mine[BEYOND] - other[BEYOND] >= DROP else ""
 
 
-def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.DataFrame:
+def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str,
+                   absent: str = "no baseline stored") -> pd.DataFrame:
     """T2: each variant's `fit_and_reach`, and the verdict: the coupled variant "generalizes further" when it is trained
     and ahead of every trained baseline (`_ahead`), and "generalizes" at all when it stays >= TRAINED to at least FLOOR
     x `trained_length`. "reproduced" needs both, with every baseline reaching a shorter length; "partly" when it is
@@ -236,6 +251,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
         df: tidy rows (variant, length, metric, value) of the runs.
         trained_length: the longest training length.
         coupled: the variant label with coupled ids.
+        absent: why `df` holds no baseline, where it holds none (e.g. the grid leaves them out).
     """
     out = fit_and_reach(df, trained_length)
     mine = out[out.variant == coupled].iloc[0]
@@ -252,8 +268,7 @@ def coupling_claim(df: pd.DataFrame, trained_length: int, coupled: str) -> pd.Da
         verdict = f"{NOT_TRAINED}: the coupled model does not fit its training lengths"
     elif others.empty:  # the comparison cannot be made; the coupled model's own reach still can fail the claim
         alone = (out.variant == coupled).all()
-        missing = ("no baseline stored (not run yet, or left out of the grid as unfit)" if alone
-                   else "no baseline fits its training lengths")
+        missing = absent if alone else "no baseline fits its training lengths"
         verdict = (f"partly: the coupled model generalizes (>= {FLOOR:g}x), but {missing}: the comparison is not "
                    "made" if far else f"not reproduced: the coupled model {short}; {missing}")
     elif all(a == "further" for a in ahead):
@@ -337,24 +352,26 @@ def jump_claim(curves: pd.DataFrame, trained_length: int, larger_model: frozense
         if a >= longest[smaller.variant] and b >= longest[larger.variant]:
             verdicts.append(f"inconclusive: {pair}, both hold to the longest length tested ({b} and {a})")
             continue
-        shorter = on_grid(b) < on_grid(a)
-        lower = on_grid(b) == on_grid(a) and smaller[BEYOND] - larger[BEYOND] >= DROP  # level, but worse past training
-        gap = f", mean beyond training {larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}" if lower else ""
+        level, shorter = on_grid(b) == on_grid(a), on_grid(b) < on_grid(a)
+        lower = level and smaller[BEYOND] - larger[BEYOND] >= DROP  # level, but worse past training
+        rounded = f" (level on j={smaller.j}'s lengths)" if level and a != b else ""
+        reaches = (f">= 90% up to {b} against {a}{rounded}"
+                   + (f", mean beyond training {larger[BEYOND]:.1f} against {smaller[BEYOND]:.1f}" if level else ""))
         if larger.j in larger_model and larger.j not in peers:  # a shortfall on a larger model: the size may cause it
-            verdicts.append(f"{'partly' if shorter or lower else 'inconclusive'}: {pair} on a larger model, >= 90% up "
-                            f"to {b} against {a}{gap}")
+            verdicts.append(f"{'partly' if shorter or lower else 'inconclusive'}: {pair} on a larger model, {reaches}")
         elif shorter:
-            verdicts.append(f"reproduced: {pair}, >= 90% up to {b} against {a}")
+            verdicts.append(f"reproduced: {pair}, {reaches}")
         elif lower:
-            verdicts.append(f"partly: {pair}, >= 90% up to {b} against {a}{gap}")
+            verdicts.append(f"partly: {pair}, {reaches}")
         else:
-            verdicts.append(f"not reproduced: {pair}, >= 90% up to {b} against {a}")
+            verdicts.append(f"not reproduced: {pair}, {reaches}")
     return out.drop(columns=["trained", "j"]).assign(verdict=verdicts).reset_index(drop=True)
 
 
-def assignment_claim(df: pd.DataFrame, trained_length: int) -> pd.DataFrame:
-    """Fig. 3: `coupling_claim` with PPC as the coupled variant, at each chain depth (rows carry a column depth)."""
-    return pd.concat([coupling_claim(g, trained_length, "PPC").assign(depth=depth)
+def assignment_claim(df: pd.DataFrame, trained_length: int, absent: str = "no baseline stored") -> pd.DataFrame:
+    """Fig. 3: `coupling_claim` with PPC as the coupled variant, at each chain depth (rows carry a column depth;
+    `absent`: why a depth holds no baseline, where it holds none)."""
+    return pd.concat([coupling_claim(g, trained_length, "PPC", absent).assign(depth=depth)
                       for depth, g in df.groupby("depth", sort=True)], ignore_index=True)
 
 

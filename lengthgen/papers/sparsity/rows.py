@@ -4,6 +4,7 @@ runs, one row each (`papers.base.ROW`), from a results store and a profile."""
 import pandas as pd
 
 from lengthgen.analysis.claims import SAME, seed_check
+from lengthgen.analysis.report import provenance_summary
 from lengthgen.display import markdown_table, model_size
 from lengthgen.papers.base import claim_rows, grid_runs
 from lengthgen.papers.sparsity import paper as sparsity_paper
@@ -18,7 +19,7 @@ from lengthgen.papers.sparsity.experiments import (
     scratchpad_reading,
 )
 from lengthgen.papers.sparsity.language import LANGUAGE, LANGUAGE_PROFILES, language_reading
-from lengthgen.papers.sparsity.readings import judged
+from lengthgen.papers.sparsity.readings import judged, side_by_side
 from lengthgen.papers.sparsity.sizing import JUMP_CONTROL
 from lengthgen.results.store import ResultStore
 from lengthgen.results.sweep import collect
@@ -48,6 +49,27 @@ def read_runs(name: str, store: ResultStore, profile: str | None = None) -> pd.D
     control = SEEDED_CONTROLS.get(experiment.name)
     extra = grid_runs(control, profile, store) if control and not runs.empty else pd.DataFrame()
     return pd.concat([runs, extra], ignore_index=True) if len(extra) and set(runs.seed) <= set(extra.seed) else runs
+
+
+def provenance(name: str, runs: pd.DataFrame) -> str:
+    """`report.provenance_summary` of a grid's runs as `read_runs` gives them at READ_AT's profile: the grid's own,
+    then its control's (SEEDED_CONTROLS) where they are among them, each against its own declared runs."""
+    grid = GRIDS[f"sparsity-{name}"]
+    profile = READ_AT[grid.name]
+    control = SEEDED_CONTROLS.get(grid.name)
+    held = set(runs.experiment) if len(runs) else set()
+    parts = [grid] + ([control] if control and control.name in held else [])
+    return "\n\n".join(provenance_summary(runs[runs.experiment == e.name] if len(runs) else runs, e.name,
+                                           len(e.configs_for(profile)), profile) for e in parts)
+
+
+def parity_side_by_side(grids: dict[str, tuple[pd.DataFrame, str]]) -> pd.DataFrame:
+    """`readings.side_by_side` of two stored sparse-parity grids (name -> their runs, on the seeds every cell has, and
+    the profile they are read at), each read over its seeds and on each seed."""
+    means = {name: parity_reading(runs, profile)[1:] for name, (runs, profile) in grids.items()}
+    seeds = {name: [parity_reading(runs[runs.seed == seed], profile)[1:] for seed in sorted(runs.seed.unique())]
+             for name, (runs, profile) in grids.items()}
+    return side_by_side(means, seeds)
 
 
 def readings_of(runs: dict[str, pd.DataFrame], profile: str) -> dict[str, pd.DataFrame]:

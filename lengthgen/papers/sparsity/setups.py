@@ -2,7 +2,8 @@
 paper's mechanism at a smaller scale (only the model, its training budget and which cells run differ), or that and a
 change of ours (lengths, largest position id, corpus, ...). Ours is read from the profiles, the paper's from `paper`
 (Appendix E's tables for the synthetic experiments, Appendix F for language); the cells we run (bounds K, jumps,
-depths, models) are listed as ours alone where the paper's values are lost from our copy of it."""
+depths, models) are listed as ours alone where the paper's values are lost from our copy of it, and sparse parity's
+bounds against the authors' summary in our spec."""
 
 import pandas as pd
 
@@ -28,7 +29,9 @@ SYNTHETIC = {"sparsity-parity": PARITY_PROFILES, "sparsity-scratchpad": SCRATCHP
 # Our choices where our copy of the paper is silent or has lost the detail, per grid: counted as changes of ours.
 CHOICES = {"sparsity-scratchpad": "Fig. 8's ablations at j = 1 (our copy of the paper does not say which j)",
            "sparsity-assignment": "no separator ending each step (the paper names a third separator token whose "
-                                  "symbol our copy of it lost)"}
+                                  "symbol our copy of it lost); a scratchpad variable takes the id of the step that "
+                                  "assigns it (the paper's \"the position assigned to it in the first part\" leaves "
+                                  "two occurrences to choose from)"}
 FORMATS = {"paper": "the paper's format", "ours": "our format"}  # variable assignment's formats as the table names them
 UNITS = {"sparsity-parity": lambda n: TOKENS_PER_PAIR * n,  # pairs -> tokens, the paper's unit
          "sparsity-scratchpad": lambda n: ScratchpadParity(jump=1).combined(n),  # scratchpad tokens -> combined
@@ -89,13 +92,24 @@ def jump_lengths(profile: str) -> str:
             f"{combined[1][0]}-{combined[1][1]}: {and_list(others)}") if others else ""
 
 
+def parity_bounds(profile: str) -> str:
+    """Sparse parity's training bounds at `profile` against the paper's (`paper.PARITY_BOUNDS`), where they differ: a
+    change of ours, since the bounds set how sparse the trained task is; "" where they are the paper's."""
+    ours, (lo, hi) = PARITY_PROFILES[profile].bounds, paper.PARITY_BOUNDS
+    if (min(ours), max(ours)) == (lo, hi):
+        return ""
+    return (f"bounds K = {int_range(ours)} (the paper's {lo}-{hi}, by the authors' summary in our spec; lost from our "
+            "copy of it)")
+
+
 def setups(read_at: dict[str, str], language_parameters: int) -> pd.DataFrame:
     """One row per grid of the scorecard (read at its profile in `read_at`): its figures, which sizes differ from the
     paper's, which cells run, what is changed, and what its verdicts are about (SCALE, with a change of ours if
     any)."""
     rows = {name: decoder_setup(profiles[read_at[name]], paper.SETUPS[name], UNITS[name])
             for name, profiles in SYNTHETIC.items()}
-    derived = {"sparsity-scratchpad": jump_lengths(read_at["sparsity-scratchpad"])}  # read from the configs
+    derived = {"sparsity-scratchpad": jump_lengths(read_at["sparsity-scratchpad"]),  # read from the configs
+               "sparsity-parity": parity_bounds(read_at["sparsity-parity"])}
     for name in CHOICES.keys() | derived.keys():
         rows[name]["changed"] = "; ".join(filter(None, (rows[name]["changed"], CHOICES.get(name), derived.get(name))))
     rows["sparsity-language"] = language_setup(LANGUAGE_PROFILES[read_at["sparsity-language"]], language_parameters)

@@ -13,6 +13,7 @@ from lengthgen.config import config_dict, from_dict
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS, PPC_PARTS
 from lengthgen.models.transformer import Generation
 from lengthgen.papers.sparsity.experiments import (
+    ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
     SCRATCHPAD_PROFILES,
     SPARSITY_EXPERIMENTS,
@@ -97,6 +98,12 @@ def test_the_assignment_grid_shifts_the_ids_of_ppc_only_and_reads_one_panel_per_
     assert set(curves.task) == {"depth 2", "depth 3"} and set(curves.metric) == {ACCURACY}
     assert claim.depth.tolist() == [2, 2, 3, 3]
     assert claim.verdict.str.startswith("not reproduced").tolist() == [True, False, True, False]
+    alone = runs[runs.variant == "PPC"].assign(length=runs.length * 20)  # tokens: 20, 60, 180 at regime (20-60)
+    assert ASSIGNMENT_PROFILES["regime"].variants == ("PPC",)  # the regime grid holds PPC alone
+    assert assignment_reading(alone, "regime")[1].verdict.iloc[0].endswith(
+        "no baseline in the grid (each left out as unfit at this size: the sizing study)")
+    assert assignment_reading(runs[runs.variant == "PPC"], "cpu")[1].verdict.iloc[0].endswith(
+        "no baseline stored")  # the cpu grid holds every model
 
 
 def test_a_config_whose_id_table_is_too_small_is_refused():

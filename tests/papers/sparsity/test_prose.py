@@ -12,7 +12,7 @@ from lengthgen.analysis.claims import NOT_JUDGED
 from lengthgen.book import CHAPTERS, ROOT
 from lengthgen.display import ProseCheckFailed
 from lengthgen.papers import EXPERIMENTS
-from lengthgen.papers.sparsity import prose, prose_language, readings, setups
+from lengthgen.papers.sparsity import prose, prose_language, setups
 from lengthgen.papers.sparsity.experiments import (
     ASSIGNMENT_PROFILES,
     PARITY_PROFILES,
@@ -67,7 +67,8 @@ def test_live_setups_follow_the_profile():
     alone = prose.scratchpad_setup(replace(same, variants=("j=1 PPC",)), regime)["scratch_held"]
     assert alone.startswith("This profile trains j=1 PPC alone: ") and "4 layers of width 128, 10,000 steps" in alone
     assert prose.t1_rule(PARITY_PROFILES["cpu"]) == {"t1_bar": 90.0, "t1_paper_reach": 10.0, "t1_drop": 10.0,
-                                                     "t1_rho": -0.8, "t1_our_bound": 4}  # cpu's bounds 1-4
+                                                     "t1_rho": -0.8, "t1_our_bound": 4,  # cpu's bounds 1-4
+                                                     "t1_paper_bounds": "4 to 12"}
     assert prose.t2_rule() == {"t2_bar": 90.0, "t2_floor": 2.0, "t2_paper_reach": 3}
 
 
@@ -157,12 +158,14 @@ def test_stored_coupling_phrases_by_hand():
                    "x_models": "PPC fits them (100% in distribution; two seeds) and stays ≥ 90% to 90 (50% at 120); "
                                "no coupling does not fit them (1.6% in distribution; one seed)",
                    "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
-                              "no further (90): its tokens go wrong even with the right ids, not its id head",
+                              "no further (90): its tokens fail first, even with the right ids, and its ids also go "
+                              "wrong past 150",
                    "x_verdicts": "Fig. 3 at depth 2: partly"}
     both = diagnosis.assign(ids=90, fails="both").iloc[0]
     assert prose.where_phrase(both) == ("PPC's ids and tokens both stay right to 90, and fed the true ids its tokens "
                                         "hold no further (90): its tokens go wrong with the right ids too, as its id "
                                         "head does, at the same length")
+    assert prose.where_phrase(diagnosis.assign(ids=200).iloc[0]).endswith("even with the right ids")  # ids hold
     head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
     assert prose.where_phrase(head) == ("PPC's id head fails first: its ids stay right to 150, its tokens to 90, and "
                                         "fed the true ids its tokens hold to 200")
@@ -226,16 +229,30 @@ def test_the_control_sentence_reads_the_run_at_its_own_size():
     assert not prose.scratchpad_control(pd.concat([rows, j2]), (1, 2))["sp_control"].endswith("not stored yet")
 
 
-def test_the_other_parity_grid_is_read_row_by_row_beside_the_scorecards():
-    read_t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "reproduced"]})
-    read_ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["not reproduced (falls 2.0 points)"]})
-    t1 = read_t1.assign(verdict=["reproduced", "not reproduced (k = 1 not solved)"])
-    ks = read_ks.assign(verdict=["reproduced"])
+def test_j1_ppc_at_a_smaller_size_is_read_beside_the_scorecards_grid():
+    def rows(reaches_60: bool) -> pd.DataFrame:  # scratchpad lengths 10, 20, 30: combined 20, 40, 60
+        return pd.DataFrame([{"variant": "j=1 PPC", "seed": 0, "metric": "accuracy", "length": n, "value": v}
+                             for n, v in ((10, 100.0), (20, 99.0), (30, 95.0 if reaches_60 else 50.0))])
+
+    sizes = SCRATCHPAD_PROFILES["cpu"]  # trained to 20, combined 40
+    assert prose.smaller_ppc(rows(True), rows(False), sizes) == {"sp_small": (
+        "at 2 layers of width 64 on 4,000 steps (the `cpu` grid), j=1 PPC fits them (99% in distribution) and stays "
+        "≥ 90% to 60, against 40 here: the larger model on more steps holds it less far")}
+    assert prose.smaller_ppc(rows(False), rows(True), sizes)["sp_small"].endswith("holds it further")
+    assert prose.smaller_ppc(rows(True), rows(True), sizes)["sp_small"].endswith("holds it as far")
+    assert prose.smaller_ppc(pd.DataFrame(), rows(True), sizes) == {"sp_small": "is not stored at a smaller size"}
+
+
+def test_the_other_parity_grid_is_counted_row_by_row_beside_the_scorecards():
+    table = pd.DataFrame({"same": ["yes", "no", "no (seeds overlap)", "no"]},
+                         index=pd.Index(["K=1 (T1)", "K=3 (T1)", "K=3, k <= K", "K=3, k > K"], name="claim row"))
     sizes = PARITY_PROFILES["cpu"]
-    table = readings.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1, read_ks)})
     assert prose.parity_beside(table, sizes) == {
         "pr_model": "2 layers of width 64", "pr_steps": "4,000",
-        "pr_beside": "one of its three claim rows reads as on the scorecard's grid, two differ"}
+        "pr_beside": "one of its four claim rows reads as on the scorecard's grid; of the three that differ on the "
+                     "means, two differ on every seed (no seed of one grid reads as any seed of the other)"}
+    assert prose.parity_beside(table.assign(same="yes"), sizes)["pr_beside"] == (
+        "four of its four claim rows read as on the scorecard's grid")
     assert prose.parity_beside(pd.DataFrame(), sizes)["pr_beside"] == "none of its runs is stored yet"
 
 
@@ -329,7 +346,8 @@ def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid(
     sizes = replace(LANGUAGE_PROFILES["smoke"], pose_steps=10)  # 14 plain steps (70% of 20), then 10 of PoSE
     same = prose_language.language_control(grid.assign(seed=grid.seed + 100), grid, sizes)
     assert same["lc_control"] == (
-        "on 10 PoSE steps after the grid's first 14 (sizing seeds 100 and 101), on seed 100 the far context neither "
+        "on 10 PoSE steps after the grid's first 14 (24 steps in all, 1.2x the grid's 20, so more training as well as "
+        "more PoSE; sizing seeds 100 and 101), on seed 100 the far context neither "
         "helps nor hurts beyond noise (-0.500 nats); on seed 101 the far context neither helps nor hurts beyond noise "
         "(-0.500 nats) (the grid's seeds: -0.500, -0.500 nats); on the control's seeds the 2 far tokens of the model's "
         "own choice recover 200% of the far gain on the windows where the far context helps, 2 chosen on the token "
@@ -347,7 +365,8 @@ def test_the_language_control_reads_the_far_effect_seed_by_seed_beside_the_grid(
         "gives a PoSE model whose far context helps, on every seed")
     one = helping[helping.seed == 100]
     assert prose_language.language_control(one, grid, sizes)["lc_control"].startswith(
-        "on 10 PoSE steps after the grid's first 14 (sizing seed 100), on seed 100 the far context helps (+5.150 nats)")
+        "on 10 PoSE steps after the grid's first 14 (24 steps in all, 1.2x the grid's 20, so more training as well as "
+        "more PoSE; sizing seed 100), on seed 100 the far context helps (+5.150 nats)")
     assert prose_language.language_control(helping, helping, sizes)["lc_moves"] == (
         "is not needed: the grid's PoSE model's far context helps already")
     mixed = pd.concat([helping[helping.seed == 100], grid[grid.seed == 1].assign(seed=101)])
@@ -487,7 +506,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1),
              prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1, "ps"), prose.assignment_control(pd.DataFrame()),
              prose_language.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
-             prose.parity_beside(pd.DataFrame(), PARITY_PROFILES["regime"])]
+             prose.parity_beside(pd.DataFrame(), PARITY_PROFILES["regime"]),
+             prose.smaller_ppc(pd.DataFrame(), pd.DataFrame(), SCRATCHPAD_PROFILES["cpu"])]
     names = [name for part in parts for name in part]
     assert len(names) == len(set(names))
     used = set(re.findall(r"\{glue:text\}`([^`:]+)", (ROOT / CHAPTERS["sparsity"]).read_text()))

@@ -143,8 +143,8 @@ def test_coupling_claim_by_hand():
     assert "but no baseline stored" in alone and verdict_class(alone) == "partly"  # not "none fits"
     short = pd.DataFrame(rows("PPC", [100, 100, 92, 60]))  # 1.5x alone: short of the claim whatever a baseline does
     assert coupling_claim(short, 20, "PPC").verdict.iloc[0] == (
-        "not reproduced: the coupled model holds only to 30, under 2x its training length 20; no baseline stored (not "
-        "run yet, or left out of the grid as unfit)")
+        "not reproduced: the coupled model holds only to 30, under 2x its training length 20; no baseline stored")
+    assert coupling_claim(short, 20, "PPC", "none in the grid").verdict.iloc[0].endswith("; none in the grid")
     assert out["versus coupled"].to_dict() == {  # each baseline's own verdict against PPC
         "PPC": "", "abs": "reproduced: PPC >= 90% up to 40, abs up to 20",
         "rope": "not trained: rope does not fit the training lengths"}
@@ -217,11 +217,12 @@ def test_jump_claim_judges_each_jump_against_the_next_smaller_one():
     fails_together = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 10, 0, 0])
                                   + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # 40 and 39: the same place
     assert jump_claim(fails_together, 40).verdict.iloc[1] == ("not reproduced: j=2 against j=1, >= 90% up to 39 "
-                                                              "against 40")
+                                                              "against 40 (level on j=1's lengths), mean beyond "
+                                                              "training 1.7 against 3.3")  # (5+0+0)/3, (10+0+0)/3
     apart = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 80, 60, 0])
                          + curve_rows("j=2 PPC", j2, [100, 100, 96, 5, 0, 0]))  # the same reach, j = 1 ahead beyond
-    assert jump_claim(apart, 40).verdict.iloc[1] == ("partly: j=2 against j=1, >= 90% up to 39 against 40, mean "
-                                                     "beyond training 1.7 against 46.7")  # (5+0+0)/3, (80+60+0)/3
+    assert jump_claim(apart, 40).verdict.iloc[1] == ("partly: j=2 against j=1, >= 90% up to 39 against 40 (level on "
+                                                     "j=1's lengths), mean beyond training 1.7 against 46.7")  # 140/3
     assert jump_claim(apart, 40, frozenset({2})).verdict.iloc[1].startswith("partly: j=2 against j=1 on a larger")
     assert jump_claim(fails_together, 40, frozenset({2})).verdict.iloc[1].startswith("inconclusive")  # level
     earlier = pd.DataFrame(curve_rows("j=1 PPC", j1, [100, 100, 95, 92, 0, 0])
@@ -431,16 +432,27 @@ def test_ppc_diagnosis_names_the_part_that_fails_first():
 
 
 def test_two_grids_are_read_row_by_row_side_by_side():
-    read_t1 = pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": ["reproduced", "reproduced"]})
-    read_ks = pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": ["not reproduced (falls 2.0 points)"]})
-    t1 = read_t1.assign(verdict=["reproduced", "not reproduced (k = 1 not solved)"])
-    ks = read_ks.assign(verdict=["reproduced"])
-    table = sparsity.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1, read_ks)})
+    def reading(k1: str, k3: str, ks: str):  # T1 of K=1 and K=3, and K=3's k <= K row
+        return (pd.DataFrame({"variant": ["K=1", "K=3"], "verdict": [k1, k3]}),
+                pd.DataFrame({"variant": ["K=3, k <= K"], "verdict": [ks]}))
+
+    read = reading("reproduced", "reproduced", "not reproduced (falls 2.0 points)")
+    other = reading("reproduced", "not reproduced (k = 1 not solved)", "reproduced")
+    seeds = {"cpu grid": [other, reading("reproduced", "partly (k = 2 not solved)", "reproduced")],
+             "the scorecard's grid": [read, reading("reproduced", "reproduced", "reproduced")]}
+    table = sparsity.side_by_side({"cpu grid": other, "the scorecard's grid": read}, seeds)
     assert table.to_dict("index") == {
-        "K=1 (T1)": {"cpu grid": "reproduced", "the scorecard's grid": "reproduced", "same": "yes"},
-        "K=3 (T1)": {"cpu grid": "not reproduced (k = 1 not solved)", "the scorecard's grid": "reproduced",
-                     "same": "no"},
-        "K=3, k <= K": {"cpu grid": "reproduced", "the scorecard's grid": "not reproduced (falls 2.0 points)",
-                        "same": "no"}}
-    partial = sparsity.side_by_side({"cpu grid": (t1, ks), "the scorecard's grid": (read_t1.iloc[:1], read_ks)})
-    assert partial.loc["K=3 (T1)"].tolist() == ["not reproduced (k = 1 not solved)", "-", "no"]  # a row one lacks
+        "K=1 (T1)": {"cpu grid": "reproduced", "cpu grid, by seed": "reproduced / reproduced",
+                     "the scorecard's grid": "reproduced", "the scorecard's grid, by seed": "reproduced / reproduced",
+                     "same": "yes"},
+        "K=3 (T1)": {"cpu grid": "not reproduced (k = 1 not solved)", "cpu grid, by seed": "not reproduced / partly",
+                     "the scorecard's grid": "reproduced", "the scorecard's grid, by seed": "reproduced / reproduced",
+                     "same": "no"},  # no seed of one reads as a seed of the other
+        "K=3, k <= K": {"cpu grid": "reproduced", "cpu grid, by seed": "reproduced / reproduced",
+                        "the scorecard's grid": "not reproduced (falls 2.0 points)",
+                        "the scorecard's grid, by seed": "not reproduced / reproduced",
+                        "same": "no (seeds overlap)"}}  # the means differ, a seed of each agrees
+    lacking = (read[0].iloc[:1], read[1])
+    partial = sparsity.side_by_side({"cpu grid": other, "the scorecard's grid": lacking},
+                                    {"cpu grid": [other], "the scorecard's grid": [lacking]})
+    assert partial.loc["K=3 (T1)"].tolist() == ["not reproduced (k = 1 not solved)", "not reproduced", "-", "-", "no"]

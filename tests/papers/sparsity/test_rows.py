@@ -7,8 +7,11 @@ from lengthgen.book import ROOT
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.papers.sparsity.experiments import QUICK_SEEDS, SCRATCHPAD_PROFILES, parity_reading
 from lengthgen.papers.sparsity.language import LANGUAGE_PROFILES
+from lengthgen.papers.sparsity.readings import judged
 from lengthgen.papers.sparsity.rows import (
     live_seed_check,
+    parity_side_by_side,
+    provenance,
     quick_methods,
     read_runs,
     scale,
@@ -39,6 +42,29 @@ def test_the_seed_table_reads_each_seed_alone():
     k4 = parity[(parity.seed == 2) & (parity.variant == "K=4") & (parity.length == 25)
                 & parity.metric.isin([f"accuracy k={k}" for k in (1, 2, 3, 4)])]
     assert fits.loc[("parity", "K=4"), "seed 2"] == round(k4.value.min(), 1) < 100  # the worst trained k, 25 pairs
+
+
+def test_two_parity_grids_are_read_side_by_side_on_the_means_and_seed_by_seed():
+    store = ResultStore(ROOT / "results")
+    cpu, regime = (judged(read_runs("parity", store, profile)) for profile in ("cpu", "regime"))
+    itself = parity_side_by_side({"a": (cpu, "cpu"), "b": (cpu, "cpu")})
+    assert set(itself.same) == {"yes"} and (itself["a, by seed"] == itself["b, by seed"]).all()
+    table = parity_side_by_side({"cpu grid": (cpu, "cpu"), "regime grid": (regime, "regime")})
+    for seed in (0, 1, 2):
+        t1 = parity_reading(cpu[cpu.seed == seed], "cpu")[1].set_index("variant")
+        assert table.loc["K=2 (T1)", "cpu grid, by seed"].split(" / ")[seed] == verdict_class(t1.loc["K=2", "verdict"])
+    assert table.loc["K=4 (T1)", "regime grid"] == parity_reading(regime, "regime")[1].verdict.iloc[3]
+
+
+def test_a_grid_and_its_seeded_control_are_counted_each_against_its_own_runs():
+    runs = read_runs("scratchpad", ResultStore(ROOT / "results"))  # the grid's runs and the jump control's
+    grid, control = (EXPERIMENTS[name] for name in ("sparsity-scratchpad", "sparsity-control-jumps"))
+    text = provenance("scratchpad", runs)
+    for e in (grid, control):
+        declared = len(e.configs_for("regime"))
+        assert f"**{e.name}**: {declared} of {declared} regime-profile runs stored" in text
+    assert "control" not in provenance("scratchpad", runs[runs.experiment == grid.name])
+    assert provenance("parity", pd.DataFrame()).startswith("No stored `sparsity-parity` runs yet")
 
 
 def test_a_grid_is_read_on_the_seeds_all_its_cells_have_and_a_seed_it_lacks_reads_a_dash():
