@@ -261,7 +261,7 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, grid_steps: int, name
             moved.append(label)
     return {f"{name}_control": f"at {size} on {steps:,} steps (sizing seed{'s' * (len(seeds) > 1)} {and_list(seeds)}), "
                                f"every k ≤ K stays ≥ "
-                               f"{TRAINED:g}% up to, in pairs, {'; '.join(parts)}",
+                               f"{TRAINED:g}% up to these lengths (in pairs, one per seed): {'; '.join(parts)}",
             f"{name}_moves": f"moves it for {and_list(moved)} only" if moved and len(moved) < len(parts) else
                              "moves it for every bound" if moved else "moves it for no bound",
             f"{name}_budget": budget}

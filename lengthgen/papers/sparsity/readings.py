@@ -81,7 +81,7 @@ def sparsity_claim(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         else:
             verdict = "not reproduced (k = 1 not solved)"
         rows.append({"variant": variant, "K": K, "in distribution (worst k)": round(float(iid), 1),
-                     f"at length {int(longest.length.max())}": ", ".join(
+                     f"at {int(longest.length.max())} pairs": ", ".join(
                          f"k={r.k}: {r.value:.0f}" + (f" ({r.solved} of {r.seeds} seeds >= {TRAINED:g})"
                                                       if r.seeds > 1 else "") for r in longest.itertuples()),
                      "worst k <= K": round(float(worst), 1), "verdict": verdict})
@@ -136,7 +136,7 @@ def k_claims(table: pd.DataFrame, trained_length: int) -> pd.DataFrame:
         at = at.reindex(columns=sorted({*at.columns, trained_length}))  # an untested training length: NaN, not trained
         held = max(reach(g[g.k == k]) for k in range(1, K + 1) if (g.k == k).any())  # no k favored by its choice
         window = [n for n in at.columns if trained_length < n <= held]
-        where = (f"at length {window[0]}" if len(window) == 1 else f"mean over lengths {window[0]}-{window[-1]}"
+        where = (f"at {window[0]} pairs" if len(window) == 1 else f"mean over {window[0]}-{window[-1]} pairs"
                  if window else "beyond training")
         mean, trained = at[window].mean(axis=1), at.index <= K
         seen, unseen = mean[trained], mean[~trained]

@@ -266,7 +266,8 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
                            + rows("2x64 K=2", 101, (100.0, 97.0, 60.0), budget=16_000, train="10-25"))
     grid = pd.DataFrame(rows("K=2", 0, (100.0, 70.0, 60.0)) + rows("K=2", 1, (100.0, 92.0, 60.0)))
     assert prose.parity_control(control, grid, 4000) == {  # seed 101 reaches 100 as the grid's seed 1: not moved
-        "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to, in pairs, "
+        "pp_control": "at 2x64 on 16,000 steps (sizing seeds 100 and 101), every k ≤ K stays ≥ 90% up to these "
+                      "lengths (in pairs, one per seed): "
                       "K=2: 250 and 100 (the cpu grid's seeds: 25, 100)", "pp_moves": "moves it for no bound",
         "pp_budget": "four times the steps"}
     worse_k2 = pd.DataFrame(rows("2x64 K=2", 100, (100.0, 99.0, 95.0), (100.0, 50.0, 50.0), budget=16_000,
@@ -286,7 +287,8 @@ def test_the_parity_control_sentence_reads_every_k_up_to_k_per_seed_beside_the_g
     assert larger["ps_budget"] == "the same steps"
     unfit = pd.DataFrame(rows("4x128 K=2", 100, (100.0, 99.0, 95.0), (85.0, 99.0, 95.0), budget=4000, train="10-25"))
     assert prose.parity_control(unfit, grid, 4000, "ps") == {  # k = 2 at 85% in distribution: no reach to compare
-        "ps_control": "at 4x128 on 4,000 steps (sizing seed 100), every k ≤ K stays ≥ 90% up to, in pairs, K=2: none "
+        "ps_control": "at 4x128 on 4,000 steps (sizing seed 100), every k ≤ K stays ≥ 90% up to these "
+                      "lengths (in pairs, one per seed): K=2: none "
                       "(it does not fit: 85% at 25) (the cpu grid's seeds: 25, 100)",
         "ps_moves": "moves it for no bound", "ps_budget": "the same steps"}
 

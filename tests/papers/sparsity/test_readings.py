@@ -38,7 +38,7 @@ def test_by_k_averages_seeds_per_test_sparsity():
     assert table[["k", "value", "seeds", "solved"]].values.tolist() == [[1, 95.0, 2, 2], [2, 70.0, 2, 0]]
     split = sparsity_claim(by_k(pd.DataFrame(k_rows("K=2", {(1, 25): [100, 100], (2, 25): [100, 99],
                                                             (1, 250): [100, 98], (2, 250): [99, 67]}))), 25)
-    assert split["at length 250"].iloc[0] == "k=1: 99 (2 of 2 seeds >= 90), k=2: 83 (1 of 2 seeds >= 90)"
+    assert split["at 250 pairs"].iloc[0] == "k=1: 99 (2 of 2 seeds >= 90), k=2: 83 (1 of 2 seeds >= 90)"
 
 
 def test_sparsity_claim_by_hand():
@@ -61,7 +61,7 @@ def test_sparsity_claim_by_hand():
         "K=5": "not reproduced (k = 1 not solved)", "K=6": "reproduced", "K=7": "partly (k = 2 not solved)",
         "K=8": "not reproduced (k = 1 not solved)", "K=1": "reproduced", "K=9": "partly (k = 2 and 3 not solved)"}
     assert out.loc["K=2", "worst k <= K"] == 70.0  # k = 3 > K is not part of the K = 2 claim
-    assert out.loc["K=2", "at length 250"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at length 250"] == "k=1: 95"
+    assert out.loc["K=2", "at 250 pairs"] == "k=1: 100, k=2: 70" and out.loc["K=1", "at 250 pairs"] == "k=1: 95"
     assert sparsity_claim(by_k(pd.DataFrame(lost)), 25).verdict.iloc[0] == "not reproduced (k = 1 not solved)"
 
 
@@ -77,7 +77,7 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     out = k_claims(by_k(pd.DataFrame(within(3, [95, 80, 60]) + within(2, [99, 87]) + within(4, [63, 54, 55, 64])
                                      + within(5, [97, 99, 60, 98, 70]))), 25).set_index("variant")
     assert out.loc["K=3, k <= K", "verdict"] == "reproduced"  # falls 35 points, rho -1
-    assert out.loc["K=3, k <= K", "detail"] == "at length 250: k=1: 95, k=2: 80, k=3: 60"
+    assert out.loc["K=3, k <= K", "detail"] == "at 250 pairs: k=1: 95, k=2: 80, k=3: 60"
     assert out.loc["K=2, k <= K", "verdict"] == "reproduced"  # two k: the fall of 12 points alone decides
     assert out.loc["K=4, k <= K", "verdict"] == (  # near parity's chance for every k: no fall with k to read
         "inconclusive (no k <= K holds at a length beyond training)")
@@ -92,31 +92,31 @@ def test_k_claims_judge_the_fall_within_each_bound_and_beyond_the_trained_k_by_h
     middle = k_rows("K=4", {(k, n): [v] for k in range(1, 5) for n, v in  # k = 1 holds to 100, not to 250
                             ((25, 100), (100, (97, 83, 74, 63)[k - 1]), (250, (63, 54, 55, 64)[k - 1]))})
     out = k_claims(by_k(pd.DataFrame(middle)), 25)
-    assert out.detail.tolist() == ["at length 100: k=1: 97, k=2: 83, k=3: 74, k=4: 63"]
+    assert out.detail.tolist() == ["at 100 pairs: k=1: 97, k=2: 83, k=3: 74, k=4: 63"]
     assert out.verdict.tolist() == ["reproduced"]  # falls 34 points, rho -1, where k = 1 still holds
 
     denser = k_rows("K=2", {(k, n): [v] for k, values in ((1, (100, 95, 60)), (2, (100, 92, 94)))
                             for n, v in zip((25, 100, 250), values, strict=True)})  # k = 2 holds further than k = 1
     out = k_claims(by_k(pd.DataFrame(denser)), 25)  # the window is the best k's, not k = 1's: 100-250, not 100
-    assert out.detail.tolist() == ["mean over lengths 100-250: k=1: 78, k=2: 93"]
+    assert out.detail.tolist() == ["mean over 100-250 pairs: k=1: 78, k=2: 93"]
     assert out.verdict.iloc[0].startswith("not reproduced")  # cut at k = 1's reach, 95 vs 92 would hide the rise
 
     falling = by_k(pd.DataFrame(model(1, 100, 60, 95, 50) + model(2, 100, 95, 92, 50) + model(3, 95, 50, 92, 85)))
     out = k_claims(falling, trained_length=25).set_index("variant")
     assert "K=1, k <= K" not in out.index  # one k: nothing to fall
     assert out.loc["K=1, k > K", "verdict"] == "reproduced"  # 100 vs 60 inside, 95 vs 50 at 250
-    assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at length 250)"  # 100 vs 95 inside
+    assert out.loc["K=2, k > K", "verdict"] == "partly (falls only at 250 pairs)"  # 100 vs 95 inside
     assert out.loc["K=3, k > K", "verdict"] == "partly (falls only in distribution)"  # 92 vs 85 at 250
     stored = {1: (100, 100, 100, 91, 84), 2: (100, 100, 71, 65, 64), 3: (100, 95, 76, 56, 56), 4: (73, 64, 54, 45, 45)}
     averaged = k_claims(by_k(pd.DataFrame(k_rows("K=3", {(k, n): [v] for k, values in stored.items()
                                                          for n, v in zip((25, 50, 100, 175, 250), values,
                                                                          strict=True)}))), 25)
-    assert averaged.detail.tolist()[0] == "mean over lengths 50-175: k=1: 97, k=2: 79, k=3: 76"  # k = 1 holds to 175
+    assert averaged.detail.tolist()[0] == "mean over 50-175 pairs: k=1: 97, k=2: 79, k=3: 76"  # k = 1 holds to 175
     assert averaged.verdict.tolist() == ["reproduced", "reproduced"]  # 76 vs 54 over 50-175; 100 vs 73 inside
     near = k_rows("K=2", {(1, 25): [100], (2, 25): [100], (3, 25): [60], (1, 250): [95], (2, 250): [55],
                           (3, 250): [50]})  # k = 2 near chance at 250: a fall of 10 points to k = 3 cannot show
     assert k_claims(by_k(pd.DataFrame(near)), 25).set_index("variant").loc["K=2, k > K", "verdict"] == (
-        "inconclusive (falls in distribution; at length 250 the trained k are within 10 points of chance)")
+        "inconclusive (falls in distribution; at 250 pairs the trained k are within 10 points of chance)")
     lost = by_k(pd.DataFrame(model(1, 100, 60, 70, 50)))  # k = 1 lost beyond training: nothing to judge there
     assert k_claims(lost, 25).verdict.tolist() == ["inconclusive (no k <= K holds at a length beyond training)"]
     flat = by_k(pd.DataFrame(model(1, 100, 98, 90, 85)))
@@ -319,7 +319,7 @@ def test_combined_length_counts_input_bits_and_scratchpad():
 def test_paper_versus_ours_gives_live_and_stored_verdicts():
     from lengthgen.papers.sparsity import paper as sparsity_paper
 
-    t1 = pd.DataFrame([{"variant": "K=2", "K": 2, "in distribution (worst k)": 100.0, "at length 250": "k=1: 64",
+    t1 = pd.DataFrame([{"variant": "K=2", "K": 2, "in distribution (worst k)": 100.0, "at 250 pairs": "k=1: 64",
                         "fall k=1 to k=K": 30.0, "verdict": "partly (k = 1 not solved either)"}])
     t2 = pd.DataFrame([{"variant": "j=1 PPC", "in distribution": 100.0, "stays >= 90% up to": 40,
                         "verdict": "coupled ahead, but no baseline fits its training lengths: no length comparison",
