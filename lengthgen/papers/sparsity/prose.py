@@ -507,9 +507,8 @@ def smaller_ppc(small: pd.DataFrame, large: pd.DataFrame, sizes: DecoderSizes) -
     row, here = (fit_and_reach(with_combined_length(runs[runs.variant == label]), trained).iloc[0]
                  for runs in (small, large))
     than = ("further" if here[REACH] > row[REACH] else "as far" if here[REACH] == row[REACH] else "less far")
-    return {"sp_small": f"at {model_text(sizes)} on {sizes.steps:,} steps (the `cpu` grid), "
-                        f"{reach_phrase(row)}, against {here[REACH]} here: the larger model on more steps holds it "
-                        f"{than}"}
+    return {"sp_small": f"{reach_phrase(row)} at {model_text(sizes)} on {sizes.steps:,} steps, against "
+                        f"{here[REACH]} here: the larger model on more steps holds it {than}"}
 
 
 def assignment_control(runs: pd.DataFrame) -> dict:

@@ -236,8 +236,8 @@ def test_j1_ppc_at_a_smaller_size_is_read_beside_the_scorecards_grid():
 
     sizes = SCRATCHPAD_PROFILES["cpu"]  # trained to 20, combined 40
     assert prose.smaller_ppc(rows(True), rows(False), sizes) == {"sp_small": (
-        "at 2 layers of width 64 on 4,000 steps (the `cpu` grid), j=1 PPC fits them (99% in distribution) and stays "
-        "≥ 90% to 60, against 40 here: the larger model on more steps holds it less far")}
+        "j=1 PPC fits them (99% in distribution) and stays ≥ 90% to 60 at 2 layers of width 64 on 4,000 steps, "
+        "against 40 here: the larger model on more steps holds it less far")}
     assert prose.smaller_ppc(rows(False), rows(True), sizes)["sp_small"].endswith("holds it further")
     assert prose.smaller_ppc(rows(True), rows(True), sizes)["sp_small"].endswith("holds it as far")
     assert prose.smaller_ppc(pd.DataFrame(), rows(True), sizes) == {"sp_small": "is not stored at a smaller size"}
