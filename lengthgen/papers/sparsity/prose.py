@@ -224,12 +224,10 @@ def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
 def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, grid_steps: int, name: str = "pp") -> dict:
     """The sentence of a control of sparse parity (`sizing.PARITY_CONTROL`: the budget; `sizing.PARITY_SIZE_CONTROL`:
     the model size), values `<name>_control`, `<name>_moves` and `<name>_budget` (its steps against the grid's: "four
-    times the steps"): per bound K, how far every k <= K stays >= TRAINED
-    (T1's statement) on each sizing seed and on each seed of the grid (`grid`: the stored cpu grid's runs, the grid
-    whose bounds the controls train, on `grid_steps`), and
-    whether the control moves it:
-    past every grid seed on every control seed ("moves it for K=3 only"; against the grid's mean a single seed of its
-    wide spread could seem to); or that it is not stored yet."""
+    times the steps"): per bound K, how far every k <= K stays >= TRAINED (T1's statement) on each sizing seed and on
+    each seed of the grid (`grid`: the stored cpu grid's runs, the grid whose bounds the controls train, on
+    `grid_steps`), and whether the control moves it: past every grid seed on every control seed ("moves it for K=3
+    only"; against the grid's mean a single seed of its wide spread could seem to); or that it is not stored yet."""
     if runs.empty:
         return {f"{name}_control": "not stored yet", f"{name}_moves": "cannot say yet",
                 f"{name}_budget": "the control's steps"}
@@ -376,9 +374,9 @@ def where_phrase(d) -> str:
         return (f"{d.panel}'s ids and tokens both stay right to {d.ids}, and fed the true ids its tokens hold no "
                 f"further ({d.oracle}): its tokens go wrong with the right ids too, as its id head does, at the same "
                 "length")
-    later = f", and its ids also go wrong past {d.ids}" if d.ids < d.longest else ""
-    return (f"{d.panel}'s ids stay right to {d.ids}, its answers to {d.answer}, and fed the true ids its tokens hold "
-            f"no further ({d.oracle}): its tokens fail first, even with the right ids{later}")
+    ids = "then go wrong too" if d.ids < d.longest else "the longest length tested"
+    return (f"{d.panel}'s answers stay right to {d.answer}, and fed the true ids its tokens hold no further "
+            f"({d.oracle}): its tokens fail first, even with the right ids; its ids stay right to {d.ids}, {ids}")
 
 
 def lookup_phrase(panel: str, lookup: pd.DataFrame, trained_length: int) -> str:

@@ -156,14 +156,14 @@ def stored_language(runs: pd.DataFrame, table_1: pd.DataFrame, summary: pd.DataF
 
 def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageSizes) -> dict:
     """The language control's sentences (`sizing.LANGUAGE_CONTROL`: the grid's short model on the paper's PoSE steps,
-    the sizing seeds; `sizes`, the control's sizes, whose `steps` are the grid's), values `lc_control` and
-    `lc_moves`: what the far context does for the PoSE model seed by seed (`far_effect`, mean far gain at the claim's
-    k) beside the grid's seeds (`grid`, its stored runs), and its steps in all against the grid's; on the control's
-    seeds what the k tokens of its own choice, of the choice for the token
-    before and at random recover (shares of the far gain, as the few-tokens rule reads them, shown, not judged: the
-    control's seeds are not the grid's); whether the PoSE steps move the far effect to "helps" (on every control
-    seed and not on every grid seed), or short of that toward it (every control seed's mean far gain above every grid
-    seed's, as the parity controls count a move); or that the control is not stored yet."""
+    the sizing seeds; `sizes`, the control's sizes, whose `steps` are the grid's), values `lc_control` and `lc_moves`:
+    what the far context does for the PoSE model seed by seed (`far_effect`, mean far gain at the claim's k) beside the
+    grid's seeds (`grid`, its stored runs), and its steps in all against the grid's; on the control's seeds what the k
+    tokens of its own choice, of the choice for the token before and at random recover (shares of the far gain, as the
+    few-tokens rule reads them, shown, not judged: the control's seeds are not the grid's); whether the PoSE steps move
+    the far effect to "helps" (on every control seed and not on every grid seed), or short of that toward it (every
+    control seed's mean far gain above every grid seed's, as the parity controls count a move); or that the control is
+    not stored yet."""
     if control.empty:
         return {"lc_control": "the control is not stored yet", "lc_moves": "is not read yet"}
     k, short = min(CLAIM_K, max(sizes.ks)), sizes.run(0).name("short")

@@ -157,15 +157,16 @@ def test_stored_coupling_phrases_by_hand():
                                "0.54 at 200 (one seed)",
                    "x_models": "PPC fits them (100% in distribution; two seeds) and stays ≥ 90% to 90 (50% at 120); "
                                "no coupling does not fit them (1.6% in distribution; one seed)",
-                   "x_where": "PPC's ids stay right to 150, its answers to 90, and fed the true ids its tokens hold "
-                              "no further (90): its tokens fail first, even with the right ids, and its ids also go "
-                              "wrong past 150",
+                   "x_where": "PPC's answers stay right to 90, and fed the true ids its tokens hold no further "
+                              "(90): its tokens fail first, even with the right ids; its ids stay right to 150, then "
+                              "go wrong too",
                    "x_verdicts": "Fig. 3 at depth 2: partly"}
     both = diagnosis.assign(ids=90, fails="both").iloc[0]
     assert prose.where_phrase(both) == ("PPC's ids and tokens both stay right to 90, and fed the true ids its tokens "
                                         "hold no further (90): its tokens go wrong with the right ids too, as its id "
                                         "head does, at the same length")
-    assert prose.where_phrase(diagnosis.assign(ids=200).iloc[0]).endswith("even with the right ids")  # ids hold
+    assert prose.where_phrase(diagnosis.assign(ids=200).iloc[0]).endswith(  # the ids hold to the end
+        "its ids stay right to 200, the longest length tested")
     head = diagnosis.assign(oracle=200, fails="the id head").iloc[0]
     assert prose.where_phrase(head) == ("PPC's id head fails first: its ids stay right to 150, its tokens to 90, and "
                                         "fed the true ids its tokens hold to 200")
