@@ -18,7 +18,7 @@ from lengthgen.display import and_list, holds, span, word
 from lengthgen.metrics import PERPLEXITY
 from lengthgen.papers.sparsity import paper
 from lengthgen.papers.sparsity.language import CLAIM_K, LanguageSizes, build_language_models
-from lengthgen.papers.sparsity.prose import count_of_seeds, minutes, round_to
+from lengthgen.papers.sparsity.prose import count_of_seeds, minutes, past_every, round_to
 from lengthgen.tasks.corpus import SOURCES, WINDOWS
 
 
@@ -190,7 +190,7 @@ def language_control(control: pd.DataFrame, grid: pd.DataFrame, sizes: LanguageS
             f"and {k} at random {own['share random']:.0%}")
     helps = [effect == "helps" for effect, _ in ours.values()]
     already = all(effect == "helps" for effect, _ in theirs.values())
-    toward = min(mean for _, mean in ours.values()) > max(mean for _, mean in theirs.values())
+    toward = past_every([mean for _, mean in ours.values()], [mean for _, mean in theirs.values()])
     none = "gives no PoSE model whose far context helps on its sizing seeds"
     return {"lc_control": text,
             "lc_moves": "is not needed: the grid's PoSE model's far context helps already" if all(helps) and already
