@@ -221,6 +221,11 @@ def as_grid(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(variant=runs.variant.str.split(" ", n=1).str[1])
 
 
+def longest_trained(runs: pd.DataFrame) -> int:
+    """A control's longest training length, read from its runs' `train` split ("train-40" -> 40)."""
+    return int(runs.train.iloc[0].split("-")[1])
+
+
 def past_every(control: list[float], grid: list[float]) -> bool:
     """How a control counts as moving a reading: every control seed's value above every grid seed's (the grid's seeds
     already differ among themselves, so a control above their mean alone could be one seed's draw)."""
@@ -243,7 +248,7 @@ def parity_control(runs: pd.DataFrame, grid: pd.DataFrame, grid_steps: int, name
     times = steps / grid_steps
     ratio = word(int(times)) if times.is_integer() else f"{times:g}"
     budget = "the same steps" if times == 1 else f"{ratio} times the steps"
-    trained = int(runs.train.iloc[0].split("-")[1])
+    trained = longest_trained(runs)
 
     def reaches(frame: pd.DataFrame) -> list[tuple[int, float]]:  # per seed of a bound's runs: the reach of its worst
         out = []  # k <= K, and that worst k's accuracy at the longest training length (below TRAINED: it does not fit)
@@ -489,7 +494,7 @@ def scratchpad_control(runs: pd.DataFrame, jumps: tuple[int, ...] = ()) -> dict:
     missing = [f"j = {j}" for j in jumps if f"j={j} PPC" not in set(runs.variant)]
     pending = f"; {and_list(missing)} not stored yet" if missing else ""
     combined = with_combined_length(runs)
-    trained = ScratchpadParity(jump=1).combined(int(runs.train.iloc[0].split("-")[1]))
+    trained = ScratchpadParity(jump=1).combined(longest_trained(runs))
     text, first = by_seed(combined, trained)
     accuracy = combined[combined.metric == ACCURACY]
     pairs = [f"on seed {seed}, {jump_claim(group, trained).verdict.iloc[1]}"
@@ -522,7 +527,7 @@ def assignment_control(runs: pd.DataFrame) -> dict:
     if runs.empty:
         return {"pa_steps": "not stored yet"}
     runs = as_grid(runs)
-    return {"pa_steps": by_seed(runs, int(runs.train.iloc[0].split("-")[1]))[0]}
+    return {"pa_steps": by_seed(runs, longest_trained(runs))[0]}
 
 
 def stored_assignment_regime(runs: pd.DataFrame, profile: str) -> dict:
