@@ -188,15 +188,34 @@ def test_stored_hours_sum_every_run_and_split_grids_from_the_rest():
     assert prose.stored_hours(walls) == {"stored_hours": "4.5", "stored_hours_grids": "2.5", "stored_hours_rest": "2.0"}
 
 
-def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_on_tokens():
-    rows = pd.DataFrame([{"variant": "4x128 PPC", "seed": seed, "budget": 100_000, "train": "20-60",
-                          "metric": "accuracy", "length": n, "value": value}
-                         for seed, values in ((100, (100.0, 95.0, 40.0)), (101, (98.0, 50.0, 0.0)))
-                         for n, value in zip((60, 120, 200), values, strict=True)])
-    assert prose.assignment_control(rows) == {"pa_steps": (
+def assignment_rows(label: str, budget: int, curves: dict[int, tuple[float, ...]]) -> pd.DataFrame:
+    """Variable-assignment rows (lengths 60, 80, 120, 200; trained on 20-60 tokens), one curve per seed."""
+    return pd.DataFrame([{"variant": label, "seed": seed, "budget": budget, "train": "20-60", "metric": "accuracy",
+                          "length": n, "value": value} for seed, values in curves.items()
+                         for n, value in zip((60, 80, 120, 200), values, strict=True)])
+
+
+def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_against_the_grids_seeds():
+    grid = assignment_rows("PPC", 50_000, {0: (100, 40, 0, 0), 1: (99, 30, 0, 0), 2: (100, 20, 0, 0)})
+    control = assignment_rows("4x128 PPC", 100_000, {100: (100, 95, 95, 40), 101: (98, 50, 0, 0)})
+    assert prose.assignment_control(control, grid) == {"pa_steps": (
         "on 100,000 steps (sizing seeds 100 and 101): on seed 100, PPC fits them (100% in distribution) and stays "
-        "≥ 90% to 120; on seed 101, PPC fits them (98% in distribution) and stays ≥ 90% to 60")}
-    assert prose.assignment_control(pd.DataFrame()) == {"pa_steps": "not stored yet"}
+        "≥ 90% to 120; on seed 101, PPC fits them (98% in distribution) and stays ≥ 90% to 60. It does not hold "
+        "further than every grid seed on every control seed (the grid's seeds: 60, 60, 60): the budget does not "
+        "explain where PPC stops, and size and mechanism stay unseparated")}
+    moved = "It holds further than every grid seed on every control seed (the grid's seeds: 60, 60, 60): the budget " \
+            "limits PPC's reach at this size, "
+    bar = "Fig. 3's bar of 2x its training length (120)"
+    for curves, reached in (({100: (100, 95, 95, 40), 101: (98, 92, 92, 0)}, f"and reaches {bar} on every seed"),
+                            ({100: (100, 95, 95, 40), 101: (98, 92, 0, 0)}, f"and reaches {bar} on some seeds only"),
+                            ({100: (100, 95, 40, 40), 101: (98, 92, 0, 0)}, f"but stays under {bar} on every seed")):
+        assert prose.assignment_control(assignment_rows("4x128 PPC", 100_000, curves), grid)["pa_steps"].endswith(
+            moved + reached)
+    unfit = assignment_rows("4x128 PPC", 100_000, {100: (100, 95, 95, 40), 101: (80, 92, 92, 0)})
+    assert "It does not hold further" in prose.assignment_control(unfit, grid)["pa_steps"]  # seed 101 does not fit
+    assert prose.assignment_control(control, pd.DataFrame())["pa_steps"].endswith(
+        "; the grid is not stored, so it cannot say what the budget changes")
+    assert prose.assignment_control(pd.DataFrame(), grid) == {"pa_steps": "not stored yet"}
 
 
 def test_the_control_sentence_reads_the_run_at_its_own_size():
@@ -507,7 +526,8 @@ def test_the_bound_sentences_hold_on_the_committed_runs(committed):
              setups.setup_sentence(setups.setups(READ_AT, 1)), prose.scratchpad_control(committed["control"]),
              prose.seed_check((pd.DataFrame(),) * 2, (pd.DataFrame(),) * 2, "quick"),
              prose.format_control(pd.DataFrame()), prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1),
-             prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1, "ps"), prose.assignment_control(pd.DataFrame()),
+             prose.parity_control(pd.DataFrame(), pd.DataFrame(), 1, "ps"),
+             prose.assignment_control(pd.DataFrame(), pd.DataFrame()),
              prose_language.language_control(pd.DataFrame(), language, sizes), prose.stored_hours({}),
              prose.parity_beside(pd.DataFrame(), PARITY_PROFILES["regime"]),
              prose.smaller_ppc(pd.DataFrame(), pd.DataFrame(), SCRATCHPAD_PROFILES["cpu"])]
