@@ -532,14 +532,14 @@ def assignment_control(runs: pd.DataFrame, grid: pd.DataFrame) -> dict:
     text = by_seed(runs, trained)[0]
     label = runs.variant.iloc[0]
 
-    def reaches(frame: pd.DataFrame) -> list[tuple[int, bool]]:  # per seed: reach and whether it fits
-        rows = (fit_and_reach(frame[(frame.seed == seed) & (frame.variant == label)], trained).iloc[0]
-                for seed in sorted(frame.seed.unique()))
+    def reaches(frame: pd.DataFrame) -> list[tuple[int, bool]]:  # per seed of the control's model: reach, fits
+        frame = frame[frame.variant == label]
+        rows = (fit_and_reach(frame[frame.seed == seed], trained).iloc[0] for seed in sorted(frame.seed.unique()))
         return [(int(row[REACH]), bool(row.trained)) for row in rows]
 
     ours, theirs = reaches(runs), reaches(grid) if not grid.empty else []
     if not theirs:
-        return {"pa_steps": f"{text}; the grid is not stored, so it cannot say what the budget changes"}
+        return {"pa_steps": f"{text}; the grid's {label} is not stored, so it cannot say what the budget changes"}
     seen = f"(the grid's seeds: {', '.join(str(r) for r, _ in theirs)})"
     bar = FLOOR * trained
     above, of = [r >= bar for r, _ in ours], f"Fig. 3's bar of {FLOOR:g}x its training length ({bar:g})"

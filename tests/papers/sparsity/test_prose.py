@@ -215,7 +215,9 @@ def test_the_assignment_control_sentence_reads_ppc_seed_by_seed_against_the_grid
     unfit = assignment_rows("4x128 PPC", 100_000, {100: (100, 95, 95, 40), 101: (80, 92, 92, 0)})
     assert "It does not hold further" in prose.assignment_control(unfit, grid)["pa_steps"]  # seed 101 does not fit
     assert prose.assignment_control(control, pd.DataFrame())["pa_steps"].endswith(
-        "; the grid is not stored, so it cannot say what the budget changes")
+        "; the grid's PPC is not stored, so it cannot say what the budget changes")
+    assert prose.assignment_control(control, grid.assign(variant="no coupling"))["pa_steps"].endswith(
+        "; the grid's PPC is not stored, so it cannot say what the budget changes")
     assert prose.assignment_control(pd.DataFrame(), grid) == {"pa_steps": "not stored yet"}
 
 
