@@ -319,7 +319,7 @@ PARITY_SIZE_CONTROL = decoder_experiment("sparsity-control-parity-size", "contro
 FORMAT_CONTROL_PROFILES = {
     "smoke": (replace(SIZING_PROFILES["smoke"].assignment, format="delimited", train_lengths=(6, 12),
                       eval_lengths=(12, 18), variants=("no coupling",)), SIZING_PROFILES["smoke"]),
-    "regime": (replace(ASSIGNMENT_PROFILES["regime"], format="delimited", variants=("no coupling",),
+    "regime": (replace(ASSIGNMENT_PROFILES["regime"], format="delimited", variants=("no coupling",), left_out="",
                        seeds=SIZING_SEEDS[:1]), SIZING_PROFILES["cpu"]),
 }
 
