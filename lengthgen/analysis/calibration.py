@@ -191,11 +191,13 @@ def decoder_attention(model, batch) -> dict[str, list[torch.Tensor]]:
 def average_attention(model, batch, layer: int = -1) -> dict[str, torch.Tensor]:
     """The attention weights of an encoder-decoder's decoder layer `layer` (default the last), averaged over a
     teacher-forced batch whose examples share one length (`decoder_attention`): {"self": (H, T, T), "cross":
-    (H, T, S)}, cross-attention's keys ordered from the source's end (the order of its bias table's ids). Weights, as
-    the paper's text says (its formula writes the scores before the softmax, which the causal mask sets far below any
-    score above the diagonal)."""
+    (H, T, S)}, cross-attention's keys in the order of its bias table's ids: from the source's end, or from its start
+    where the model counts them so (`TransformerConfig.memory_from`). Weights, as the paper's text says (its formula
+    writes the scores before the softmax, which the causal mask sets far below any score above the diagonal)."""
     weights = decoder_attention(model, batch)
-    return {"self": weights["self"][layer].mean(0), "cross": weights["cross"][layer].mean(0).flip(-1)}
+    cross = weights["cross"][layer].mean(0)
+    return {"self": weights["self"][layer].mean(0),
+            "cross": cross.flip(-1) if model.cfg.memory_from == "end" else cross}
 
 
 def calibrated_table(model, batch, size: int, rules: tuple[Rule, Rule] = (PAPER, PAPER),

@@ -64,9 +64,13 @@ class Mechanism:
     window: int | None = None  # with encdec: attention bias scaffolding's windowed bias of this w, fixed before
     # training (`scaffold`); runs on the arithmetic tasks, whose answers read their source along an anti-diagonal
 
-    def architecture(self, model: TransformerConfig) -> TransformerConfig:
-        """`model` with this mechanism's scheme and settings."""
-        return replace(model, positional=self.positional, **dict(self.model))
+    def architecture(self, model: TransformerConfig, task: str) -> TransformerConfig:
+        """`model` with this mechanism's scheme and settings on `task`; ABC's encoder-decoder counts the source's ids
+        from the start on a task that reads its source in order (`Seq2SeqTask.reads_in_order`), where that answer's
+        cells lie on one diagonal whatever the source's length, else from the end (the paper's tasks, as the ABC
+        chapter)."""
+        frame = "start" if self.abc and getattr(TASKS[task], "reads_in_order", False) else model.memory_from
+        return replace(model, positional=self.positional, memory_from=frame, **dict(self.model))
 
     @property
     def seq2seq(self) -> bool:
@@ -106,10 +110,10 @@ MECHANISMS = Registry("mechanism", {
                           model=(("period", 3),), encdec=True, window=1),
     "abc": Mechanism("sinusoidal+bias", "Attention Bias Calibration (Duan et al. 2024): the encoder-decoder retrained "
                      "with the bias its own attention calibrates at the longest training length, by the ABC "
-                     "chapter's rule (keys counted from the source's end; its diagonals and vertical lines, the "
-                     "paper's third direction left out): an answer that reads its source in order (Copy) runs along "
-                     "that frame's anti-diagonals, which the rule does not extend, so the bias closes most cells it "
-                     "reads",
+                     "chapter's rule (its diagonals and vertical lines) in the frame where the task's answer reads "
+                     "its source along a diagonal: keys counted from the source's end (the paper's tasks, reversed "
+                     "ones), from its start where the task reads its source in order (Copy, ReCopy; the paper's "
+                     "diagonal)",
                      encdec=True, abc=True),
     **{f"gru+{attention}": Mechanism("none", f"the GRU encoder-decoder with {words} (Chowdhury & Caragea 2023)",
                                      gru=attention)
@@ -237,12 +241,12 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
         task = board_source(cfg.task, aligned=mechanism.window is not None)
         if cfg.gru is not None:
             return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
-        model = build_model("encoder_decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
+        model = build_model("encoder_decoder", mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
         if mechanism.window is not None:
             scaffold(task, model, mechanism.window)
         return task, model
     task = board_task(cfg.task, mechanism.coupled)
-    return task, build_model("decoder", mechanism.architecture(cfg.model), task, seed=cfg.seed)
+    return task, build_model("decoder", mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
 
 
 def parameters(mechanism: str, sizes: "LeaderboardSizes", task: str) -> int:
@@ -373,7 +377,7 @@ class LeaderboardSizes:
         tests = tuple(n for n in lengths.tests if self.longest is None or n <= self.longest)
         base = TransformerConfig(width=self.width, heads=self.heads, layers=layers or self.layers, ff=4 * self.width,
                                  max_positions=self.max_positions)
-        model = MECHANISMS[mechanism].architecture(base)
+        model = MECHANISMS[mechanism].architecture(base, task)
         steps = self.steps_for(task)
         train = LMTrainConfig(steps=steps, batch_size=self.batch, lr=self.lr, warmup=max(1, steps // 20),
                               min_length=lengths.train[0], max_length=lengths.train[1])

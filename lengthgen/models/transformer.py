@@ -28,6 +28,7 @@ from lengthgen.models.norms import NORMS
 from lengthgen.models.positional import CrossView, Positional, build_scheme
 
 EMBED_INITS = ("normal", "xavier")  # TransformerConfig.embed_init
+MEMORY_FRAMES = ("end", "start")  # TransformerConfig.memory_from
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class TransformerConfig:
     # distribution drawn several times faster (`models.dropout`)
     attention_norm: str = added("baseline")  # what each self-attention's output O gets before its output projection:
     # `models.norms.NORMS` ("baseline": nothing; "ln": the vanishing-variance paper's +LN; "std": its +std.)
+    memory_from: str = added("end")  # the encoder-decoder's frame: where cross-attention counts the source's ids from
+    # (`MEMORY_FRAMES`): "end", where the paper's tasks answer from (the ABC chapter's), or "start"
 
     def __post_init__(self):
         if self.embed_init not in EMBED_INITS:
@@ -64,6 +67,8 @@ class TransformerConfig:
         if self.attention_norm not in NORMS:
             raise ValueError(f"unknown attention_norm {self.attention_norm!r}; valid: {', '.join(NORMS)}")
         check_mask(self.dropout_mask, "dropout_mask")
+        if self.memory_from not in MEMORY_FRAMES:
+            raise ValueError(f"unknown memory_from {self.memory_from!r}; valid: {', '.join(MEMORY_FRAMES)}")
 
     def scheme(self, attention_layers: int) -> Positional:
         """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers."""
@@ -259,7 +264,8 @@ class EncoderDecoder(nn.Module):
     Bias Calibration); both stacks share one positional scheme, its attention layers numbered encoder, then decoder
     self-attention, then decoder cross-attention. Cross-attention sees the source positions counted from its end
     (the last source token has id 0), so that a reversed output's anti-diagonal is one diagonal of ids whatever the
-    source's length.
+    source's length; or, with `memory_from = "start"`, from its start, where an output that reads its source in order
+    is that one diagonal.
     """
 
     def __init__(self, cfg: TransformerConfig, vocab_size: int):
@@ -287,11 +293,13 @@ class EncoderDecoder(nn.Module):
 
     def encode(self, batch: Seq2SeqBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The encoder's output (B, S, D), the source mask (B, S), True at real tokens, and the ids cross-attention
-        reads the source at (B, S): positions from the end, 0 on padding."""
+        reads the source at (B, S): positions counted from the end or the start (`TransformerConfig.memory_from`), 0
+        on padding."""
         positions = torch.arange(batch.src.shape[1], device=batch.src.device)[None, :]
         mask = positions < batch.src_len[:, None]
-        from_end = (batch.src_len[:, None] - 1 - positions).clamp(min=0)
-        return self.encoder(batch.src, self._ids(batch.src_pos, batch.src), causal=False), mask, from_end
+        ids = batch.src_len[:, None] - 1 - positions if self.cfg.memory_from == "end" else positions
+        memory = self.encoder(batch.src, self._ids(batch.src_pos, batch.src), causal=False)
+        return memory, mask, ids.clamp(min=0) * mask
 
     def loss(self, batch: Seq2SeqBatch) -> torch.Tensor:
         """Mean cross-entropy of the target tokens (padding ignored), the decoder reading <sos> + target[:-1]."""

@@ -54,6 +54,7 @@ class Copy(_DigitTask):
     """
 
     name = "copy"
+    reads_in_order = True
 
     def transform(self, x):
         return x, x
@@ -86,6 +87,7 @@ class ReCopy(_DigitTask):
     """
 
     name = "recopy"
+    reads_in_order = True
     answers_vary = True
 
     def transform(self, x):
@@ -114,6 +116,7 @@ class InvReCopy(_DigitTask):
     """
 
     name = "inv_recopy"
+    reads_in_order = True
 
     def transform(self, x):
         return recopy(x), x
@@ -141,6 +144,7 @@ class DeDupe(_DigitTask):
     """
 
     name = "dedupe"
+    reads_in_order = True
     answers_vary = True
 
     def draw(self, length, gen):

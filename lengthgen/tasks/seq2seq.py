@@ -33,6 +33,8 @@ class Seq2SeqTask:
     train_split, dev_split = "train", "dev"
     answers_vary = False  # whether targets of one source length differ in length (a decoder-only prompt then ends
     # its answers with <eos>: `tasks.prompted`)
+    reads_in_order = False  # whether the answer reads its source in order from its first token (Copy, ReCopy): an
+    # encoder-decoder's bias then lies along diagonals of source ids counted from the start (ABC on the leaderboard)
 
     def __init__(self, data_seed: int = 0):
         self.data_seed = data_seed

@@ -113,9 +113,11 @@ def test_bad_sizes_and_directions_are_refused():
         calibrate(torch.zeros(1, 5, 5), (8, 8), directions=("horizontal",))
 
 
-def test_abc_recovers_the_window_a_model_was_forced_to_attend_with():
+@pytest.mark.parametrize("frame", ["end", "start"])
+def test_abc_recovers_the_window_a_model_was_forced_to_attend_with(frame):
     """A model whose attention is forced by a windowed bias (w = 0: self-attention on the diagonal, cross-attention
-    on the reversed source's anti-diagonal) gives back that window, at a larger size."""
+    on the diagonal of its source ids: the reversed source's anti-diagonal, or with ids from the start the source in
+    order) gives back that window, at a larger size, in the frame of its ids."""
     from lengthgen.analysis.calibration import calibrated_table
     from lengthgen.data import EOS, Seq2SeqBatch
     from lengthgen.models.positional import CLOSED, bias_table, windowed_table
@@ -123,7 +125,7 @@ def test_abc_recovers_the_window_a_model_was_forced_to_attend_with():
 
     torch.manual_seed(0)
     cfg = TransformerConfig(width=16, heads=2, layers=2, encoder_layers=1, ff=32, positional="sinusoidal+bias",
-                            max_positions=24)
+                            max_positions=24, memory_from=frame)
     model = EncoderDecoder(cfg, 14)
     window = windowed_table(2, 8, range(1, 3), range(3, 5), window=0)
     bias_table(model).set_table(window)

@@ -109,7 +109,8 @@ def test_each_profile_runs_every_mechanism_on_every_task_with_its_lengths_and_ro
             lengths = TASK_LENGTHS[cfg.task]
             assert (cfg.train.min_length, cfg.train.max_length) == lengths.train
             assert cfg.tests == tuple(n for n in lengths.tests if sizes.longest is None or n <= sizes.longest)
-            assert cfg.model == MECHANISMS[cfg.mechanism].architecture(cfg.model)  # the config states its mechanism
+            mechanism = MECHANISMS[cfg.mechanism]
+            assert cfg.model == mechanism.architecture(cfg.model, cfg.task)  # the config states its mechanism
             longest = board_task(cfg.task).sequence(cfg.tests[-1], torch.Generator().manual_seed(0))
             assert len(longest.tokens) <= cfg.model.max_positions
     assert leaderboard_configs("quick", (1, 2))[0].seed == 1
@@ -472,15 +473,23 @@ def test_the_study_pace_is_wall_time_per_step_of_where_each_run_stopped_a_tasks_
     assert list(pace.index) == ["successor", "copy"]
 
 
-def test_abcs_bias_calibrated_on_copy_closes_the_cells_copy_reads():
+def test_abc_calibrates_copy_from_the_sources_start_where_its_cells_lie_on_one_diagonal_at_every_length():
     from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrate
 
-    def copy_cells(length: int) -> list[tuple[int, int]]:  # answer step t reads source token t: key L - 1 - t
-        return [(t, length - 1 - t) for t in range(length)]  # from the end, an anti-diagonal
+    def copy_cells(length: int, frame: str) -> list[tuple[int, int]]:  # answer step t reads source token t
+        return [(t, length - 1 - t if frame == "end" else t) for t in range(length)]
 
-    attention = torch.zeros(1, 10, 10)
-    for t, key in copy_cells(10):
-        attention[0, t, key] = 1.0
-    bias = calibrate(attention, (12, 12), PAPER, ABC_DIRECTIONS[1])[0]
-    assert [cell for cell in copy_cells(10) if bias[cell] == 0] == [(0, 9), (9, 0)]  # where a kept diagonal crosses
-    assert all(bias[cell] == float("-inf") for cell in copy_cells(5))  # at 5 tokens, every cell copy reads is closed
+    for frame, opened in (("end", [(0, 9), (9, 0)]), ("start", copy_cells(10, "start"))):
+        attention = torch.zeros(1, 10, 10)
+        for t, key in copy_cells(10, frame):
+            attention[0, t, key] = 1.0
+        bias = calibrate(attention, (12, 12), PAPER, ABC_DIRECTIONS[1])[0]
+        assert [cell for cell in copy_cells(10, frame) if bias[cell] == 0] == opened
+        # at 5 tokens, from the end every cell copy reads is closed (an anti-diagonal that moves with the length);
+        # from the start every one is open (the diagonal through (0, 0))
+        assert all(bias[cell] == (0 if frame == "start" else float("-inf")) for cell in copy_cells(5, frame))
+    cfg = {(t, m): LEADERBOARD_PROFILES["cpu"].run(t, m, 0).model.memory_from
+           for t in ("copy", "recopy", "reverse_copy", "successor") for m in ("abc", "encdec")}
+    assert cfg == {("copy", "abc"): "start", ("recopy", "abc"): "start", ("reverse_copy", "abc"): "end",
+                   ("successor", "abc"): "end", **{(t, "encdec"): "end" for t in ("copy", "recopy", "reverse_copy",
+                                                                                  "successor")}}

@@ -317,13 +317,15 @@ def test_the_windowed_table_by_hand():
         windowed_table(**unary, span="pairs")
 
 
-def test_cross_attention_reads_a_windowed_bias_along_the_reversed_source():
-    """Sources of different lengths in one batch: output step t attends only to the source token t from the end."""
+@pytest.mark.parametrize("frame", ["end", "start"])
+def test_cross_attention_reads_a_windowed_bias_along_the_source_from_its_frame(frame):
+    """Sources of different lengths in one batch: output step t attends only to the source token t from the end (or
+    from the start, `memory_from`)."""
     from lengthgen.models.positional import bias_table, windowed_table
 
     torch.manual_seed(0)
     cfg = TransformerConfig(width=16, heads=2, layers=2, encoder_layers=0, ff=32, positional="sinusoidal+bias",
-                            max_positions=12)
+                            max_positions=12, memory_from=frame)
     model = EncoderDecoder(cfg, 14).eval()
     bias_table(model).set_table(windowed_table(2, 12, range(0, 2), range(2, 4), window=0))
     src = torch.tensor([[4, 5, 6, 7, 8], [4, 5, 6, 0, 0]])
@@ -334,11 +336,14 @@ def test_cross_attention_reads_a_windowed_bias_along_the_reversed_source():
     for name in names:
         pattern = rec[name][0]  # (B, H, T, S)
         assert torch.allclose(pattern[0, :, :, :].sum(-1), torch.ones(2, 3))
-        for t in range(3):  # row 0: source length 5, step t reads position 4 - t; row 1: length 3, position 2 - t
-            assert torch.allclose(pattern[0, :, t, 4 - t], torch.ones(2))
-            assert torch.allclose(pattern[1, :, t, 2 - t], torch.ones(2))
+        for t in range(3):  # from the end, row 0 (source length 5) reads position 4 - t, row 1 (length 3) 2 - t
+            read = (4 - t, 2 - t) if frame == "end" else (t, t)
+            assert torch.allclose(pattern[0, :, t, read[0]], torch.ones(2))
+            assert torch.allclose(pattern[1, :, t, read[1]], torch.ones(2))
     rope = EncoderDecoder(TransformerConfig(width=16, heads=2, layers=1, encoder_layers=0, ff=32), 14)
     assert rope.decoder.blocks[0].cross_attn.positional.bias(torch.arange(3), torch.arange(5), 1) is None
+    with pytest.raises(ValueError, match="unknown memory_from 'middle'; valid: end, start"):
+        TransformerConfig(memory_from="middle")
 
 
 def test_embedding_scale_and_dropout():
