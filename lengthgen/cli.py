@@ -258,12 +258,19 @@ def cmd_leaderboard(args) -> None:
     experiment = EXPERIMENTS["leaderboard"]
     profile = args.profile or experiment.stored_profile
     named = experiment.configs_named(profile, None, args.mechanism or ",".join(MECHANISMS))  # rows added by readers
+    sizes = LEADERBOARD_PROFILES[profile]
+    if args.mechanism and (idle := [m for m in args.mechanism.split(",") if all(c.mechanism != m for c in named)]):
+        raise LengthgenError(f"{', '.join(idle)} runs on no task of the leaderboard at {profile} (its tasks: "
+                             f"{', '.join(sizes.tasks)})")
     configs = experiment.select(named, task=args.task, variant=args.mechanism)
     stored = collect(experiment, configs, _stored(args.results), skip_missing=True)
     if stored.empty:
-        raise LengthgenError(f"no leaderboard run at {profile} is stored in {args.results}; run them with "
-                             f"`lengthgen run leaderboard --profile {profile}`")
-    seeds = LEADERBOARD_PROFILES[profile].seeds
+        which = " of " + " on ".join(filter(None, (args.mechanism, args.task))) if args.mechanism or args.task else ""
+        raise LengthgenError(f"no leaderboard run{which} at {profile} is stored in {args.results}; run them with "
+                             f"`lengthgen run leaderboard --profile {profile}"
+                             f"{f' --variant {args.mechanism}' if args.mechanism else ''}"
+                             f"{f' --task {args.task}' if args.task else ''}`")
+    seeds = sizes.seeds
     runs = complete_cells(stored, seeds)  # a cell is read whole: all of the profile's seeds
     held = stored.key.nunique() - (runs.key.nunique() if not runs.empty else 0)
     if held:

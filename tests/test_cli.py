@@ -486,7 +486,9 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     assert [line.split()[1] for line in out.splitlines()[1:4]] == ["fire", "rope", "nope"]
     for argv, message in (
             (["--mechanism", "xpos"], "unknown mechanism 'xpos'; valid: nope, sinusoidal, learned"),
-            (["--mechanism", "alibi"], "no leaderboard run at smoke is stored"),  # registered, not run
+            (["--mechanism", "alibi"], "no leaderboard run of alibi at smoke is stored in"),  # registered, not run
+            (["--mechanism", "alibi"], "`lengthgen run leaderboard --profile smoke --variant alibi`"),
+            (["--mechanism", "ppc"], "ppc runs on no task of the leaderboard at smoke (its tasks: copy, bucket_sort)"),
             (["--profile", "full"], "unknown profile 'full' for leaderboard; valid: smoke, quick, cpu"),
             (["--profile", "quick"], "no leaderboard run at quick is stored"),
             (["--results", str(tmp_path / "none")], "no results folder at")):

@@ -73,6 +73,11 @@ class Mechanism:
         return replace(model, positional=self.positional, memory_from=frame, **dict(self.model))
 
     @property
+    def model_name(self) -> str:
+        """The `models.build_model` name of the mechanism's model."""
+        return "gru_seq2seq" if self.gru else "encoder_decoder" if self.encdec else "decoder"
+
+    @property
     def seq2seq(self) -> bool:
         """Whether the mechanism's model reads a task as source and target (a GRU's, an encoder-decoder's)."""
         return bool(self.gru) or self.encdec
@@ -240,13 +245,13 @@ def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
                                  f"{', '.join(t for t in TASK_LENGTHS if runs_on(cfg.mechanism, t))}")
         task = board_source(cfg.task, aligned=mechanism.window is not None)
         if cfg.gru is not None:
-            return task, build_model("gru_seq2seq", cfg.gru, task, seed=cfg.seed)
-        model = build_model("encoder_decoder", mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
+            return task, build_model(mechanism.model_name, cfg.gru, task, seed=cfg.seed)
+        model = build_model(mechanism.model_name, mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
         if mechanism.window is not None:
             scaffold(task, model, mechanism.window)
         return task, model
     task = board_task(cfg.task, mechanism.coupled)
-    return task, build_model("decoder", mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
+    return task, build_model(mechanism.model_name, mechanism.architecture(cfg.model, cfg.task), task, seed=cfg.seed)
 
 
 def parameters(mechanism: str, sizes: "LeaderboardSizes", task: str) -> int:
@@ -334,7 +339,8 @@ def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
 
 
 def leaderboard_labels(cfg: LeaderboardRun) -> dict:
-    return {"task": cfg.task, "model": "transformer", "variant": cfg.mechanism, "seed": cfg.seed}
+    return {"task": cfg.task, "model": MECHANISMS[cfg.mechanism].model_name, "variant": cfg.mechanism,
+            "seed": cfg.seed}
 
 
 @dataclass(frozen=True)
@@ -632,10 +638,13 @@ def sizing_methods(store: ResultStore) -> str:
         return f"{mechanism} {'not within its steps' if step != step else f'at step {step:,.0f}'}"
 
     live = "; ".join(f"{task}: {fit(task, 'rope')}, {fit(task, 'nope')}" for task in quick.tasks)
+    fitted = {m: [t for t in dict.fromkeys(runs.task) if fits.get((t, m), float("nan")) >= 0] for m in ("rope", "nope")}
+    nope = f" ({and_list(fitted['nope'])})" if fitted["nope"] else ""
     text += (f"\nThe study's pace, wall time per training step (its course's readings included, one thread, with other "
              f"runs beside it, so a rough guide), a task's median run: from {pace.iloc[-1]:.0f} ms ({pace.index[-1]}) "
              f"to {pace.iloc[0]:.0f} ms ({pace.index[0]}). The live slice (`quick`) trains {quick.steps:,} steps at "
-             f"the study's size; in the study the decoder fits {live}.\n")
+             f"the study's size; in the study the decoder fits {live}. Of the study's {runs.task.nunique()} tasks, "
+             f"RoPE fits {len(fitted['rope'])} within its steps, NoPE {len(fitted['nope'])}{nope}.\n")
     control = stored_runs(LEADERBOARD_CONTROL_NOPE, "cpu", store)
     if not control.empty:
         text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "

@@ -14,6 +14,7 @@ import pandas as pd
 
 from lengthgen.analysis.verdicts import NOT_TRAINED, TRAINED
 from lengthgen.leaderboard.grid import (
+    MECHANISMS,
     LeaderboardRun,
     LeaderboardSizes,
     TaskLengths,
@@ -79,7 +80,8 @@ def headline_of(cfg: LeaderboardRun) -> str:
 
 
 def headline_labels(cfg: LeaderboardRun) -> dict:
-    return {"task": headline_of(cfg), "model": "transformer", "variant": cfg.mechanism, "seed": cfg.seed}
+    return {"task": headline_of(cfg), "model": MECHANISMS[cfg.mechanism].model_name, "variant": cfg.mechanism,
+            "seed": cfg.seed}
 
 
 def headline_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:

@@ -81,8 +81,13 @@ def board_table(table: pd.DataFrame, steps: dict[str, int] | None = None) -> pd.
 
 
 def ranking_words(table: pd.DataFrame) -> str:
-    """Each task's ranking in a sentence: the first-ranked mechanisms with their beyond score and reach, how many
-    cells are ranked, and the cells not trained; where no trained cell scores beyond the training lengths, that."""
+    """Each task's ranking in a sentence: the first-ranked mechanisms with their beyond score (its seeds' range where
+    there are several) and reach, how many cells are ranked, and the cells not trained; where no trained cell scores
+    beyond the training lengths, that."""
+    def first_words(cell: dict) -> str:
+        spread = f", seeds {cell['beyond lo']:.1f}-{cell['beyond hi']:.1f}" if cell["seeds"] > 1 else ""
+        return f"{cell['variant']} ({cell['beyond']:.1f}% beyond{spread}, reaching {cell['reach']:g})"
+
     sentences = []
     for task, cells in table.groupby("task", sort=False):
         ranked = cells[cells.status == RANKED]
@@ -97,7 +102,7 @@ def ranking_words(table: pd.DataFrame) -> str:
             sentences.append(text + (f"; not trained: {and_list(untrained)}." if untrained else "."))
             continue
         first = ranked[ranked["rank"] == ranked["rank"].min()]
-        best = and_list(f"{r.variant} ({r.beyond:.1f}% beyond, reaching {r.reach:g})" for r in first.itertuples())
+        best = and_list(first_words(cell) for cell in first.to_dict("records"))
         text = f"On {task}, {best} {'rank' if len(first) > 1 else 'ranks'} first of {len(ranked)} trained"
         text += f"; not trained: {and_list(untrained)}." if untrained else "."
         sentences.append(text)

@@ -20,6 +20,7 @@ from lengthgen.leaderboard.grid import (
 )
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
+from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.papers import EXPERIMENTS
 from lengthgen.train.loop import LMTrainConfig
@@ -35,10 +36,17 @@ def test_the_training_lengths_are_the_tasks():
 def test_every_mechanism_builds_its_scheme_and_trains_with_its_id_transform():
     for name, mechanism in MECHANISMS.items():
         task = "bucket_sort" if mechanism.window is None else "addition"  # the scaffold runs on arithmetic alone
-        cfg = LeaderboardRun(task=task, mechanism=name, seed=0, model=TINY, train=SHORT)
+        gru = Seq2SeqConfig(attention=mechanism.gru) if mechanism.gru else None
+        cfg = LeaderboardRun(task=task, mechanism=name, seed=0, model=TINY, train=SHORT, gru=gru)
         _, model = build_run(cfg)
-        assert model.cfg.positional == mechanism.positional and cfg.training().positions == mechanism.positions
-        assert all(getattr(model.cfg, field) == value for field, value in mechanism.model)
+        assert cfg.training().positions == mechanism.positions
+        if not mechanism.gru:
+            assert model.cfg.positional == mechanism.positional
+            assert all(getattr(model.cfg, field) == value for field, value in mechanism.model)
+        assert type(model).__name__ == {"decoder": "DecoderOnly", "encoder_decoder": "EncoderDecoder",
+                                        "gru_seq2seq": "GRUSeq2Seq"}[leaderboard_labels(cfg)["model"]]
+    assert {leaderboard_labels(replace(cfg, mechanism=m))["model"] for m in ("rope", "abc", "gru+content")} == {
+        "decoder", "encoder_decoder", "gru_seq2seq"}
     assert dict(MECHANISMS["rope+ln"].model) == {"attention_norm": "ln"} and not MECHANISMS["rope"].model
     pose = LeaderboardRun(task="bucket_sort", mechanism="pose", seed=0, model=TINY, train=SHORT).training()
     assert pose.pose_length == pose.max_positions == 256

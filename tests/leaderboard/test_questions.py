@@ -6,11 +6,13 @@ from lengthgen.leaderboard.protocol import board
 from lengthgen.leaderboard.questions import (
     AHEAD,
     BEHIND,
+    FLOOR,
     QUESTIONS,
     SCHEMES,
     TIED,
     answer,
     best_on_average,
+    best_words,
     compare,
     outside_board,
 )
@@ -43,7 +45,7 @@ def test_a_mechanism_is_ahead_only_when_every_seed_is_and_an_untrained_cell_is_n
     assert table.loc["copy", "rope+ln beyond"] == "70.0 (60.0-80.0)"
     assert answer(BOARD, QUESTIONS["ln rope"]).endswith(
         "rope+ln against rope, on the 3 tasks where both fit: ahead on 1 (copy); behind on 1 (recopy); within the "
-        "seeds' spread on 1 (reverse_copy). On dedupe, not trained: rope+ln.")
+        "seeds' spread on 1 (reverse_copy); both at 0% beyond on none. On dedupe, not trained: rope+ln.")
 
 
 def test_within_overlapping_beyond_ranges_the_reach_decides_as_in_the_ranking():
@@ -77,6 +79,26 @@ def test_the_best_scheme_on_average_counts_an_untrained_cell_as_zero_over_the_ta
     assert ranked["mean beyond"].tolist() == [50.0, 45.0]  # rope (60 + 40) / 2; alibi (90 + 0) / 2
     assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
     assert ranked.loc["alibi", "beaten on"] == ""
+    assert ranked["mean of lowest"].tolist() == [45.0, 40.0] and ranked["mean of highest"].tolist() == [55.0, 47.5]
+    assert best_words(ranked.reset_index()) == (
+        "rope has the highest mean beyond score (50.0%, its seeds' means 45.0-55.0) over the 2 tasks every scheme ran; "
+        "no scheme is clearly best on average: the means of highest seeds of alibi reach its mean of lowest.")
+    apart = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([0, 1, 2], 100)}), TRAINED)
+    assert best_words(best_on_average(apart, ("rope", "alibi"))).endswith(
+        ": it is clearly best on average, its mean of lowest seeds above every other scheme's mean of highest.")
+    assert best_words(best_on_average(apart, ("nope",))) == "No positional scheme of the decoder is on the board yet."
+
+
+def test_two_cells_at_0_beyond_on_every_seed_are_at_the_floor_not_within_the_spread_even_when_reaches_differ():
+    def cell(variant, at_5):  # fit: 100% at 10 and 0% at 15 on every seed; the score at 5 sets the reach
+        return [{"task": "copy", "variant": variant, "seed": seed, "length": n, "metric": "accuracy", "value": v}
+                for seed in range(3) for n, v in ((5, at_5), (10, 100), (15, 0))]
+
+    flat = board(pd.DataFrame(cell("rope+ln", 100) + cell("rope", 85)), TRAINED)  # reach 10 against 0
+    assert flat.set_index("variant")["rank"].to_dict() == {"rope+ln": 1, "rope": 2}  # the ranking reads the reach
+    assert compare(flat, QUESTIONS["ln rope"]).comparison.tolist() == [FLOOR]
+    assert answer(flat, QUESTIONS["ln rope"]).endswith("within the seeds' spread on none; both at 0% beyond on 1 "
+                                                       "(copy).")
 
 
 def test_the_average_ranks_the_decoders_schemes_that_run_everywhere():
@@ -96,10 +118,10 @@ def test_a_question_off_the_board_is_read_from_the_first_size_at_which_its_mecha
                           row("4x128 PPC", 50_000, 34_500.0, 95.3), row("4x128 RoPE+PoSE", 50_000, float("nan"), 0.0)])
     names, where = ("PPC", "RoPE+PoSE"), "the study"
     assert answer_outside(study, names, where) == (
-        "Does PPC beat RoPE on variable assignment? Not on this board (no model of its size fits the task); in the "
-        "study, PPC first fits at 4x128 on 50,000 steps (at step 34,500), where RoPE+PoSE does not fit its training "
-        "lengths (0.0% at the longest): at the smallest size where PPC fits, the two cannot be compared past the "
-        "training lengths.")
+        "Does PPC beat RoPE with PoSE (the sparsity paper's baseline) on variable assignment? Not on this board (no "
+        "model of its size fits the task); in the study, PPC first fits at 4x128 on 50,000 steps (at step 34,500), "
+        "where RoPE+PoSE does not fit its training lengths (0.0% at the longest): at the smallest size where PPC "
+        "fits, the two cannot be compared past the training lengths.")
     both = study.assign(last=[0.0, 0.0, 95.3, 92.0], fits=[False, False, True, True],
                         **{"fits at step": [float("nan")] * 2 + [34_500.0, 40_000.0]})
     assert answer_outside(both, names, where).endswith("where RoPE+PoSE fits too (at step 40,000): a grid at that "

@@ -44,6 +44,12 @@ def test_the_ranking_in_words_names_the_first_the_number_ranked_and_the_untraine
                                     "nope. On reverse_copy no mechanism fits its training lengths (rope not trained).")
 
 
+def test_the_first_ranked_cell_shows_its_seeds_range_beside_its_median():
+    three = pd.concat([RUNS.assign(seed=s, value=RUNS.value - s) for s in range(3)])  # seeds 0-2: 2 points lower each
+    assert ranking_words(board(three, {"copy": 10, "reverse_copy": 10})).startswith(
+        "On copy, rope (49.0% beyond, seeds 48.0-50.0, reaching 15) ranks first of 2 trained")
+
+
 def test_tied_mechanisms_rank_first_together():
     tied = runs_of({("copy", "rope"): [100.0, 95.0, 5.0], ("copy", "alibi"): [100.0, 95.0, 5.0]})
     assert ranking_words(board(tied, {"copy": 10})) == (
