@@ -180,7 +180,7 @@ def write_scorecard(root: Path, profile: str, live_dir: Path) -> Path:
 def write_methods_sections(root: Path) -> list[Path]:
     """Write each paper's generated sections of the Methods page (`Paper.methods`) and the leaderboard's (ignored by
     git) from the stored runs in root/results: generated at every build, as the scorecard is."""
-    from lengthgen.leaderboard.grid import METHODS
+    from lengthgen.leaderboard.sizing import METHODS
     from lengthgen.papers import PAPERS
     from lengthgen.results.store import ResultStore
 

@@ -84,7 +84,7 @@ def test_a_chapter_source_reads_as_the_notebook_papermill_runs():
 
 def test_every_generated_methods_section_is_written_and_included(tmp_path):
     from lengthgen.book import ROOT, write_methods_sections
-    from lengthgen.leaderboard.grid import METHODS
+    from lengthgen.leaderboard.sizing import METHODS
     from lengthgen.papers import PAPERS
 
     (tmp_path / "book").mkdir()

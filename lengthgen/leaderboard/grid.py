@@ -13,25 +13,21 @@ sets which tasks and mechanisms run and at what size.
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 import pandas as pd
 
 from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
-from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
-from lengthgen.display import and_list
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
-from lengthgen.metrics import COURSE, FINAL_TRAIN_LOSS
+from lengthgen.metrics import FINAL_TRAIN_LOSS
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.positional import bias_table, windowed_table
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.registry import Registry
 from lengthgen.results.experiment import Experiment
-from lengthgen.results.store import ResultStore, RunOutput
-from lengthgen.results.sweep import stored_runs
+from lengthgen.results.store import RunOutput
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
 from lengthgen.tasks.arithmetic import ArithmeticTask
@@ -365,7 +361,7 @@ class LeaderboardSizes:
     course: int = 0  # > 0: each run reads its course of training every this many steps (`LeaderboardRun.course`)
     stop_fitted: bool = False  # with a course: each run stops at its first point that fits
     task_steps: tuple[tuple[str, int], ...] = ()  # (task, steps) for a task trained other than `steps` (a grid's
-    # budget per task from its sizing study, `task_budgets`)
+    # budget per task from its sizing study, `sizing.task_budgets`)
 
     def __post_init__(self):
         if unknown := set(dict(self.task_steps)) - set(self.tasks):
@@ -393,10 +389,10 @@ class LeaderboardSizes:
 
 
 # smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three
-# mechanisms, one seed, sized on this machine (Methods: 2,000 steps fit RoPE's Copy, 99% at 10 tokens). cpu is the
-# stored grid, at the sizing study's model (`SIZING_PROFILES`) on tasks where its decoder fits (`left_out` says
-# why each other task is not in it), each trained for its budget from that study (`task_budgets`, checked against the
-# stored study by the tests), at three declared seeds.
+# mechanisms, one seed, at a budget within which the sizing study's RoPE fits both (Methods gives the steps). cpu is
+# the stored grid, at the sizing study's model (`sizing.SIZING_PROFILES`) on tasks where its decoder fits
+# (`sizing.left_out` says why each other task is not in it), each trained for its budget from that study
+# (`sizing.task_budgets`, checked against the stored study by the tests), at three declared seeds.
 LEADERBOARD_PROFILES = {
     "smoke": LeaderboardSizes(tasks=("copy", "bucket_sort"), mechanisms=("nope", "rope"), width=16, heads=2, layers=1,
                               steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=256, longest=50),
@@ -458,25 +454,6 @@ def grid_progress(runs: pd.DataFrame, configs: list[LeaderboardRun], seeds: tupl
             f"{len(seeds)} seeds")
 
 
-# The sizing study of the grid (`leaderboard-sizing`): on every task, RoPE and NoPE at the size of the quick slice, on
-# the sequence-to-sequence ones the encoder-decoder (ABC's first stage: where it fits, ABC's calibration reads a model
-# that fits) and on the arithmetic ones the scaffold (its own model: a 2,000-step sanity run left Addition at 16%), each
-# trained for up to 10,000 steps with its course read every 500 at the longest training length
-# and stopped at its first point that fits (`analysis.sizing.sizing_table`): the steps each task needs at this size, or
-# that it does not fit in them. A sizing seed, outside the declared ones.
-SIZING_PROFILES = {
-    "smoke": replace(LEADERBOARD_PROFILES["smoke"], seeds=(100,), course=2, stop_fitted=True),
-    "cpu": LeaderboardSizes(tasks=tuple(TASK_LENGTHS), mechanisms=("rope", "nope", "encdec", "scaffold"),
-                            width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=100, seeds=(100,),
-                            max_positions=1280, course=500, stop_fitted=True),
-}
-
-
-def sizing_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """The sizing study's runs at a profile (`profile_runs`)."""
-    return profile_runs(SIZING_PROFILES[profile], seeds)
-
-
 def run_steps(cfg: LeaderboardRun) -> int:
     """The training steps a run takes (what the time estimates scale by): its budget, twice for ABC (`calibrate`)."""
     return cfg.train.steps * (2 if MECHANISMS[cfg.mechanism].abc else 1)
@@ -486,178 +463,3 @@ LEADERBOARD = Experiment(name="leaderboard", description="beyond the papers: eve
                          "protocol (exact match by length)", configs=leaderboard_configs,
                          run=run_leaderboard, labels=leaderboard_labels, build=build_run,
                          profiles=tuple(LEADERBOARD_PROFILES), steps=run_steps, more=mechanism_rows)
-
-
-LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
-                                "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, the "
-                                "scaffold on the arithmetic ones, with their course of training, stopped where "
-                                "they fit; a sizing seed", configs=sizing_configs,
-                                run=run_leaderboard, labels=leaderboard_labels,
-                                build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
-
-
-# The NoPE depth control (`leaderboard-control-nope`): at the grid's 2 layers the sizing study's NoPE fits none of the
-# copy family within 10,000 steps, while RoPE fits each. A decoder without positions must find them from the causal
-# mask, which may take more layers than one that is given them: NoPE at 4 layers, otherwise the study's run, on Copy,
-# Reverse Copy and ReCopy, on the sizing seed. Where it fits, the grid's NoPE cells on those tasks measure its depth.
-CONTROL_PROFILES = {
-    "smoke": replace(SIZING_PROFILES["smoke"], tasks=("copy",), mechanisms=("nope",), layers=2),
-    "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy", "recopy"), mechanisms=("nope",), layers=4),
-}
-
-
-def control_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """The NoPE depth control's runs at a profile (`profile_runs`)."""
-    return profile_runs(CONTROL_PROFILES[profile], seeds)
-
-
-def depth_labels(cfg: LeaderboardRun) -> dict:
-    """A run's labels with its depth in its variant ("nope, 4 layers")."""
-    return leaderboard_labels(cfg) | {"variant": f"{cfg.mechanism}, {cfg.model.layers} layers"}
-
-
-LEADERBOARD_CONTROL_NOPE = Experiment(name="leaderboard-control-nope", description="the NoPE depth control: NoPE "
-                                      "at 4 layers on the copy tasks its 2 layers did not fit, with its course of "
-                                      "training, stopped where it fits; a sizing seed", configs=control_configs,
-                                      run=run_leaderboard, labels=depth_labels, build=build_run,
-                                      profiles=tuple(CONTROL_PROFILES), steps=run_steps)
-
-
-def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
-    """The NoPE depth control in a sentence, on the sizing seed: on each of its tasks, where NoPE's course first fits
-    at the study's depth and at the control's (`sizing_table`), or how far it got in the steps it had, beside the steps
-    the grid trains the task; then what that says of the grid's NoPE cells (deeper, it fits within the grid's steps on
-    every such task: there they measure its depth; on some: on those; on none: not its depth alone); "not stored yet."
-    without runs of both."""
-    if study.empty or control.empty:
-        return "not stored yet."
-    budgets = dict(LEADERBOARD_PROFILES["cpu"].task_steps)
-
-    def fit(row) -> str:
-        if row.fits:
-            return f"fits at step {row['fits at step']:,.0f}"
-        return f"does not fit within {SIZING_PROFILES['cpu'].steps:,} steps ({row['last']:.0f}% at the end)"
-
-    sized, deeper = sizing_table(study).set_index(["task", "variant"]), sizing_table(control)
-    deeper = deeper[[(t, "nope") in sized.index for t in deeper.task]].set_index("task")
-    parts = [f"on {task}, NoPE at {SIZING_PROFILES['cpu'].layers} layers {fit(sized.loc[(task, 'nope')])}, at "
-             f"{CONTROL_PROFILES['cpu'].layers} {fit(row)} (the grid trains {task} {budgets[task]:,} steps)"
-             for task, row in deeper.iterrows()]
-    unfit = [t for t in deeper.index if not sized.loc[(t, "nope")].fits]
-    rescued = [t for t in unfit if deeper.loc[t].fits and deeper.loc[t, "fits at step"] <= budgets[t]]
-    deep, shallow = CONTROL_PROFILES["cpu"].layers, SIZING_PROFILES["cpu"].layers
-    if not rescued:
-        verdict = (f"within the grid's steps, {deep} layers fit none of the tasks that {shallow} did not, so depth "
-                   "alone is not what the grid's NoPE cells lack there")
-    elif len(rescued) == len(unfit):
-        verdict = (f"within the grid's steps, {deep} layers fit every task that {shallow} did not, so there the grid's "
-                   "NoPE cells measure its depth")
-    else:
-        verdict = (f"within the grid's steps, {deep} layers fit {and_list(rescued)} of the {len(unfit)} tasks that "
-                   f"{shallow} did not, so on {'it' if len(rescued) == 1 else 'those'} the grid's NoPE cells measure "
-                   "its depth")
-    return "; ".join(parts) + f": {verdict} (one seed)."
-
-
-BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the
-# sizing seed (another seed may need more), rounded up to 1,000 steps and capped at the study's budget (`task_budgets`)
-
-
-def slowest_fit(runs: pd.DataFrame) -> pd.Series:
-    """Per task of the sizing study's runs (`sizing_table`), the first fitting step of its slowest mechanism that fit
-    it (NaN where none fit)."""
-    return sizing_table(runs).groupby("task", sort=False)["fits at step"].max()
-
-
-def study_pace(runs: pd.DataFrame) -> pd.Series:
-    """Per task of the sizing study's runs, milliseconds of wall time per training step: each run's wall_seconds over
-    the last step its course read (where it stopped), its course's readings included; the median over the task's
-    runs, slowest first."""
-    course = runs[runs.metric == COURSE]
-    per_run = course.groupby(["task", "variant", "seed"], sort=False).agg(wall=("wall_seconds", "first"),
-                                                                         steps=("step", "max"))
-    pace = (1000 * per_run.wall / per_run.steps).groupby("task", sort=False).median()
-    return pace.sort_values(ascending=False)
-
-
-def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
-    """The grid's training steps per task from the sizing study's runs (`sizing_table`): BUDGET_MARGIN x the first
-    fitting step of the slowest mechanism that fit the task, rounded up to 1,000, at most `cap`; `cap` where none fit
-    (those cells will be not trained, and shown so)."""
-    slowest = slowest_fit(runs)
-    return (np.ceil(BUDGET_MARGIN * slowest / 1000) * 1000).clip(upper=cap).fillna(cap).astype(int)
-
-
-def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
-    """Why each task the sizing study has runs of is not in `grid` (task, reason), read from the study's runs
-    (`sizing_table`): the decoder fits it with neither RoPE nor NoPE within the study's steps, or it fits and was left
-    out by choice."""
-    table = sizing_table(runs).set_index(["task", "variant"])
-    cap, rows = SIZING_PROFILES["cpu"].steps, []
-    for task in dict.fromkeys(runs.task):
-        if task in grid.tasks:
-            continue
-        decoder = table.loc[task].reindex(["rope", "nope"])
-        if decoder.fits.eq(True).any():
-            first = decoder["fits at step"].dropna()
-            reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out by choice, not by a rule (the "
-                      "grid keeps a few tasks of each paper's kind)")
-        else:
-            last = ", ".join(f"{v} {p:.0f}%" for v, p in decoder["last"].dropna().items())
-            reason = f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
-        rows.append({"task": task, "reason": reason})
-    return pd.DataFrame(rows, columns=["task", "reason"])
-
-
-def idle_on(mechanism: str, grid: LeaderboardSizes) -> bool:
-    """Whether a mechanism runs on none of a grid's tasks (`runs_on`)."""
-    return not any(runs_on(mechanism, t) for t in grid.tasks)
-
-
-def sizing_methods(store: ResultStore) -> str:
-    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`), and
-    the budget per task that the grid takes from it (`task_budgets`)."""
-    runs, cap = stored_runs(LEADERBOARD_SIZING, "cpu", store), SIZING_PROFILES["cpu"].steps
-    text = sizing_markdown(runs, "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
-                           f"mechanism, the first step of the course at >= {TRAINED:.0f}% at the longest training "
-                           f"length, where the run stops; \"–\": not within its {cap:,} steps). ")
-    if runs.empty:
-        return text
-    budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
-    slowest = slowest_fit(runs).dropna()
-    short = ", ".join(f"{task} ({cap / step:.2f}x its slowest fit, step {step:,.0f})" for task, step in slowest.items()
-                      if task in grid.tasks and BUDGET_MARGIN * step > cap)
-    outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
-    idle = "; ".join(f"{name} (runs only on {', '.join(t for t in TASK_LENGTHS if runs_on(name, t))})"
-                     for name in MECHANISMS if idle_on(name, grid))
-    pace, quick = study_pace(runs), LEADERBOARD_PROFILES["quick"]
-    fits = sizing_table(runs).set_index(["task", "variant"])["fits at step"]
-
-    def fit(task, mechanism):
-        step = fits.get((task, mechanism), float("nan"))
-        return f"{mechanism} {'not within its steps' if step != step else f'at step {step:,.0f}'}"
-
-    live = "; ".join(f"{task}: {fit(task, 'rope')}, {fit(task, 'nope')}" for task in quick.tasks)
-    fitted = {m: [t for t in dict.fromkeys(runs.task) if fits.get((t, m), float("nan")) >= 0] for m in ("rope", "nope")}
-    nope = f" ({and_list(fitted['nope'])})" if fitted["nope"] else ""
-    text += (f"\nThe study's pace, wall time per training step (its course's readings included, one thread, with other "
-             f"runs beside it, so a rough guide), a task's median run: from {pace.iloc[-1]:.0f} ms ({pace.index[-1]}) "
-             f"to {pace.iloc[0]:.0f} ms ({pace.index[0]}). The live slice (`quick`) trains {quick.steps:,} steps at "
-             f"the study's size; in the study the decoder fits {live}. Of the study's {runs.task.nunique()} tasks, "
-             f"RoPE fits {len(fitted['rope'])} within its steps, NoPE {len(fitted['nope'])}{nope}.\n")
-    control = stored_runs(LEADERBOARD_CONTROL_NOPE, "cpu", store)
-    if not control.empty:
-        text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "
-                                       "NoPE at 4 layers, otherwise as the study's runs). ")
-    return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
-                   f"up to 1,000, at most {cap:,}): "
-                   + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"
-                   f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets"
-                   + (f"; the cap leaves less than {BUDGET_MARGIN}x the slowest fit on {short}" if short else "")
-                   + f". Left out: {outside}. "
-                   f"So these mechanisms have no cell in it: {idle}. Registered but not in its profile: "
-                   f"{', '.join(m for m in MECHANISMS if m not in grid.mechanisms and not idle_on(m, grid))} "
-                   "(`lengthgen run leaderboard --profile cpu --variant NAME` trains one's row).\n")
-
-
-METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)

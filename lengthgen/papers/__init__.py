@@ -1,8 +1,9 @@
 """The reproduced papers, one folder each (`papers/<name>/`: its numbers as data, grids and sizes, readings, scorecard
 rows), and every named experiment the CLI can run: the papers' and the leaderboard's."""
 
-from lengthgen.leaderboard.grid import LEADERBOARD, LEADERBOARD_CONTROL_NOPE, LEADERBOARD_SIZING
+from lengthgen.leaderboard.grid import LEADERBOARD
 from lengthgen.leaderboard.headlines import LEADERBOARD_HEADLINES
+from lengthgen.leaderboard.sizing import LEADERBOARD_CONTROL_NOPE, LEADERBOARD_SIZING
 from lengthgen.papers import abc, mla, sparsity, vv
 from lengthgen.papers.base import Paper, load_trained
 from lengthgen.registry import Registry

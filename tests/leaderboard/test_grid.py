@@ -16,7 +16,6 @@ from lengthgen.leaderboard.grid import (
     in_distribution,
     leaderboard_labels,
     run_leaderboard,
-    study_pace,
 )
 from lengthgen.leaderboard.protocol import run_scores
 from lengthgen.metrics import ACCURACY, COURSE, FINAL_TRAIN_LOSS
@@ -185,18 +184,6 @@ def test_a_sizing_run_reads_its_course_at_the_longest_training_length_and_stops_
     # randomized as in training and in the tests (the last call)
 
 
-def test_the_sizing_study_runs_rope_nope_abcs_first_stage_and_the_scaffold_on_a_sizing_seed():
-    import lengthgen.leaderboard.grid as grid
-
-    configs = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
-    assert {(c.task, c.mechanism) for c in configs} == {(t, m) for t in TASK_LENGTHS for m in ("rope", "nope")} | {
-        (t, m) for t in TASK_LENGTHS for m in ("encdec", "scaffold") if grid.runs_on(m, t)}
-    assert len(configs) == 2 * 24 + 21 + 7  # the scaffold on the seven arithmetic tasks
-    assert {c.seed for c in configs} == {100} and not {100} & set(LEADERBOARD_PROFILES["quick"].seeds)
-    assert all(c.course == 500 and c.stop_fitted and c.train.steps == 10_000 for c in configs)
-    assert all(not c.course for c in EXPERIMENTS["leaderboard"].configs_for("quick"))
-
-
 def test_the_sparsity_papers_tasks_run_as_they_are_with_their_settings_and_ppc_where_ids_follow_the_input():
     import lengthgen.leaderboard.grid as grid
     from lengthgen.tasks.sparsity import ScratchpadParity, SparseParity, VariableAssignment
@@ -324,66 +311,6 @@ def test_the_scaffold_opens_each_answer_step_on_the_source_tokens_it_needs_and_o
     assert torch.equal(table[cross_layers.start], table[cross_layers.stop - 1])
 
 
-def test_the_grid_budget_of_a_task_is_twice_its_slowest_fitting_mechanisms_step():
-    from lengthgen.leaderboard.grid import BUDGET_MARGIN, task_budgets
-
-    def course(task, variant, values):  # exact match at the longest training length every 500 steps
-        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
-                 "value": v} for i, v in enumerate(values)]
-
-    runs = pd.DataFrame(course("addition", "rope", [50, 80, 95]) + course("addition", "nope", [10, 20, 40, 60, 85, 91])
-                        + course("addition", "encdec", [10] * 20)  # never fits: not what sets the budget
-                        + course("copy", "rope", [99]) + course("copy", "nope", [50, 60, 70, 80, 92])
-                        + course("parity", "rope", [50] * 20) + course("long", "rope", [0] * 11 + [90]))
-    budgets = task_budgets(runs, cap=10_000)
-    assert BUDGET_MARGIN == 2 and budgets.to_dict() == {
-        "addition": 6_000,  # nope first fits at 3,000
-        "copy": 5_000,  # 2 x 2,500
-        "parity": 10_000,  # none fits: the cap, its cells not trained
-        "long": 10_000}  # 2 x 6,000 capped
-
-
-def test_the_stored_grid_trains_each_task_for_the_budget_its_stored_sizing_study_sets():
-    from lengthgen.book import ROOT
-    from lengthgen.leaderboard.grid import SIZING_PROFILES, task_budgets
-    from lengthgen.results.store import ResultStore
-    from lengthgen.results.sweep import stored_runs
-
-    grid = LEADERBOARD_PROFILES["cpu"]
-    study = stored_runs(EXPERIMENTS["leaderboard-sizing"], "cpu", ResultStore(ROOT / "results"))
-    sized = study[study.task.isin(grid.tasks)]
-    assert set(sized.task) == set(grid.tasks)  # every task of the grid was sized, with every mechanism of the study
-    assert {(t, m) for t, m in zip(sized.task, sized.variant, strict=True)} == {
-        (c.task, c.mechanism) for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu") if c.task in grid.tasks}
-    assert dict(grid.task_steps) == task_budgets(sized, SIZING_PROFILES["cpu"].steps).to_dict()
-    from lengthgen.leaderboard.grid import sizing_methods  # where the cap leaves less than twice the slowest fit
-    assert "reverse_recopy (1.18x its slowest fit, step 8,500)" in sizing_methods(ResultStore(ROOT / "results"))
-    shape = SIZING_PROFILES["cpu"]
-    assert (grid.width, grid.heads, grid.layers, grid.batch, grid.lr) == (shape.width, shape.heads, shape.layers,
-                                                                          shape.batch, shape.lr)
-    assert len(grid.tasks) >= 8 and len(grid.mechanisms) >= 12 and len(grid.seeds) == 3
-    assert not set(grid.seeds) & set(shape.seeds)  # declared seeds, not the sizing seed
-    assert {"fire", "randomized", "abacus+fire", "coupling", "gru+locattn", "rope+ln", "abc"} <= set(grid.mechanisms)
-
-
-def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost():
-    from lengthgen.leaderboard.grid import left_out
-
-    def course(task, variant, values):
-        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
-                 "value": v} for i, v in enumerate(values)]
-
-    runs = pd.DataFrame(course("copy", "rope", [99]) + course("dedupe", "rope", [50, 92])
-                        + course("dedupe", "nope", [10] * 20) + course("addition", "rope", [0] * 19 + [3])
-                        + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95]))
-    grid = replace(LEADERBOARD_PROFILES["quick"], tasks=("copy",))
-    assert left_out(runs, grid).to_dict("records") == [
-        {"task": "dedupe", "reason": "fits (rope at step 1,000); left out by choice, not by a rule (the grid keeps a "
-                                     "few tasks of each paper's kind)"},
-        {"task": "addition", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
-                                       "(last: rope 3%, nope 1%)"}]  # the scaffold fitting it is not the decoder
-
-
 def test_a_task_trains_for_its_own_steps_where_the_profile_names_them():
     sizes = replace(LEADERBOARD_PROFILES["quick"], task_steps=(("reverse_copy", 6_000),))
     copy, reverse = sizes.run("copy", "rope", 0), sizes.run("reverse_copy", "rope", 0)
@@ -425,41 +352,6 @@ def test_a_grid_still_running_is_read_a_whole_cell_at_a_time():
     assert grid_progress(runs.iloc[:0], configs, (0, 1, 2)).startswith("0 of the grid's 12 runs are stored: 0 of")
 
 
-def test_the_nope_depth_control_is_the_sizing_run_of_nope_on_the_copy_tasks_at_twice_the_depth():
-    study = {(c.task, c.mechanism): c for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")}
-    control = EXPERIMENTS["leaderboard-control-nope"].configs_for("cpu")
-    assert [(c.task, c.mechanism, c.seed) for c in control] == [
-        (t, "nope", 100) for t in ("copy", "reverse_copy", "recopy")]
-    for cfg in control:
-        sized = study[(cfg.task, "nope")]
-        assert (cfg.model.layers, sized.model.layers) == (4, 2)
-        assert replace(cfg, model=replace(cfg.model, layers=2)) == sized  # nothing else differs
-    assert EXPERIMENTS["leaderboard-control-nope"].labels(control[0])["variant"] == "nope, 4 layers"
-
-
-def test_the_depth_control_says_where_more_layers_make_nope_fit():
-    from lengthgen.leaderboard.grid import depth_control_words
-
-    def course(task, variant, values):
-        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
-                 "value": v} for i, v in enumerate(values)]
-
-    study = pd.DataFrame(course("copy", "nope", [50] * 19 + [84]) + course("recopy", "nope", [0] * 20)
-                         + course("copy", "rope", [95]))
-    deeper = pd.DataFrame(course("copy", "nope, 4 layers", [60, 91]) + course("recopy", "nope, 4 layers", [3] * 20))
-    assert depth_control_words(study, deeper) == (
-        "on copy, NoPE at 2 layers does not fit within 10,000 steps (84% at the end), at 4 fits at step 1,000 (the "
-        "grid trains copy 3,000 steps); on recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the end), "
-        "at 4 does not fit within 10,000 steps (3% at the end) (the grid trains recopy 8,000 steps): within the grid's "
-        "steps, 4 layers fit copy of the 2 tasks that 2 did not, so on it the grid's NoPE cells measure its depth "
-        "(one seed).")
-    late = pd.DataFrame(course("copy", "nope, 4 layers", [60] * 7 + [91]))  # fits at 4,000: past copy's 3,000
-    assert depth_control_words(study, late).endswith(": within the grid's steps, 4 layers fit none of the tasks that "
-                                                     "2 did not, so depth alone is not what the grid's NoPE cells "
-                                                     "lack there (one seed).")
-    assert depth_control_words(study, deeper.iloc[:0]) == "not stored yet."
-
-
 def test_a_mechanisms_parameters_are_its_models_own():
     from lengthgen.leaderboard.grid import parameters
 
@@ -468,17 +360,6 @@ def test_a_mechanisms_parameters_are_its_models_own():
     assert rope == nope and learned - nope == grid.max_positions * grid.width  # RoPE adds none; learned, its table
     assert parameters("rope+ln", grid, "copy") - nope == 2 * grid.layers * grid.width  # a LayerNorm per attention
     assert parameters("gru+content", grid, "copy") != nope  # the GRU has its own size
-
-
-def test_the_study_pace_is_wall_time_per_step_of_where_each_run_stopped_a_tasks_median_run_slowest_first():
-    def run(task, variant, wall, stopped):  # course rows every 500 steps up to where the run stopped
-        return [{"task": task, "variant": variant, "seed": 100, "metric": COURSE, "step": step, "value": 50.0,
-                 "wall_seconds": wall} for step in range(500, stopped + 1, 500)]
-    rows = pd.DataFrame(run("copy", "rope", 10.0, 500) + run("copy", "nope", 30.0, 1000) + run("copy", "encdec", 99.0,
-                        1500) + run("successor", "rope", 40.0, 500))
-    pace = study_pace(rows)
-    assert pace.to_dict() == {"successor": 80.0, "copy": 30.0}  # copy: 20, 30, 66 ms a step; successor: 40 s / 500
-    assert list(pace.index) == ["successor", "copy"]
 
 
 def test_abc_calibrates_copy_from_the_sources_start_where_its_cells_lie_on_one_diagonal_at_every_length():
