@@ -15,6 +15,8 @@ GLOBAL_MEAN, GLOBAL_VAR = "global_mean", "global_var"  # probe: mean over sets o
 # and (biased) feature variance (`analysis.variance.global_stats`, Fig. 3)
 COMPONENT_VAR = "component_var"  # probe: variance across sets of each normed output feature, mean over features
 MAX_WEIGHT = "max_weight"  # probe: mean over sets of the largest attention weight (Fig. 4)
+OPEN_SHARE = "open_share"  # %: of the source's cells (cross-attention, every decoder step and head of the first
+# cross-attention layer) a calibrated bias leaves open, at the longest training length (the leaderboard's ABC)
 OPEN_KEYS = "open_keys"  # arithmetic: keys a bias leaves open per decoder step (`papers.abc.readings.bias_reading`),
 # by_construction "self" / "cross"
 BIAS_ANTI_DIAGONAL = "bias_anti_diagonal"  # arithmetic: the weight a bias alone puts on cross-attention's

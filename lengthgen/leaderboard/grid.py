@@ -14,13 +14,14 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
+import torch
 
 from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board
-from lengthgen.metrics import FINAL_TRAIN_LOSS
+from lengthgen.metrics import FINAL_TRAIN_LOSS, OPEN_SHARE
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
 from lengthgen.models.positional import bias_table, windowed_table
@@ -297,28 +298,39 @@ def one_length(task: Seq2SeqTask, length: int, n: int, gen) -> object:
     return task.batch([e for e in drawn if len(e[1]) == common][:n])
 
 
-def calibrate(cfg: LeaderboardRun, task: Seq2SeqTask, model) -> None:
+def open_share(model, table: torch.Tensor, steps: int, source: int) -> float:
+    """% of the cells of an encoder-decoder's first cross-attention layer that a bias `table` (as
+    `calibration.calibrated_table` returns it: -inf where closed) leaves open, over `steps` decoder steps, a source of
+    `source` tokens and every head."""
+    return 100.0 * float(torch.isfinite(table[model.decoder_layers[1].start, :, :steps, :source]).float().mean())
+
+
+def calibrate(cfg: LeaderboardRun, task: Seq2SeqTask, model) -> float:
     """ABC's first stage: train the run's encoder-decoder without its bias (the same init, training and stream as the
     `encdec` cell of its seed), then set `model`'s bias table from that model's attention on `one_length` training
     examples of the longest training length (`calibration.calibrated_table`: the paper's rule on ABC_DIRECTIONS, the
-    last layer's table into every layer)."""
+    last layer's table into every layer). Returns the share of the source's cells the bias leaves open at that length
+    (`open_share`, OPEN_SHARE)."""
     plain = build_model("encoder_decoder", replace(cfg.model, positional=cfg.model.positional.removesuffix("+bias")),
                         task, seed=cfg.seed)
     train(plain, task, cfg.training(), generator(cfg.seed, "train"),
           desc=f"{cfg.task}/{cfg.mechanism} (plain)/{cfg.seed}")
     batch = one_length(task, in_distribution(cfg.task), ABC_SAMPLES, generator(cfg.seed, "abc"))
-    bias_table(model).set_table(calibrated_table(plain, batch, cfg.model.max_positions, (PAPER, PAPER),
-                                                 ABC_DIRECTIONS))
+    table = calibrated_table(plain, batch, cfg.model.max_positions, (PAPER, PAPER), ABC_DIRECTIONS)
+    bias_table(model).set_table(table)
+    return open_share(model, table, batch.tgt.shape[1], batch.src.shape[1])
 
 
 def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
     """Train (an ABC model after its calibration, `calibrate`), then exact match of greedy answers at each test length
     (`evaluate.exact_match_by_length`, its ids randomized below max_positions for "randomized"); the final training
-    loss beside. The checkpoint is the trained model."""
+    loss beside, and for ABC the share of the source its bias leaves open (OPEN_SHARE). The checkpoint is the trained
+    model."""
     task, model = build_run(cfg)
     training = cfg.training()
+    opened = []  # ABC's: the share of the source its bias leaves open
     if MECHANISMS[cfg.mechanism].abc:
-        calibrate(cfg, task, model)
+        opened.append({"length": in_distribution(cfg.task), "metric": OPEN_SHARE, "value": calibrate(cfg, task, model)})
     randomize = cfg.model.max_positions if training.positions == "randomized" else 0
     course: list[dict] = []
     stop_at = TRAINED if cfg.stop_fitted else None
@@ -329,7 +341,7 @@ def run_leaderboard(cfg: LeaderboardRun) -> RunOutput:
                   callback=read, carry=course)
     rows = exact_match_by_length(model, task, cfg.tests, cfg.eval_samples, cfg.eval_seed, progress=cfg.progress,
                                  randomize=randomize)
-    loss = pd.DataFrame([{"length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}])
+    loss = pd.DataFrame([{"length": 0, "metric": FINAL_TRAIN_LOSS, "value": stats["loss"]}, *opened])
     return RunOutput(pd.concat([rows, loss, *([pd.DataFrame(course)] if course else [])], ignore_index=True),
                      checkpoint=model.state_dict())
 

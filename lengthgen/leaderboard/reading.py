@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from lengthgen.display import and_list
 from lengthgen.leaderboard.protocol import RANKED, row_costs
-from lengthgen.metrics import ACCURACY
+from lengthgen.metrics import ACCURACY, OPEN_SHARE
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
@@ -148,3 +148,17 @@ def cost_words(runs: pd.DataFrame) -> str:
     costs = row_costs(runs)
     return ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's time): "
             + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()) + ".")
+
+
+def open_words(runs: pd.DataFrame, board: pd.DataFrame) -> str:
+    """ABC's calibrated bias per task in a sentence: the share of the source's cells it leaves open at the longest
+    training length (OPEN_SHARE, median over seeds with their range) beside the cell's status; or that no ABC run with
+    that reading is stored."""
+    shares = runs[runs.metric == OPEN_SHARE].groupby("task", sort=False).value.agg(["median", "min", "max"])
+    if shares.empty:
+        return "No stored ABC run records how much of the source its bias leaves open."
+    status = board.set_index(["task", "variant"]).status
+    parts = [f"{task} {s['median']:.0f}% ({s['min']:.0f}-{s['max']:.0f}; {status.get((task, 'abc'), 'no cell')})"
+             for task, s in shares.iterrows()]
+    return ("ABC's calibrated bias leaves open, of the cells from the answer's steps to the source's tokens at the "
+            "longest training length (median over seeds, their range, the cell's status): " + "; ".join(parts) + ".")

@@ -251,15 +251,30 @@ def test_abc_retrains_the_encoder_decoder_with_the_bias_its_plain_cells_model_ca
     task, model = build_run(abc)
     assert isinstance(model, EncoderDecoder) and model.cfg.positional == "sinusoidal+bias"
     assert not bias_table(model).table.any()  # open until calibrated
-    grid.calibrate(abc, task, model)
+    share = grid.calibrate(abc, task, model)
     _, reference = build_run(plain)  # the encdec cell of the same seed, trained as that cell trains
     train(reference, task, plain.training(), generator(0, "train"))
     batch = grid.one_length(task, in_distribution("reverse_copy"), grid.ABC_SAMPLES, generator(0, "abc"))
     expected = calibrated_table(reference, batch, abc.model.max_positions, (PAPER, PAPER), ABC_DIRECTIONS)
     assert torch.equal(bias_table(model).table, expected.clamp(min=CLOSED))  # closed cells stored as CLOSED
     assert bool(torch.isinf(expected).any()) and bool((expected == 0).any())  # a bias that closes some cells
+    assert share == grid.open_share(model, expected, batch.tgt.shape[1], batch.src.shape[1])
     assert EXPERIMENTS["leaderboard"].work(abc) == 2 * EXPERIMENTS["leaderboard"].work(plain)  # trained twice
     assert batch.src.shape[0] > 0 and bool((batch.tgt_len == batch.tgt_len[0]).all())
+
+
+def test_the_open_share_counts_the_first_cross_attention_layers_finite_cells_over_the_steps_and_source():
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.models.positional import windowed_table
+    from lengthgen.models.transformer import EncoderDecoder
+
+    model = EncoderDecoder(TransformerConfig(width=16, heads=2, layers=2, encoder_layers=1, ff=32,
+                                             positional="sinusoidal+bias", max_positions=12), 14)
+    table = windowed_table(2, 12, *model.decoder_layers, window=0).masked_fill(
+        windowed_table(2, 12, *model.decoder_layers, window=0) != 0, float("-inf"))  # one key open per step
+    assert grid.open_share(model, table, 4, 8) == 100 * 4 / 32  # 4 steps, one of 8 keys each
+    table[model.decoder_layers[1].start, 1] = 0.0  # head 1 transparent: every cell open
+    assert grid.open_share(model, table, 4, 8) == 100 * (4 + 32) / 64
 
 
 def test_the_scaffold_runs_on_the_arithmetic_tasks_aligned_with_its_window_along_their_anti_diagonal():

@@ -4,7 +4,15 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.leaderboard.protocol import board
-from lengthgen.leaderboard.reading import at_length, board_table, cost_words, curves, heatmap, ranking_words
+from lengthgen.leaderboard.reading import (
+    at_length,
+    board_table,
+    cost_words,
+    curves,
+    heatmap,
+    open_words,
+    ranking_words,
+)
 
 
 def runs_of(values: dict[tuple[str, str], list[float]], lengths=(10, 15, 30)) -> pd.DataFrame:
@@ -99,3 +107,12 @@ def test_a_task_where_no_trained_cell_scores_beyond_says_so_instead_of_naming_a_
     assert ranking_words(board(alone, {"copy": 10})) == (
         "On copy, the one trained mechanism, rope, scores nothing beyond its training lengths (0% exact match past "
         "them).")
+
+
+def test_abcs_open_share_is_read_per_task_as_a_median_with_its_range_beside_the_cells_status():
+    runs = pd.concat([runs_of({("copy", "abc"): [100.0, 50.0, 0.0], ("reverse_copy", "abc"): [10.0, 0.0, 0.0]}),
+                      pd.DataFrame([{"task": t, "variant": "abc", "seed": 0, "length": 10, "metric": "open_share",
+                                     "value": v} for t, v in (("copy", 18.2), ("reverse_copy", 2.8))])])
+    assert open_words(runs, board(runs, {"copy": 10, "reverse_copy": 10})).endswith(
+        "copy 18% (18-18; ranked); reverse_copy 3% (3-3; not trained).")
+    assert open_words(RUNS, BOARD) == "No stored ABC run records how much of the source its bias leaves open."
