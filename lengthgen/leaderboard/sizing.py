@@ -117,6 +117,55 @@ def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
     return "; ".join(parts) + f": {verdict} (one seed)."
 
 
+# The budget control (`leaderboard-control-budget`): the grid's budgets come from RoPE, NoPE, the encoder-decoder and
+# the scaffold, so a mechanism that learns more slowly can miss them. The decoder's mechanisms that change its position
+# ids in training (coupling's and Abacus's random shift, randomized positions) or learn their bias (FIRE), on Copy and
+# Reverse Copy (the grid's shortest budgets), each as the study's runs (its course, its 10,000 steps, stopped where it
+# fits) on the sizing seed: where one fits only past the grid's budget, its grid cell there is held back by the budget.
+BUDGET_PROFILES = {
+    "smoke": replace(SIZING_PROFILES["smoke"], tasks=("copy",), mechanisms=("fire",)),
+    "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy"),
+                   mechanisms=("coupling", "abacus+fire", "randomized", "fire")),
+}
+
+
+def budget_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """The budget control's runs at a profile (`profile_runs`)."""
+    return profile_runs(BUDGET_PROFILES[profile], seeds)
+
+
+LEADERBOARD_CONTROL_BUDGET = Experiment(name="leaderboard-control-budget", description="the budget control: the "
+                                        "mechanisms that shift or randomize their ids or learn their bias, on Copy "
+                                        "and Reverse Copy, with their course of training for up to the study's "
+                                        "steps, stopped where they fit; a sizing seed", configs=budget_configs,
+                                        run=run_leaderboard, labels=leaderboard_labels, build=build_run,
+                                        profiles=tuple(BUDGET_PROFILES), steps=run_steps)
+
+
+def budget_control_words(control: pd.DataFrame) -> str:
+    """The budget control in a sentence, on the sizing seed: per task and mechanism, where its course first fits
+    (`sizing_table`) beside the steps the grid trains the task, or how far it got in the study's steps; then which fit
+    only past the grid's budget (there the budget holds the grid's cell back), which fit within it (there the grid's
+    seeds, not the budget, decide), and which fit in none of the study's steps; "not stored yet." without runs."""
+    if control.empty:
+        return "not stored yet."
+    budgets, cap = dict(LEADERBOARD_PROFILES["cpu"].task_steps), BUDGET_PROFILES["cpu"].steps
+    parts, groups = [], {"past": [], "within": [], "none": []}
+    for row in sizing_table(control).to_dict("records"):
+        step, budget, name = row["fits at step"], budgets[row["task"]], f"{row['variant']} on {row['task']}"
+        if not row["fits"]:
+            parts.append(f"{name} does not fit within {cap:,} steps ({row['last']:.0f}% at the end)")
+            groups["none"].append(name)
+            continue
+        parts.append(f"{name} fits at step {step:,.0f} (the grid trains {budget:,})")
+        groups["past" if step > budget else "within"].append(name)
+    said = [f"{what}: {and_list(names)}" for what, names in (
+        ("fit only past the grid's budget, which holds their cells back", groups["past"]),
+        ("fit within it, so there the grid's seeds, not the budget, decide", groups["within"]),
+        (f"fit in none of the {cap:,} steps", groups["none"])) if names]
+    return "; ".join(parts) + ". So " + "; ".join(said) + " (one seed)."
+
+
 BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the
 # sizing seed (another seed may need more), rounded up to 1,000 steps and capped at the study's budget (`task_budgets`)
 
@@ -207,6 +256,10 @@ def sizing_methods(store: ResultStore) -> str:
     if not control.empty:
         text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "
                                        "NoPE at 4 layers, otherwise as the study's runs). ")
+    budget = stored_runs(LEADERBOARD_CONTROL_BUDGET, "cpu", store)
+    if not budget.empty:
+        text += "\n" + sizing_markdown(budget, "**The budget control, as stored** (`leaderboard-control-budget`: "
+                                       "as the study's runs). ")
     return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
                    f"up to 1,000, at most {cap:,}): "
                    + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"

@@ -127,3 +127,31 @@ def test_the_study_pace_is_wall_time_per_step_of_where_each_run_stopped_a_tasks_
     pace = study_pace(rows)
     assert pace.to_dict() == {"successor": 80.0, "copy": 30.0}  # copy: 20, 30, 66 ms a step; successor: 40 s / 500
     assert list(pace.index) == ["successor", "copy"]
+
+
+def test_the_budget_control_says_which_mechanisms_fit_only_past_the_grids_budget():
+    from lengthgen.leaderboard.sizing import budget_control_words
+
+    def course(task, variant, values):
+        return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
+                 "value": v} for i, v in enumerate(values)]
+
+    control = pd.DataFrame(course("copy", "coupling", [50] * 9 + [92])  # fits at 5,000: past copy's 3,000
+                           + course("copy", "fire", [60, 91])  # at 1,000: within it
+                           + course("reverse_copy", "randomized", [20] * 20))  # never within 10,000
+    assert budget_control_words(control) == (
+        "coupling on copy fits at step 5,000 (the grid trains 3,000); fire on copy fits at step 1,000 (the grid trains "
+        "3,000); randomized on reverse_copy does not fit within 10,000 steps (20% at the end). So fit only past the "
+        "grid's budget, which holds their cells back: coupling on copy; fit within it, so there the grid's seeds, not "
+        "the budget, decide: fire on copy; fit in none of the 10,000 steps: randomized on reverse_copy (one seed).")
+    assert budget_control_words(control.iloc[:0]) == "not stored yet."
+
+
+def test_the_budget_control_runs_the_slow_mechanisms_as_the_study_on_its_seed():
+    study = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")[0]
+    control = EXPERIMENTS["leaderboard-control-budget"].configs_for("cpu")
+    assert {(c.task, c.mechanism) for c in control} == {(t, m) for t in ("copy", "reverse_copy")
+                                                        for m in ("coupling", "abacus+fire", "randomized", "fire")}
+    assert all((c.seed, c.course, c.stop_fitted, c.train.steps, c.model.width, c.model.layers) == (
+        study.seed, study.course, study.stop_fitted, study.train.steps, study.model.width, study.model.layers)
+        for c in control)
