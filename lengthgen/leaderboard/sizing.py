@@ -117,15 +117,17 @@ def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
     return "; ".join(parts) + f": {verdict} (one seed)."
 
 
-# The budget control (`leaderboard-control-budget`): the grid's budgets come from RoPE, NoPE, the encoder-decoder and
-# the scaffold, so a mechanism that learns more slowly can miss them. The decoder's mechanisms that change its position
-# ids in training (coupling's and Abacus's random shift, randomized positions) or learn their bias (FIRE), on Copy and
-# Reverse Copy (the grid's shortest budgets), each as the study's runs (its course, its 10,000 steps, stopped where it
-# fits) on the sizing seed: where one fits only past the grid's budget, its grid cell there is held back by the budget.
+# The budget control (`leaderboard-control-budget`): the study sizes RoPE, NoPE, the encoder-decoder and the scaffold,
+# so a mechanism that learns more slowly can miss the budgets they set. Every other mechanism of the grid but ABC (whose
+# first stage is the study's encoder-decoder), on each grid task whose budget from the study is under the study's
+# steps (where a slower fit could raise it), each as the study's runs (its course, its 10,000 steps, stopped where it
+# fits) on the sizing seed: where one fits only past the grid's budget, its grid cells there are held back by it.
 BUDGET_PROFILES = {
     "smoke": replace(SIZING_PROFILES["smoke"], tasks=("copy",), mechanisms=("fire",)),
-    "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy"),
-                   mechanisms=("coupling", "abacus+fire", "randomized", "fire")),
+    "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy", "successor", "posretrieve", "recopy",
+                                                  "scratchpad_parity"),
+                   mechanisms=("sinusoidal", "learned", "alibi", "fire", "randomized", "rope+ln", "nope+ln",
+                               "coupling", "abacus+fire", "gru+content", "gru+locattn")),
 }
 
 
@@ -134,36 +136,35 @@ def budget_configs(profile: str, seeds: tuple[int, ...] | None) -> list[Leaderbo
     return profile_runs(BUDGET_PROFILES[profile], seeds)
 
 
-LEADERBOARD_CONTROL_BUDGET = Experiment(name="leaderboard-control-budget", description="the budget control: the "
-                                        "mechanisms that shift or randomize their ids or learn their bias, on Copy "
-                                        "and Reverse Copy, with their course of training for up to the study's "
-                                        "steps, stopped where they fit; a sizing seed", configs=budget_configs,
+LEADERBOARD_CONTROL_BUDGET = Experiment(name="leaderboard-control-budget", description="the budget control: every "
+                                        "grid mechanism the study did not size (ABC aside) on the tasks whose budget "
+                                        "is under the study's steps, with their course of training, stopped where "
+                                        "they fit; a sizing seed", configs=budget_configs,
                                         run=run_leaderboard, labels=leaderboard_labels, build=build_run,
                                         profiles=tuple(BUDGET_PROFILES), steps=run_steps)
 
 
 def budget_control_words(control: pd.DataFrame) -> str:
-    """The budget control in a sentence, on the sizing seed: per task and mechanism, where its course first fits
-    (`sizing_table`) beside the steps the grid trains the task, or how far it got in the study's steps; then which fit
-    only past the grid's budget (there the budget holds the grid's cell back), which fit within it (there the grid's
-    seeds, not the budget, decide), and which fit in none of the study's steps; "not stored yet." without runs."""
+    """The budget control in a sentence, on the sizing seed, beside the steps the grid trains each task: the
+    mechanism-task pairs whose course first fits (`sizing_table`) only past the grid's budget (there the budget holds
+    the grid's cells back), how many fit within it, and those that fit in none of the study's steps; "not stored yet."
+    without runs."""
     if control.empty:
         return "not stored yet."
     budgets, cap = dict(LEADERBOARD_PROFILES["cpu"].task_steps), BUDGET_PROFILES["cpu"].steps
-    parts, groups = [], {"past": [], "within": [], "none": []}
-    for row in sizing_table(control).to_dict("records"):
-        step, budget, name = row["fits at step"], budgets[row["task"]], f"{row['variant']} on {row['task']}"
-        if not row["fits"]:
-            parts.append(f"{name} does not fit within {cap:,} steps ({row['last']:.0f}% at the end)")
-            groups["none"].append(name)
-            continue
-        parts.append(f"{name} fits at step {step:,.0f} (the grid trains {budget:,})")
-        groups["past" if step > budget else "within"].append(name)
-    said = [f"{what}: {and_list(names)}" for what, names in (
-        ("fit only past the grid's budget, which holds their cells back", groups["past"]),
-        ("fit within it, so there the grid's seeds, not the budget, decide", groups["within"]),
-        (f"fit in none of the {cap:,} steps", groups["none"])) if names]
-    return "; ".join(parts) + ". So " + "; ".join(said) + " (one seed)."
+    table = sizing_table(control)
+    past = table[table.fits & (table["fits at step"] > table.task.map(budgets))]
+    unfit = table[~table.fits]
+    said = [f"of its {len(table)} mechanism-task pairs, {len(table) - len(past) - len(unfit)} fit within the grid's "
+            "budget"]
+    if len(past):
+        said.append("fit only past it, which holds their grid cells back: " + and_list(
+            f"{r['variant']} on {r['task']} (at step {r['fits at step']:,.0f}; the grid trains {budgets[r['task']]:,})"
+            for r in past.to_dict("records")))
+    if len(unfit):
+        said.append(f"fit in none of the {cap:,} steps: " + and_list(
+            f"{r.variant} on {r.task} ({r.last:.0f}% at the end)" for r in unfit.itertuples()))
+    return "; ".join(said) + " (one seed)."
 
 
 BUDGET_MARGIN = 2  # the grid trains a task this many times the steps its slowest sized mechanism needed on the

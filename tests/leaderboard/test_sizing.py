@@ -140,18 +140,25 @@ def test_the_budget_control_says_which_mechanisms_fit_only_past_the_grids_budget
                            + course("copy", "fire", [60, 91])  # at 1,000: within it
                            + course("reverse_copy", "randomized", [20] * 20))  # never within 10,000
     assert budget_control_words(control) == (
-        "coupling on copy fits at step 5,000 (the grid trains 3,000); fire on copy fits at step 1,000 (the grid trains "
-        "3,000); randomized on reverse_copy does not fit within 10,000 steps (20% at the end). So fit only past the "
-        "grid's budget, which holds their cells back: coupling on copy; fit within it, so there the grid's seeds, not "
-        "the budget, decide: fire on copy; fit in none of the 10,000 steps: randomized on reverse_copy (one seed).")
+        "of its 3 mechanism-task pairs, 1 fit within the grid's budget; fit only past it, which holds their grid cells "
+        "back: coupling on copy (at step 5,000; the grid trains 3,000); fit in none of the 10,000 steps: randomized on "
+        "reverse_copy (20% at the end) (one seed).")
     assert budget_control_words(control.iloc[:0]) == "not stored yet."
 
 
-def test_the_budget_control_runs_the_slow_mechanisms_as_the_study_on_its_seed():
-    study = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")[0]
+def test_the_budget_control_sizes_every_other_mechanism_on_the_tasks_whose_budget_is_under_the_cap():
+    from lengthgen.book import ROOT
+    from lengthgen.leaderboard.sizing import SIZING_PROFILES, task_budgets
+    from lengthgen.results.store import ResultStore
+    from lengthgen.results.sweep import stored_runs
+
+    study = stored_runs(EXPERIMENTS["leaderboard-sizing"], "cpu", ResultStore(ROOT / "results"))
+    grid, cap = LEADERBOARD_PROFILES["cpu"], SIZING_PROFILES["cpu"].steps
+    budgets = task_budgets(study[study.task.isin(grid.tasks)], cap)
+    sized = EXPERIMENTS["leaderboard-sizing"].configs_for("cpu")
     control = EXPERIMENTS["leaderboard-control-budget"].configs_for("cpu")
-    assert {(c.task, c.mechanism) for c in control} == {(t, m) for t in ("copy", "reverse_copy")
-                                                        for m in ("coupling", "abacus+fire", "randomized", "fire")}
+    assert {c.task for c in control} == {t for t, steps in budgets.items() if steps < cap}
+    assert {c.mechanism for c in control} == set(grid.mechanisms) - {c.mechanism for c in sized} - {"abc"}
     assert all((c.seed, c.course, c.stop_fitted, c.train.steps, c.model.width, c.model.layers) == (
-        study.seed, study.course, study.stop_fitted, study.train.steps, study.model.width, study.model.layers)
+        sized[0].seed, sized[0].course, sized[0].stop_fitted, cap, sized[0].model.width, sized[0].model.layers)
         for c in control)
