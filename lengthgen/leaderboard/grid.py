@@ -403,8 +403,8 @@ class LeaderboardSizes:
 # smoke exercises the code. quick is the book's live slice: monotonic attention's Copy and Reverse Copy with three
 # mechanisms, one seed, at a budget within which the sizing study's RoPE fits both (Methods gives the steps). cpu is
 # the stored grid, at the sizing study's model (`sizing.SIZING_PROFILES`) on tasks where its decoder fits
-# (`sizing.left_out` says why each other task is not in it), each trained for its budget from that study
-# (`sizing.task_budgets`, checked against the stored study by the tests), at three declared seeds.
+# (`sizing.left_out` says why each other task is not in it), each trained for its budget from that study and its
+# budget control (`sizing.task_budgets`, checked against the stored runs by the tests), at three declared seeds.
 LEADERBOARD_PROFILES = {
     "smoke": LeaderboardSizes(tasks=("copy", "bucket_sort"), mechanisms=("nope", "rope"), width=16, heads=2, layers=1,
                               steps=5, batch=8, lr=1e-3, samples=8, seeds=(0,), max_positions=256, longest=50),
@@ -417,9 +417,9 @@ LEADERBOARD_PROFILES = {
                                         "gru+content", "gru+locattn"),
                             width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=500, seeds=(0, 1, 2),
                             max_positions=1280,
-                            task_steps=(("copy", 3_000), ("reverse_copy", 4_000), ("lookup_length", 10_000),
-                                        ("successor", 3_000), ("scan_length", 10_000), ("posretrieve", 9_000),
-                                        ("recopy", 8_000), ("reverse_recopy", 10_000), ("scratchpad_parity", 9_000),
+                            task_steps=(("copy", 10_000), ("reverse_copy", 10_000), ("lookup_length", 10_000),
+                                        ("successor", 10_000), ("scan_length", 10_000), ("posretrieve", 10_000),
+                                        ("recopy", 10_000), ("reverse_recopy", 10_000), ("scratchpad_parity", 10_000),
                                         ("bucket_sort", 10_000))),
 }
 

@@ -144,14 +144,14 @@ LEADERBOARD_CONTROL_BUDGET = Experiment(name="leaderboard-control-budget", descr
                                         profiles=tuple(BUDGET_PROFILES), steps=run_steps)
 
 
-def budget_control_words(control: pd.DataFrame) -> str:
-    """The budget control in a sentence, on the sizing seed, beside the steps the grid trains each task: the
-    mechanism-task pairs whose course first fits (`sizing_table`) only past the grid's budget (there the budget holds
-    the grid's cells back), how many fit within it, and those that fit in none of the study's steps; "not stored yet."
-    without runs."""
+def budget_control_words(control: pd.DataFrame, budgets: dict[str, int]) -> str:
+    """The budget control in a sentence, on the sizing seed, beside the steps the grid trains each task (`budgets`):
+    the mechanism-task pairs whose course first fits (`sizing_table`) only past the grid's budget (there the budget
+    holds the grid's cells back), how many fit within it, and those that fit in none of the study's steps; "not stored
+    yet." without runs."""
     if control.empty:
         return "not stored yet."
-    budgets, cap = dict(LEADERBOARD_PROFILES["cpu"].task_steps), BUDGET_PROFILES["cpu"].steps
+    cap = BUDGET_PROFILES["cpu"].steps
     table = sizing_table(control)
     past = table[table.fits & (table["fits at step"] > table.task.map(budgets))]
     unfit = table[~table.fits]
@@ -223,16 +223,19 @@ def idle_on(mechanism: str, grid: LeaderboardSizes) -> bool:
 
 
 def sizing_methods(store: ResultStore) -> str:
-    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`), and
-    the budget per task that the grid takes from it (`task_budgets`)."""
+    """The sizing study's section of the Methods page, from a results store (`analysis.sizing.sizing_markdown`), its
+    controls' tables, and the budget per task that the grid takes from the study and the budget control
+    (`task_budgets`)."""
     runs, cap = stored_runs(LEADERBOARD_SIZING, "cpu", store), SIZING_PROFILES["cpu"].steps
     text = sizing_markdown(runs, "**The leaderboard's sizing study, as stored** (`leaderboard-sizing`: per task and "
                            f"mechanism, the first step of the course at >= {TRAINED:.0f}% at the longest training "
                            f"length, where the run stops; \"–\": not within its {cap:,} steps). ")
     if runs.empty:
         return text
-    budgets, grid = task_budgets(runs, cap), LEADERBOARD_PROFILES["cpu"]
-    slowest = slowest_fit(runs).dropna()
+    budget = stored_runs(LEADERBOARD_CONTROL_BUDGET, "cpu", store)
+    sized = pd.concat([runs, budget], ignore_index=True)  # every mechanism sized on a task counts for its budget
+    budgets, grid = task_budgets(sized, cap), LEADERBOARD_PROFILES["cpu"]
+    slowest = slowest_fit(sized).dropna()
     short = ", ".join(f"{task} ({cap / step:.2f}x its slowest fit, step {step:,.0f})" for task, step in slowest.items()
                       if task in grid.tasks and BUDGET_MARGIN * step > cap)
     outside = "; ".join(f"{row.task}: {row.reason}" for row in left_out(runs, grid).itertuples())
@@ -257,12 +260,11 @@ def sizing_methods(store: ResultStore) -> str:
     if not control.empty:
         text += "\n" + sizing_markdown(control, "**The NoPE depth control, as stored** (`leaderboard-control-nope`: "
                                        "NoPE at 4 layers, otherwise as the study's runs). ")
-    budget = stored_runs(LEADERBOARD_CONTROL_BUDGET, "cpu", store)
     if not budget.empty:
         text += "\n" + sizing_markdown(budget, "**The budget control, as stored** (`leaderboard-control-budget`: "
                                        "as the study's runs). ")
-    return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step, rounded "
-                   f"up to 1,000, at most {cap:,}): "
+    return text + (f"\nThe grid's budget per task ({BUDGET_MARGIN}x the slowest fitting mechanism's step in the study "
+                   f"and the budget control, rounded up to 1,000, at most {cap:,}): "
                    + ", ".join(f"{task} {steps:,}" for task, steps in budgets.items()) + ".\n\n"
                    f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets"
                    + (f"; the cap leaves less than {BUDGET_MARGIN}x the slowest fit on {short}" if short else "")

@@ -54,7 +54,10 @@ def test_the_stored_grid_trains_each_task_for_the_budget_its_stored_sizing_study
     assert set(sized.task) == set(grid.tasks)  # every task of the grid was sized, with every mechanism of the study
     assert {(t, m) for t, m in zip(sized.task, sized.variant, strict=True)} == {
         (c.task, c.mechanism) for c in EXPERIMENTS["leaderboard-sizing"].configs_for("cpu") if c.task in grid.tasks}
-    assert dict(grid.task_steps) == task_budgets(sized, SIZING_PROFILES["cpu"].steps).to_dict()
+    control = stored_runs(EXPERIMENTS["leaderboard-control-budget"], "cpu", ResultStore(ROOT / "results"))
+    assert len(control.key.unique()) == len(EXPERIMENTS["leaderboard-control-budget"].configs_for("cpu"))  # complete
+    both = pd.concat([sized, control], ignore_index=True)  # the study's mechanisms and the control's set the budget
+    assert dict(grid.task_steps) == task_budgets(both, SIZING_PROFILES["cpu"].steps).to_dict()
     from lengthgen.leaderboard.sizing import sizing_methods  # where the cap leaves less than twice the slowest fit
     assert "reverse_recopy (1.18x its slowest fit, step 8,500)" in sizing_methods(ResultStore(ROOT / "results"))
     shape = SIZING_PROFILES["cpu"]
@@ -107,11 +110,11 @@ def test_the_depth_control_says_where_more_layers_make_nope_fit():
     deeper = pd.DataFrame(course("copy", "nope, 4 layers", [60, 91]) + course("recopy", "nope, 4 layers", [3] * 20))
     assert depth_control_words(study, deeper) == (
         "on copy, NoPE at 2 layers does not fit within 10,000 steps (84% at the end), at 4 fits at step 1,000 (the "
-        "grid trains copy 3,000 steps); on recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the end), "
-        "at 4 does not fit within 10,000 steps (3% at the end) (the grid trains recopy 8,000 steps): within the grid's "
-        "steps, 4 layers fit copy of the 2 tasks that 2 did not, so on it the grid's NoPE cells measure its depth "
-        "(one seed).")
-    late = pd.DataFrame(course("copy", "nope, 4 layers", [60] * 7 + [91]))  # fits at 4,000: past copy's 3,000
+        "grid trains copy 10,000 steps); on recopy, NoPE at 2 layers does not fit within 10,000 steps (0% at the "
+        "end), at 4 does not fit within 10,000 steps (3% at the end) (the grid trains recopy 10,000 steps): within the "
+        "grid's steps, 4 layers fit copy of the 2 tasks that 2 did not, so on it the grid's NoPE cells measure its "
+        "depth (one seed).")
+    late = pd.DataFrame(course("copy", "nope, 4 layers", [60] * 20))  # never within the grid's 10,000 steps
     assert depth_control_words(study, late).endswith(": within the grid's steps, 4 layers fit none of the tasks that "
                                                      "2 did not, so depth alone is not what the grid's NoPE cells "
                                                      "lack there (one seed).")
@@ -139,11 +142,11 @@ def test_the_budget_control_says_which_mechanisms_fit_only_past_the_grids_budget
     control = pd.DataFrame(course("copy", "coupling", [50] * 9 + [92])  # fits at 5,000: past copy's 3,000
                            + course("copy", "fire", [60, 91])  # at 1,000: within it
                            + course("reverse_copy", "randomized", [20] * 20))  # never within 10,000
-    assert budget_control_words(control) == (
+    assert budget_control_words(control, {"copy": 3_000, "reverse_copy": 4_000}) == (
         "of its 3 mechanism-task pairs, 1 fit within the grid's budget; fit only past it, which holds their grid cells "
         "back: coupling on copy (at step 5,000; the grid trains 3,000); fit in none of the 10,000 steps: randomized on "
         "reverse_copy (20% at the end) (one seed).")
-    assert budget_control_words(control.iloc[:0]) == "not stored yet."
+    assert budget_control_words(control.iloc[:0], {}) == "not stored yet."
 
 
 def test_the_budget_control_sizes_every_other_mechanism_on_the_tasks_whose_budget_is_under_the_cap():
