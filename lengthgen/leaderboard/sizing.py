@@ -1,5 +1,6 @@
-"""The leaderboard's sizing: the study that sets the grid's model and its budget per task (`leaderboard-sizing`), the
-NoPE depth control (`leaderboard-control-nope`), and the Methods section they generate (`METHODS`)."""
+"""The leaderboard's sizing: the study that sets the grid's model (`leaderboard-sizing`), the budget control that sizes
+the grid's other mechanisms where the study's budget left room (`leaderboard-control-budget`; the two set the budget per
+task), the NoPE depth control (`leaderboard-control-nope`), and the Methods section they generate (`METHODS`)."""
 
 from dataclasses import replace
 
