@@ -164,7 +164,7 @@ def budget_control_words(control: pd.DataFrame, budgets: dict[str, int]) -> str:
             for r in past.to_dict("records")))
     if len(unfit):
         said.append(f"fit in none of the {cap:,} steps: " + and_list(
-            f"{r.variant} on {r.task} ({r.last:.0f}% at the end)" for r in unfit.itertuples()))
+            f"{r['variant']} on {r['task']} ({r['last']:.0f}% at the end)" for r in unfit.to_dict("records")))
     return "; ".join(said) + " (one seed)."
 
 
