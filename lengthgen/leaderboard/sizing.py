@@ -3,6 +3,7 @@ the grid's other mechanisms where the study's budget left room (`leaderboard-con
 task), the NoPE depth control (`leaderboard-control-nope`), and the Methods section they generate (`METHODS`)."""
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -42,17 +43,23 @@ SIZING_PROFILES = {
 }
 
 
-def sizing_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """The sizing study's runs at a profile (`profile_runs`)."""
-    return profile_runs(SIZING_PROFILES[profile], seeds)
+def profile_configs(profiles: dict[str, LeaderboardSizes], profile: str,
+                    seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
+    """The runs of one of `profiles` (`profile_runs`)."""
+    return profile_runs(profiles[profile], seeds)
 
 
-LEADERBOARD_SIZING = Experiment(name="leaderboard-sizing", description="sizing of the leaderboard's grid: RoPE and "
-                                "NoPE on every task, the encoder-decoder on the sequence-to-sequence ones, the "
-                                "scaffold on the arithmetic ones, with their course of training, stopped where "
-                                "they fit; a sizing seed", configs=sizing_configs,
-                                run=run_leaderboard, labels=leaderboard_labels,
-                                build=build_run, profiles=tuple(SIZING_PROFILES), steps=run_steps)
+def study_experiment(name: str, description: str, profiles: dict[str, LeaderboardSizes],
+                     labels=leaderboard_labels) -> Experiment:
+    """An experiment of the board's runs at `profiles` (the study's and its controls')."""
+    return Experiment(name=name, description=description, configs=partial(profile_configs, profiles),
+                      run=run_leaderboard, labels=labels, build=build_run, profiles=tuple(profiles), steps=run_steps)
+
+
+LEADERBOARD_SIZING = study_experiment("leaderboard-sizing", "sizing of the leaderboard's grid: RoPE and NoPE on every "
+                                      "task, the encoder-decoder on the sequence-to-sequence ones, the scaffold on the "
+                                      "arithmetic ones, with their course of training, stopped where they fit; a "
+                                      "sizing seed", SIZING_PROFILES)
 
 
 # The NoPE depth control (`leaderboard-control-nope`): at the grid's 2 layers the sizing study's NoPE fits none of the
@@ -65,21 +72,14 @@ CONTROL_PROFILES = {
 }
 
 
-def control_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """The NoPE depth control's runs at a profile (`profile_runs`)."""
-    return profile_runs(CONTROL_PROFILES[profile], seeds)
-
-
 def depth_labels(cfg: LeaderboardRun) -> dict:
     """A run's labels with its depth in its variant ("nope, 4 layers")."""
     return leaderboard_labels(cfg) | {"variant": f"{cfg.mechanism}, {cfg.model.layers} layers"}
 
 
-LEADERBOARD_CONTROL_NOPE = Experiment(name="leaderboard-control-nope", description="the NoPE depth control: NoPE "
-                                      "at 4 layers on the copy tasks its 2 layers did not fit, with its course of "
-                                      "training, stopped where it fits; a sizing seed", configs=control_configs,
-                                      run=run_leaderboard, labels=depth_labels, build=build_run,
-                                      profiles=tuple(CONTROL_PROFILES), steps=run_steps)
+LEADERBOARD_CONTROL_NOPE = study_experiment("leaderboard-control-nope", "the NoPE depth control: NoPE at 4 layers "
+                                            "on the copy tasks its 2 layers did not fit, with its course of training, "
+                                            "stopped where it fits; a sizing seed", CONTROL_PROFILES, depth_labels)
 
 
 def depth_control_words(study: pd.DataFrame, control: pd.DataFrame) -> str:
@@ -132,17 +132,10 @@ BUDGET_PROFILES = {
 }
 
 
-def budget_configs(profile: str, seeds: tuple[int, ...] | None) -> list[LeaderboardRun]:
-    """The budget control's runs at a profile (`profile_runs`)."""
-    return profile_runs(BUDGET_PROFILES[profile], seeds)
-
-
-LEADERBOARD_CONTROL_BUDGET = Experiment(name="leaderboard-control-budget", description="the budget control: every "
-                                        "grid mechanism the study did not size (ABC aside) on the tasks whose budget "
-                                        "is under the study's steps, with their course of training, stopped where "
-                                        "they fit; a sizing seed", configs=budget_configs,
-                                        run=run_leaderboard, labels=leaderboard_labels, build=build_run,
-                                        profiles=tuple(BUDGET_PROFILES), steps=run_steps)
+LEADERBOARD_CONTROL_BUDGET = study_experiment("leaderboard-control-budget", "the budget control: every grid "
+                                              "mechanism the study did not size (ABC aside) on the tasks whose budget "
+                                              "is under the study's steps, with their course of training, stopped "
+                                              "where they fit; a sizing seed", BUDGET_PROFILES)
 
 
 def budget_control_words(control: pd.DataFrame, budgets: dict[str, int]) -> str:
