@@ -37,6 +37,7 @@ import torch
 
 from lengthgen.device import device_of
 from lengthgen.models.hooks import capture
+from lengthgen.models.positional import CLOSED
 
 DIRECTIONS = {"diagonal": 1, "vertical": 0, "anti-diagonal": -1}
 # The lines ABC searches (self-attention's, cross-attention's), in our frame (cross-attention keys counted from the
@@ -86,6 +87,12 @@ PUBLIC_CODE = -1e6  # the public code's closed cell
 PUBLIC_SELF = replace(CODE_SELF, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1)
 PUBLIC_CROSS = replace(CODE_CROSS, directions=("diagonal",), inclusive=True, closed=PUBLIC_CODE, samples=1,
                        transparent=False, open_cells=((0, 0),))  # in `average_attention`'s frame (keys from the end)
+
+
+def open_cells(table: torch.Tensor) -> torch.Tensor:
+    """Where a bias table leaves attention open: above every value a closed cell holds (-inf as calibration returns
+    it, `positional.CLOSED` as a model stores it, PUBLIC_CODE as the public code writes it)."""
+    return table > max(CLOSED, PUBLIC_CODE)
 
 
 def intercepts(rows: int, cols: int, delta: int, shift: int = 0) -> torch.Tensor:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 import torch
 
-from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table
+from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_table, open_cells
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.errors import LengthgenError
@@ -300,9 +300,9 @@ def one_length(task: Seq2SeqTask, length: int, n: int, gen) -> object:
 
 def open_share(model, table: torch.Tensor, steps: int, source: int) -> float:
     """% of the cells of an encoder-decoder's first cross-attention layer that a bias `table` (as
-    `calibration.calibrated_table` returns it: -inf where closed) leaves open, over `steps` decoder steps, a source of
-    `source` tokens and every head."""
-    return 100.0 * float(torch.isfinite(table[model.decoder_layers[1].start, :, :steps, :source]).float().mean())
+    `calibration.calibrated_table` returns it) leaves open (`calibration.open_cells`), over `steps` decoder steps, a
+    source of `source` tokens and every head."""
+    return 100.0 * float(open_cells(table[model.decoder_layers[1].start, :, :steps, :source]).float().mean())
 
 
 def calibrate(cfg: LeaderboardRun, task: Seq2SeqTask, model) -> float:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import pandas as pd
 import torch
 
-from lengthgen.analysis.calibration import ATTENTION_KINDS, PUBLIC_CODE, decoder_attention
+from lengthgen.analysis.calibration import ATTENTION_KINDS, decoder_attention, open_cells
 from lengthgen.analysis.compare import reach
 from lengthgen.analysis.verdicts import FAILED, NOT_TRAINED, TRAINED, cell_verdict
 from lengthgen.metrics import (
@@ -36,7 +36,7 @@ from lengthgen.metrics import (
     OPEN_KEYS,
     by_construction,
 )
-from lengthgen.models.positional import CLOSED, bias_table
+from lengthgen.models.positional import bias_table
 from lengthgen.papers.abc.paper import UNITS
 from lengthgen.seeding import generator
 from lengthgen.tasks import TASKS
@@ -199,7 +199,7 @@ def bias_maps(model, rows: int, cols: int, label: str) -> list[dict]:
     `cols` tokens; closed cells NaN (CLOSED, or the public code's -1e6). Entries as `example_attention`'."""
     self_layers, cross_layers = model.decoder_layers
     table = bias_table(model).table.cpu()
-    closed = table <= max(CLOSED, PUBLIC_CODE)
+    closed = ~open_cells(table)
     table = table.masked_fill(closed, float("nan"))
     steps = [str(i) for i in range(rows)]
     return [{"label": f"{label}, self", "weights": table[self_layers.start, :, :rows, :rows].numpy(), "rows": steps,
@@ -219,14 +219,14 @@ def bias_reading(model, task, rows: int, cols: int) -> dict[str, float]:
     with equal values."""
     self_layers, cross_layers = model.decoder_layers
     table = bias_table(model).table.cpu()
-    open_cells = table > max(CLOSED, PUBLIC_CODE)
+    opened = open_cells(table)
     causal = torch.ones(rows, rows, dtype=torch.bool).tril()
     cross = torch.softmax(table[cross_layers.start, :, :rows, :cols], -1)  # keys counted from the source's end
     lines = task.operand_lines_from_end(torch.arange(rows), rows)  # `rows`: a target's length, its operands' width
     steps = torch.arange(rows)[torch.stack(lines).amax(0) < cols]
     return {by_construction(OPEN_KEYS, "self"):
-            float((open_cells[self_layers.start, :, :rows, :rows] & causal).sum(-1).float().mean()),
-            by_construction(OPEN_KEYS, "cross"): float(open_cells[cross_layers.start, :, :rows, :cols].sum(-1)
+            float((opened[self_layers.start, :, :rows, :rows] & causal).sum(-1).float().mean()),
+            by_construction(OPEN_KEYS, "cross"): float(opened[cross_layers.start, :, :rows, :cols].sum(-1)
                                                         .float().mean()),
             BIAS_ANTI_DIAGONAL: float(sum(cross[:, steps, keys[steps]] for keys in lines).mean())}
 
