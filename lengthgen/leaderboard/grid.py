@@ -91,8 +91,9 @@ MECHANISMS = Registry("mechanism", {
     "randomized": Mechanism("sinusoidal", "randomized positions over sinusoids (Ruoss et al. 2023)", "randomized"),
     "pose": Mechanism("rope", "RoPE with PoSE's shifted ids (Zhu et al. 2024)", "pose"),
     "coupling": Mechanism("learned", "position coupling (Cho et al. 2024): learned ids coupled by the task, "
-                          "shifted at random in training; on numbers, each digit's place from the units, the ids of "
-                          "Abacus embeddings (McLeish et al. 2024) with no other positions", "offset", coupled=True),
+                          "shifted at random in training over the ids the longest test meets; on numbers, each "
+                          "digit's place from the units, the ids of Abacus embeddings (McLeish et al. 2024) with no "
+                          "other positions", "offset", coupled=True),
     "abacus+fire": Mechanism("learned+fire_order", "Abacus embeddings with FIRE (McLeish et al. 2024): the ids of "
                              "position coupling, shifted at random in training, embedded; FIRE's bias over the "
                              "tokens' order in the sequence", "offset", coupled=True),
@@ -204,9 +205,11 @@ class LeaderboardRun:
     progress: bool = ignored(False)  # tqdm bars inside the run
 
     def training(self) -> LMTrainConfig:
-        """The training config with the mechanism's id transform."""
+        """The training config with the mechanism's id transform: ids below the model's table, but position coupling's
+        shift, whose range the run's own config sets (`coupled_range`)."""
         positions = MECHANISMS[self.mechanism].positions
-        return replace(self.train, positions=positions, progress=self.progress, max_positions=self.model.max_positions,
+        below = self.train.max_positions if positions == "offset" else self.model.max_positions
+        return replace(self.train, positions=positions, progress=self.progress, max_positions=below,
                        pose_length=self.model.max_positions if positions == "pose" else 0)
 
 
@@ -228,6 +231,17 @@ def board_task(name: str, coupled: bool = False) -> LMTask:
     if coupled:
         raise LengthgenError(f"{name} defines no coupled position ids")
     return source
+
+
+def coupled_range(task: str, lengths: TaskLengths, tests: tuple[int, ...]) -> int:
+    """The ids position coupling's training shift ranges below (`positional.offset`): the largest coupled id at the
+    longest test length plus the largest at the longest training length, so that the shifted training ids cover every
+    id a test meets, all but the lowest few about equally often. Set by the test lengths, as the public
+    position-coupling code sets its max_position: a shift over the whole id table (the grid's 1,280 ids, for
+    training sequences of a dozen) would leave the ids every test starts at (1, 2, ...) in few training rows."""
+    coupled = board_task(task, coupled=True)
+    gen = generator(0, "coupled_range")
+    return sum(max(coupled.sequence(n, gen).ids) for n in (tests[-1], lengths.train[1]))
 
 
 def build_run(cfg: LeaderboardRun) -> tuple[object, object]:
@@ -393,8 +407,14 @@ class LeaderboardSizes:
                                  max_positions=self.max_positions)
         model = MECHANISMS[mechanism].architecture(base, task)
         steps = self.steps_for(task)
+        coupling = {}
+        if MECHANISMS[mechanism].positions == "offset":
+            coupling["max_positions"] = coupled_range(task, lengths, tests)
+            if coupling["max_positions"] > self.max_positions:
+                raise ValueError(f"{mechanism} on {task} shifts its ids below {coupling['max_positions']}, past the "
+                                 f"id table's {self.max_positions}")
         train = LMTrainConfig(steps=steps, batch_size=self.batch, lr=self.lr, warmup=max(1, steps // 20),
-                              min_length=lengths.train[0], max_length=lengths.train[1])
+                              min_length=lengths.train[0], max_length=lengths.train[1], **coupling)
         gru = Seq2SeqConfig(attention=MECHANISMS[mechanism].gru) if MECHANISMS[mechanism].gru else None
         return LeaderboardRun(task=task, mechanism=mechanism, seed=seed, model=model, train=train, tests=tests,
                               eval_samples=self.samples, course=self.course, stop_fitted=self.stop_fitted, gru=gru)

@@ -64,7 +64,7 @@ HEADLINES = Registry("headline", {
 # given five times as many), the peer's depth.
 HEADLINE_PROFILES = {
     "smoke": LeaderboardSizes(tasks=(), mechanisms=(), width=16, heads=2, layers=2, steps=5, batch=8, lr=1e-3,
-                              samples=8, seeds=(0,), max_positions=64, longest=50),
+                              samples=8, seeds=(0,), max_positions=128, longest=50),
     "cpu": LeaderboardSizes(tasks=(), mechanisms=(), width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3,
                             samples=200, seeds=(0, 1, 2), max_positions=256),
 }

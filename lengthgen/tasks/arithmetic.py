@@ -26,7 +26,7 @@ import torch
 from lengthgen.data import EOS, SOS, SPECIALS, Example, Seq2SeqBatch, collate
 from lengthgen.errors import LengthgenError
 from lengthgen.seeding import generator
-from lengthgen.tasks.seq2seq import Seq2SeqTask, Split
+from lengthgen.tasks.seq2seq import CoupledIds, Seq2SeqTask, Split
 
 DIGITS = tuple("0123456789")
 INTERPOLATION_RANGE = 2**20  # numbers 0..2^20, as the paper
@@ -153,11 +153,12 @@ class Successor(ArithmeticTask):
     name = "successor"
 
     def coupled_ids(self, source, target):
-        """A digit's id is its place from the units, plus 1, in the operand and in the answer (written units first),
-        as position coupling couples addition's digits; none for the interleaved or marked formats."""
+        """A digit's id is its place from the units, plus 2, in the operand and in the answer (written units first),
+        as position coupling couples addition's digits; the separator 1, the place before the units (the answer's
+        line of ids, one step back); none for the interleaved or marked formats."""
         if self.aligned or self.markers:
             return None
-        return list(range(len(source), 0, -1)), list(range(1, len(target) + 1))
+        return CoupledIds(list(range(len(source) + 1, 1, -1)), 1, list(range(2, len(target) + 2)))
 
     def _example(self, numbers):
         (n,) = numbers
@@ -172,13 +173,14 @@ class Addition(ArithmeticTask):
     arity = 2
 
     def coupled_ids(self, source, target):
-        """Each operand's digits and the answer's by place from the units, plus 1 (`Successor.coupled_ids`); the "+"
-        between the operands 0."""
+        """Each operand's digits and the answer's by place from the units, plus 2 (`Successor.coupled_ids`); the "+"
+        after the first operand 1, as the separator after the second (the public position-coupling code's, the id
+        after each operand's units digit)."""
         if self.aligned or self.markers:
             return None
         width = len(target)
-        places = list(range(width, 0, -1))
-        return [*places, 0, *places], list(range(1, width + 1))
+        places = list(range(width + 1, 1, -1))
+        return CoupledIds([*places, 1, *places], 1, list(range(2, width + 2)))
 
     @property
     def stride(self):

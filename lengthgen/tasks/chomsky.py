@@ -11,7 +11,7 @@ Splits follow the suite: training lengths 1 to 40 (uniform; 10,000 unique exampl
 import torch
 
 from lengthgen.data import Example
-from lengthgen.tasks.seq2seq import Seq2SeqTask, Split
+from lengthgen.tasks.seq2seq import CoupledIds, Seq2SeqTask, Split
 
 TRAIN_MAX = 40  # the suite's longest training length
 CHOMSKY_SPLITS = {"train": Split(1, TRAIN_MAX, 10_000), "dev": Split(41, 49, 1_000), "iid": Split(1, TRAIN_MAX, 1_000),
@@ -39,8 +39,9 @@ class DuplicateString(Seq2SeqTask):
         return source, source + source
 
     def coupled_ids(self, source, target):
-        ids = list(range(1, len(source) + 1))
-        return ids, ids + ids
+        """The source 2, 3, ..., its two copies in the answer the same; the separator 1, the step before the first."""
+        ids = list(range(2, len(source) + 2))
+        return CoupledIds(ids, 1, ids + ids)
 
 
 class BucketSort(Seq2SeqTask):

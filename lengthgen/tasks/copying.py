@@ -8,7 +8,7 @@ underlying sequence x (for the inverted tasks: of the target).
 import torch
 
 from lengthgen.data import Example
-from lengthgen.tasks.seq2seq import Seq2SeqTask, Split, digits
+from lengthgen.tasks.seq2seq import CoupledIds, Seq2SeqTask, Split, digits
 
 DIGITS = tuple(str(d) for d in range(10))
 COPY_SPLITS = {
@@ -60,7 +60,8 @@ class Copy(_DigitTask):
         return x, x
 
     def coupled_ids(self, source, target):
-        return list(range(1, len(source) + 1)), list(range(1, len(target) + 1))
+        """Source and answer 2, 3, ...; the separator 1, the step before the answer's first."""
+        return CoupledIds(list(range(2, len(source) + 2)), 1, list(range(2, len(target) + 2)))
 
 
 class ReverseCopy(_DigitTask):
@@ -76,7 +77,8 @@ class ReverseCopy(_DigitTask):
         return x, x[::-1]
 
     def coupled_ids(self, source, target):
-        return list(range(1, len(source) + 1)), list(range(len(target), 0, -1))
+        """Source 1, 2, ..., n; the answer n, ..., 1 after the separator's n + 1."""
+        return CoupledIds(list(range(1, len(source) + 1)), len(source) + 1, list(range(len(target), 0, -1)))
 
 
 class ReCopy(_DigitTask):

@@ -17,7 +17,7 @@ SEPARATOR = "="
 class Prompted(LMTask):
     """`task`'s examples of a source length as prompts (source, SEPARATOR) and answers (target); `length` counts the
     source's tokens, as the task's own lengths do. With `coupled`, the position ids are the task's coupled ids
-    (`Seq2SeqTask.coupled_ids`; SEPARATOR 0), else 0, 1, 2, ..."""
+    (`Seq2SeqTask.coupled_ids`, SEPARATOR's one step before the answer's first), else 0, 1, 2, ..."""
 
     unit = "source tokens"
 
@@ -34,7 +34,7 @@ class Prompted(LMTask):
         ids = self.task.coupled_ids(source, target)
         if ids is None:
             raise LengthgenError(f"{self.name} defines no coupled position ids (Seq2SeqTask.coupled_ids)")
-        return Sequence(tokens, [*ids[0], 0, *ids[1]], len(source) + 1)
+        return Sequence(tokens, [*ids.source, ids.separator, *ids.target], len(source) + 1)
 
     def batch(self, rows: list[Sequence]) -> LMBatch:
         """The rows as one batch: prompts left-padded to the longest (`LMBatch.mask` marks the pads, when there are

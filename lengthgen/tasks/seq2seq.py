@@ -3,6 +3,7 @@ padded batches."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 
@@ -18,6 +19,15 @@ class Split:
     min_length: int
     max_length: int
     size: int
+
+
+class CoupledIds(NamedTuple):
+    """Position coupling's ids of one example (`Seq2SeqTask.coupled_ids`): one per source token, the separator's, one
+    per target token."""
+
+    source: list[int]
+    separator: int
+    target: list[int]
 
 
 class Seq2SeqTask:
@@ -57,10 +67,13 @@ class Seq2SeqTask:
         the order a prompted task draws them (`tasks.prompted`), so the same generator gives both the same examples."""
         return self.batch([self.draw(length, gen) for _ in range(batch_size)])
 
-    def coupled_ids(self, source: Sequence[str], target: Sequence[str]) -> tuple[list[int], list[int]] | None:
-        """Position coupling's ids (Cho et al. 2024) of an example: one id per source token and per target token (from
-        1; a separator between operands may have 0), a target token sharing its id with the source token(s) it is
-        read from; None where the task defines none."""
+    def coupled_ids(self, source: Sequence[str], target: Sequence[str]) -> CoupledIds | None:
+        """Position coupling's ids (Cho et al. 2024) of an example as a prompt and its answer (`tasks.prompted`), or
+        None where the task defines none. Every id is at least 1 (0 is the pads', never shifted), and an answer token
+        shares its id with the source token(s) it is read from. The separator stands one step before the answer's
+        first id on the answer's line of ids: it predicts the first answer token as each answer token predicts the
+        next, so one relative offset between a query's id and the ids it reads holds from the separator on (the public
+        position-coupling code gives its "=" the id after the operands' units digits, the answer's first)."""
         return None
 
     def count(self, split: str, n: int | None) -> int:

@@ -59,16 +59,39 @@ def test_coupled_ids_give_each_answer_token_the_id_of_the_source_token_it_copies
         s = task.sequence(length, gen)
         source, answer = s.tokens[: s.prompt - 1], s.tokens[s.prompt:]
         by_id = dict(zip(s.ids[: s.prompt - 1], source, strict=True))
-        assert sorted(by_id) == list(range(1, length + 1)) and s.ids[s.prompt - 1] == 0  # the separator: 0
+        assert len(by_id) == length and min(s.ids) >= 1  # one id per source token; none 0 (the pads', never shifted)
         assert [by_id[i] for i in s.ids[s.prompt:]] == answer
+
+
+@pytest.mark.parametrize("name, lengths", [("copy", (1, 5, 12)), ("reverse_copy", (1, 5, 12)),
+                                           ("duplicate_string", (1, 5, 12)), ("successor", (1, 3, 7)),
+                                           ("addition", (1, 3, 7))])
+def test_from_the_separator_on_each_token_reads_the_same_step_ahead_on_the_answers_line_of_ids(name, lengths):
+    """The separator predicts the first answer token as each answer token predicts the next, so the id of the token
+    to predict (its source's) is one fixed step from the id of the token predicting it, the separator's included (a
+    separator at an id of its own, 0, left the first answer token with no relative offset to read it by)."""
+    task = Prompted(TASKS[name](), coupled=True)
+    gen = torch.Generator().manual_seed(0)
+    for length in lengths:
+        s = task.sequence(length, gen)
+        line = s.ids[s.prompt - 1:]  # the separator's id and the answer's
+        if name == "duplicate_string":
+            line = line[: length + 1]  # the first copy (the second starts the source again)
+        steps = {b - a for a, b in zip(line[:-1], line[1:], strict=True)}
+        assert len(steps) <= 1 and steps <= {1, -1}, (length, line)
+        assert min(s.ids) >= 1
 
 
 def test_addition_couples_digits_of_the_same_place_by_hand():
     from lengthgen.tasks.arithmetic import Addition
+    from lengthgen.tasks.seq2seq import CoupledIds
 
     source, target = Addition().example((12, 23))  # 0 1 2 + 0 2 3 -> 5 3 0
-    assert Addition().coupled_ids(source, target) == ([3, 2, 1, 0, 3, 2, 1], [1, 2, 3])
+    # places from the units plus 2; "+" and "=" 1, the place before the units (the public code's id after the units)
+    assert Addition().coupled_ids(source, target) == CoupledIds([4, 3, 2, 1, 4, 3, 2], 1, [2, 3, 4])
     assert Addition(aligned=True).coupled_ids(*Addition(aligned=True).example((12, 23))) is None
+    reverse = TASKS["reverse_copy"]().coupled_ids(("4", "7", "9"), ("9", "7", "4"))
+    assert reverse == CoupledIds([1, 2, 3], 4, [3, 2, 1])  # the answer's line runs down: the separator above it
 
 
 def test_a_task_without_coupled_ids_is_refused_only_when_they_are_asked_for():
