@@ -438,7 +438,7 @@ LEADERBOARD_PROFILES = {
                             width=64, heads=4, layers=2, steps=10_000, batch=64, lr=1e-3, samples=500, seeds=(0, 1, 2),
                             max_positions=1280,
                             task_steps=(("copy", 10_000), ("reverse_copy", 10_000), ("lookup_length", 10_000),
-                                        ("successor", 10_000), ("scan_length", 10_000), ("posretrieve", 10_000),
+                                        ("successor", 9_000), ("scan_length", 10_000), ("posretrieve", 10_000),
                                         ("recopy", 10_000), ("reverse_recopy", 10_000), ("scratchpad_parity", 10_000),
                                         ("bucket_sort", 10_000))),
 }
