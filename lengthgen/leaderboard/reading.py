@@ -58,22 +58,24 @@ def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
     return fig
 
 
+def seed_range(lo: float, hi: float, seeds: int) -> str:
+    """A score's range over a cell's seeds, "lo-hi" (blank with one seed)."""
+    return "" if seeds == 1 else f"{lo:.1f}-{hi:.1f}"
+
+
 def board_table(table: pd.DataFrame, steps: dict[str, int] | None = None) -> pd.DataFrame:
     """A board as the chapter shows it: one row per cell, each score's median with the seeds' range beside it
     ("lo-hi", blank with one seed), how many of its seeds fit on their own ("2 of 3"), status and rank. With `steps`
     (task -> its training steps), a cell not trained says within how many steps."""
-    def spread(lo, hi, seeds):
-        return "" if seeds == 1 else f"{lo:.1f}-{hi:.1f}"
-
     def status(task, value):
         return f"{value} in {steps[task]:,} steps" if steps and value != RANKED else value
 
     return pd.DataFrame({"task": table.task, "mechanism": table.variant,
                          "in distribution": table["in distribution"].round(1), "beyond": table.beyond.round(1),
-                         "beyond range": [spread(lo, hi, n) for lo, hi, n in
+                         "beyond range": [seed_range(lo, hi, n) for lo, hi, n in
                                           zip(table["beyond lo"], table["beyond hi"], table.seeds, strict=True)],
                          "reach": table.reach,
-                         "reach range": [spread(lo, hi, n) for lo, hi, n in
+                         "reach range": [seed_range(lo, hi, n) for lo, hi, n in
                                          zip(table["reach lo"], table["reach hi"], table.seeds, strict=True)],
                          "seeds fit": [f"{fit} of {n}" for fit, n in zip(table["seeds fit"], table.seeds, strict=True)],
                          "status": [status(t, v) for t, v in zip(table.task, table.status, strict=True)],
@@ -85,7 +87,8 @@ def ranking_words(table: pd.DataFrame) -> str:
     there are several) and reach, how many cells are ranked, and the cells not trained; where no trained cell scores
     beyond the training lengths, that."""
     def first_words(cell: dict) -> str:
-        spread = f", seeds {cell['beyond lo']:.1f}-{cell['beyond hi']:.1f}" if cell["seeds"] > 1 else ""
+        spread = seed_range(cell["beyond lo"], cell["beyond hi"], cell["seeds"])
+        spread = f", seeds {spread}" if spread else ""
         return f"{cell['variant']} ({cell['beyond']:.1f}% beyond{spread}, reaching {cell['reach']:g})"
 
     sentences = []
