@@ -143,6 +143,20 @@ def test_coupling_runs_only_on_tasks_that_couple_their_ids_and_trains_on_shifted
     assert rows[rows.metric == ACCURACY].length.tolist() == [10, 15]
 
 
+def test_coupled_mechanisms_shift_their_ids_over_the_ids_the_longest_test_meets():
+    """Copy at 100 tokens: the separator 1, the source and answer 2..101; at 10 (its longest training length) ids to 11:
+    the shift ranges below 101 + 11. Successor at 50 digits: 51 wide, ids to 52; at 7 digits to 9."""
+    cpu = LEADERBOARD_PROFILES["cpu"]
+    for mechanism in ("coupling", "abacus+fire"):
+        run = cpu.run("copy", mechanism, 0)
+        assert run.train.max_positions == run.training().max_positions == 112
+        assert cpu.run("successor", mechanism, 0).training().max_positions == 61
+    assert cpu.run("copy", "randomized", 0).training().max_positions == cpu.max_positions  # the others: the table's
+    assert cpu.run("copy", "rope", 0).train.max_positions == LMTrainConfig().max_positions  # unset: keys unchanged
+    with pytest.raises(ValueError, match="coupling on copy shifts its ids below 112, past the id table's 100"):
+        replace(cpu, max_positions=100).run("copy", "coupling", 0)
+
+
 def test_abacus_with_fire_embeds_the_coupled_ids_and_biases_by_order():
     import lengthgen.leaderboard.grid as grid
     from lengthgen.models.positional import FIRE, Learned, OrderFIRE
