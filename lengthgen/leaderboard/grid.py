@@ -186,8 +186,9 @@ def scored(runs: pd.DataFrame) -> pd.DataFrame:
 @dataclass(frozen=True)
 class LeaderboardRun:
     """One run of the grid: a mechanism on a task at a seed, with the model, training and test sizes. The training
-    config's min_length and max_length are the task's training lengths; max_positions bounds the ids that
-    "randomized" draws and that "pose" shifts to (`LMTrainConfig.pose_length`)."""
+    config's min_length and max_length are the task's training lengths, its max_positions position coupling's shift
+    range (`coupled_range`; unset for the other mechanisms); the model's max_positions bounds the ids that "randomized"
+    draws and that "pose" shifts to (`LMTrainConfig.pose_length`)."""
 
     task: str
     mechanism: str
@@ -240,8 +241,7 @@ def coupled_range(task: str, lengths: TaskLengths, tests: tuple[int, ...]) -> in
     position-coupling code sets its max_position: a shift over the whole id table (the grid's 1,280 ids, for
     training sequences of a dozen) would leave the ids every test starts at (1, 2, ...) in few training rows."""
     coupled = board_task(task, coupled=True)
-    gen = generator(0, "coupled_range")
-    return sum(max(coupled.sequence(n, gen).ids) for n in (tests[-1], lengths.train[1]))
+    return coupled.max_id(max(tests)) + coupled.max_id(lengths.train[1])
 
 
 def build_run(cfg: LeaderboardRun) -> tuple[object, object]:

@@ -39,7 +39,9 @@ class DuplicateString(Seq2SeqTask):
         return source, source + source
 
     def coupled_ids(self, source, target):
-        """The source 2, 3, ..., its two copies in the answer the same; the separator 1, the step before the first."""
+        """The source 2, 3, ..., its two copies in the answer the same; the separator 1, the step before the first. The
+        second copy's first token is read from id 2 by the token at n + 1: a jump of a length's size, which no ids
+        shared with the source avoid."""
         ids = list(range(2, len(source) + 2))
         return CoupledIds(ids, 1, ids + ids)
 

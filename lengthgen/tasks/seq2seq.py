@@ -73,7 +73,8 @@ class Seq2SeqTask:
         shares its id with the source token(s) it is read from. The separator stands one step before the answer's
         first id on the answer's line of ids: it predicts the first answer token as each answer token predicts the
         next, so one relative offset between a query's id and the ids it reads holds from the separator on (the public
-        position-coupling code gives its "=" the id after the operands' units digits, the answer's first)."""
+        position-coupling code gives its "=" the id after the operands' units digits, the answer's first), but where
+        the answer's line restarts (Duplicate String's second copy)."""
         return None
 
     def count(self, split: str, n: int | None) -> int:

@@ -77,7 +77,7 @@ class LMTrainConfig(TrainConfig):
     warmup: int = 300  # steps of linear warm-up from 0 to lr
     clip: float | None = 1.0  # gradient-norm clip; None: none
     positions: str = "given"  # given, offset or pose
-    max_positions: int = 256  # offset, randomized: ids stay below this (the model's id table)
+    max_positions: int = 256  # offset, randomized: ids stay below this (at most the model's id table)
     pose_length: int = 0  # pose: the length whose relative distances the shifted ids cover
     optim: str = added("adamw")  # "adamw" (torch.optim.AdamW) or "adam" (torch.optim.Adam)
     betas: tuple[float, float] = added((0.9, 0.999))  # the optimiser's betas (torch's default; ABC public code: 0.9,

@@ -153,8 +153,9 @@ def test_coupled_mechanisms_shift_their_ids_over_the_ids_the_longest_test_meets(
         assert cpu.run("successor", mechanism, 0).training().max_positions == 61
     assert cpu.run("copy", "randomized", 0).training().max_positions == cpu.max_positions  # the others: the table's
     assert cpu.run("copy", "rope", 0).train.max_positions == LMTrainConfig().max_positions  # unset: keys unchanged
-    with pytest.raises(ValueError, match="coupling on copy shifts its ids below 112, past the id table's 100"):
-        replace(cpu, max_positions=100).run("copy", "coupling", 0)
+    with pytest.raises(ValueError, match="coupling on copy shifts its ids below 112, past the id table's 111"):
+        replace(cpu, max_positions=111).run("copy", "coupling", 0)
+    assert replace(cpu, max_positions=112).run("copy", "coupling", 0).training().max_positions == 112  # fits exactly
 
 
 def test_abacus_with_fire_embeds_the_coupled_ids_and_biases_by_order():

@@ -68,18 +68,35 @@ def test_coupled_ids_give_each_answer_token_the_id_of_the_source_token_it_copies
                                            ("addition", (1, 3, 7))])
 def test_from_the_separator_on_each_token_reads_the_same_step_ahead_on_the_answers_line_of_ids(name, lengths):
     """The separator predicts the first answer token as each answer token predicts the next, so the id of the token
-    to predict (its source's) is one fixed step from the id of the token predicting it, the separator's included (a
-    separator at an id of its own, 0, left the first answer token with no relative offset to read it by)."""
+    to predict (its source's) is one fixed step from the id of the token predicting it, the separator's included; and
+    every id is at least 1, so the training shift moves it with the rest (a separator at 0 stayed put, out of step)."""
     task = Prompted(TASKS[name](), coupled=True)
     gen = torch.Generator().manual_seed(0)
     for length in lengths:
         s = task.sequence(length, gen)
         line = s.ids[s.prompt - 1:]  # the separator's id and the answer's
-        if name == "duplicate_string":
-            line = line[: length + 1]  # the first copy (the second starts the source again)
+        if name == "duplicate_string":  # the second copy restarts the line at the first copy's first id
+            assert line[length + 1] == line[1]
+            line = line[: length + 1]
         steps = {b - a for a, b in zip(line[:-1], line[1:], strict=True)}
         assert len(steps) <= 1 and steps <= {1, -1}, (length, line)
         assert min(s.ids) >= 1
+
+
+@pytest.mark.parametrize("name", ["successor", "addition"])
+def test_each_answer_digit_shares_its_id_with_the_operand_digits_of_its_place(name):
+    """The answer is written units first; its i-th digit has the id of each operand's i-th digit from the units (the
+    zero-padded operands are as wide as the answer)."""
+    task = Prompted(TASKS[name](), coupled=True)
+    gen = torch.Generator().manual_seed(0)
+    for length in (1, 4, 9):
+        s = task.sequence(length, gen)
+        source_ids, answer_ids = s.ids[: s.prompt - 1], s.ids[s.prompt:]
+        operands = [source_ids] if name == "successor" else [source_ids[: len(answer_ids)],
+                                                                source_ids[len(answer_ids) + 1:]]
+        for operand in operands:
+            assert operand[::-1] == answer_ids  # place by place from the units
+        assert s.ids[s.prompt - 1] == answer_ids[0] - 1
 
 
 def test_addition_couples_digits_of_the_same_place_by_hand():
