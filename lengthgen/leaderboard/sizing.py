@@ -128,7 +128,7 @@ BUDGET_PROFILES = {
     "cpu": replace(SIZING_PROFILES["cpu"], tasks=("copy", "reverse_copy", "successor", "posretrieve", "recopy",
                                                   "scratchpad_parity"),
                    mechanisms=("sinusoidal", "learned", "alibi", "fire", "randomized", "rope+ln", "nope+ln",
-                               "coupling", "abacus+fire", "gru+content", "gru+locattn")),
+                               "coupling", "abacus+fire", "ppc", "gru+content", "gru+locattn")),
 }
 
 

@@ -30,6 +30,11 @@ def recopy(x: list[int]) -> list[int]:
     return [d for d in x for _ in range(repeats(d))]
 
 
+def repeated_ids(source, first: int, step: int) -> list[int]:
+    """ReCopy's answer ids: digit i of `source` (its id `first + step * i`) repeated as ReCopy writes it."""
+    return [first + step * i for i, d in enumerate(source) for _ in range(repeats(int(d)))]
+
+
 def tokens(x: list[int]) -> tuple[str, ...]:
     return tuple(str(d) for d in x)
 
@@ -91,9 +96,15 @@ class ReCopy(_DigitTask):
     name = "recopy"
     reads_in_order = True
     answers_vary = True
+    ids_follow_input = True
 
     def transform(self, x):
         return x, recopy(x)
+
+    def coupled_ids(self, source, target):
+        """Source 2, 3, ..., n + 1 (as Copy's); each answer digit the id of the source digit it repeats, so the ids
+        follow the digits' values (predictive position coupling's kind); the separator 1, the <eos> n + 2."""
+        return CoupledIds(list(range(2, len(source) + 2)), 1, [*repeated_ids(source, 2, 1), len(source) + 2])
 
 
 class ReverseReCopy(_DigitTask):
@@ -105,9 +116,16 @@ class ReverseReCopy(_DigitTask):
 
     name = "reverse_recopy"
     answers_vary = True
+    ids_follow_input = True
 
     def transform(self, x):
         return x, recopy(x[::-1])
+
+    def coupled_ids(self, source, target):
+        """Source 2, 3, ..., n + 1; each answer digit the id of the source digit it repeats (n + 1 down to 2); the
+        separator n + 2, the <eos> 1 (`ReCopy.coupled_ids` read backwards)."""
+        n = len(source)
+        return CoupledIds(list(range(2, n + 2)), n + 2, [*repeated_ids(source[::-1], n + 1, -1), 1])
 
 
 class InvReCopy(_DigitTask):

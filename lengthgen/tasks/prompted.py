@@ -25,6 +25,7 @@ class Prompted(LMTask):
         if SEPARATOR in task.tokens:
             raise LengthgenError(f"{task.name} uses {SEPARATOR!r} itself; it cannot separate its prompts")
         self.task, self.name, self.tokens, self.coupled = task, task.name, (*task.tokens, SEPARATOR), coupled
+        self.ids_follow_input = task.ids_follow_input
 
     def sequence(self, length: int, gen: torch.Generator) -> Sequence:
         source, target = self.task.draw(length, gen)
@@ -34,7 +35,11 @@ class Prompted(LMTask):
         ids = self.task.coupled_ids(source, target)
         if ids is None:
             raise LengthgenError(f"{self.name} defines no coupled position ids (Seq2SeqTask.coupled_ids)")
-        return Sequence(tokens, [*ids.source, ids.separator, *ids.target], len(source) + 1)
+        ids = [*ids.source, ids.separator, *ids.target]
+        if len(ids) != len(tokens):
+            raise LengthgenError(f"{self.name}'s coupled ids number {len(ids)} for {len(tokens)} tokens (one each, and "
+                                 f"one for the <eos> of an answer that varies)")
+        return Sequence(tokens, ids, len(source) + 1)
 
     def batch(self, rows: list[Sequence]) -> LMBatch:
         """The rows as one batch: prompts left-padded to the longest (`LMBatch.mask` marks the pads, when there are

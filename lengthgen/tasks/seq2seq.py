@@ -45,6 +45,8 @@ class Seq2SeqTask:
     # its answers with <eos>: `tasks.prompted`)
     reads_in_order = False  # whether the answer reads its source in order from its first token (Copy, ReCopy): an
     # encoder-decoder's bias then lies along diagonals of source ids counted from the start (ABC on the leaderboard)
+    ids_follow_input = False  # whether its coupled ids depend on the input (`coupled_ids`; a model must predict them:
+    # PPC)
 
     def __init__(self, data_seed: int = 0):
         self.data_seed = data_seed
@@ -69,7 +71,8 @@ class Seq2SeqTask:
 
     def coupled_ids(self, source: Sequence[str], target: Sequence[str]) -> CoupledIds | None:
         """Position coupling's ids (Cho et al. 2024) of an example as a prompt and its answer (`tasks.prompted`), or
-        None where the task defines none. Every id is at least 1 (0 is the pads', never shifted), and an answer token
+        None where the task defines none; an answer that ends with <eos> (`answers_vary`) has an id for it too. Every
+        id is at least 1 (0 is the pads', never shifted), and an answer token
         shares its id with the source token(s) it is read from. The separator stands one step before the answer's
         first id on the answer's line of ids: it predicts the first answer token as each answer token predicts the
         next, so one relative offset between a query's id and the ids it reads holds from the separator on (the public
