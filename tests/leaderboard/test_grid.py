@@ -213,6 +213,7 @@ def test_the_sparsity_papers_tasks_run_as_they_are_with_their_settings_and_ppc_w
     assert grid.runs_on("ppc", "variable_assignment") and not grid.runs_on("coupling", "variable_assignment")
     assert grid.runs_on("coupling", "scratchpad_parity") and not grid.runs_on("ppc", "scratchpad_parity")
     assert not grid.runs_on("coupling", "sparse_parity") and not grid.runs_on("ppc", "copy")
+    assert grid.runs_on("ppc", "recopy") and not grid.runs_on("coupling", "recopy")  # ReCopy's ids follow its digits
     wide = TransformerConfig(width=16, heads=2, layers=1, ff=32, max_positions=512)
     for task, mechanism, tests in (("variable_assignment", "ppc", (60, 100)), ("scratchpad_parity", "coupling",
                                                                               (20, 40)), ("sparse_parity", "rope",

@@ -99,6 +99,33 @@ def test_each_answer_digit_shares_its_id_with_the_operand_digits_of_its_place(na
         assert s.ids[s.prompt - 1] == answer_ids[0] - 1
 
 
+@pytest.mark.parametrize("name", ["recopy", "reverse_recopy"])
+def test_recopy_answers_take_the_id_of_the_digit_they_repeat_so_the_ids_follow_the_input(name):
+    task = Prompted(TASKS[name](), coupled=True)
+    assert task.ids_follow_input and not Prompted(TASKS["copy"](), coupled=True).ids_follow_input
+    gen = torch.Generator().manual_seed(0)
+    layouts = set()
+    for _ in range(20):
+        s = task.sequence(6, gen)
+        source, answer = s.tokens[: s.prompt - 1], s.tokens[s.prompt:]
+        by_id = dict(zip(s.ids[: s.prompt - 1], source, strict=True))
+        assert answer[-1] == "<eos>" and [by_id[i] for i in s.ids[s.prompt:-1]] == answer[:-1]
+        line = s.ids[s.prompt - 1:]  # separator, answer, <eos>: a step of 0 within a digit's repeats, else one step
+        assert {b - a for a, b in zip(line[:-1], line[1:], strict=True)} <= ({0, 1} if name == "recopy" else {0, -1})
+        assert min(s.ids) >= 1
+        layouts.add(tuple(s.ids[s.prompt:]))
+    assert len(layouts) > 1  # the ids depend on the digits drawn
+
+
+def test_coupled_ids_that_do_not_match_the_tokens_are_refused():
+    from lengthgen.tasks.seq2seq import CoupledIds
+
+    recopy = TASKS["recopy"]()
+    recopy.coupled_ids = lambda source, target: CoupledIds([2] * len(source), 1, [2] * len(target))  # no <eos> id
+    with pytest.raises(LengthgenError, match=r"recopy's coupled ids number \d+ for \d+ tokens \(one each, and one for"):
+        Prompted(recopy, coupled=True).sequence(3, torch.Generator().manual_seed(0))
+
+
 def test_addition_couples_digits_of_the_same_place_by_hand():
     from lengthgen.tasks.arithmetic import Addition
     from lengthgen.tasks.seq2seq import CoupledIds
