@@ -23,7 +23,7 @@ class Split:
 
 class CoupledIds(NamedTuple):
     """Position coupling's ids of one example (`Seq2SeqTask.coupled_ids`): one per source token, the separator's, one
-    per target token."""
+    per target token (and one for the <eos> that ends an answer of a task whose answers vary)."""
 
     source: list[int]
     separator: int
