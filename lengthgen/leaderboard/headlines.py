@@ -97,11 +97,12 @@ LEADERBOARD_HEADLINES = Experiment(
 
 
 def headline_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per headline: the peer's statement, ours in distribution and at the peer's longest length (median over seeds,
-    with their range), and the verdict there: "reproduced at this scale" when ours reaches the peer's accuracy (the
-    board's bar, TRAINED, where the peer states none), "partly" when it reaches TRAINED but not the peer's accuracy,
-    "not reproduced at this scale" below TRAINED; "not trained" when ours does not fit its training lengths; "not
-    tested at the peer's length" where a profile stops short of it (smoke)."""
+    """Per headline: the peer's statement, ours in distribution, at each tested length past training and at the
+    peer's longest length (median over seeds, with their range there), and the verdict there: "reproduced at this
+    scale" when ours reaches the peer's accuracy (the board's bar, TRAINED, where the peer states none), "partly" when
+    it reaches TRAINED but not the peer's accuracy, "not reproduced at this scale" below TRAINED; "not trained" when
+    ours does not fit its training lengths; "not tested at the peer's length" where a profile stops short of it
+    (smoke)."""
     scores = run_scores(runs, {name: HEADLINES[name].train[1] for name in set(runs.task)})
     acc = runs[runs.metric == ACCURACY]
     rows = []
@@ -113,7 +114,10 @@ def headline_table(runs: pd.DataFrame) -> pd.DataFrame:
                    "reproduced at this scale" if ours >= (TRAINED if h.accuracy is None else h.accuracy) else
                    f"partly (at or above {TRAINED:g}%, below the peer's)" if ours >= TRAINED else
                    "not reproduced at this scale")
-        rows.append({"headline": h.peer, "in distribution": round(fit, 1), "length": h.tests[-1],
+        past = acc[(acc.task == name) & (acc.length > h.train[1])].groupby("length").value.median()
+        rows.append({"headline": h.peer, "in distribution": round(fit, 1),
+                     "past training (median)": ", ".join(f"{n}: {v:.1f}" for n, v in past.items()) or "–",
+                     "length": h.tests[-1],
                      "peer": "–" if h.accuracy is None else h.accuracy, "ours": round(ours, 1),
                      "seeds": f"{at.min():.0f}-{at.max():.0f} ({len(at)})" if len(at) else "–",
                      "verdict": verdict})

@@ -83,9 +83,9 @@ def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:
 
 
 def answer(board: pd.DataFrame, question: Question) -> str:
-    """The question and its answer in a sentence: on how many tasks the mechanism is ahead, behind, within the
-    spread and both at 0% beyond (naming them), and where a cell is not trained; or that the board holds no task with
-    both."""
+    """The question and its answer in a sentence: on how many tasks the mechanism is ahead (none, if so), and of
+    behind, within the spread and both at 0% beyond those that occur (naming the tasks), and where a cell is not
+    trained; or that the board holds no task with both."""
     table = compare(board, question)
     if question.tasks and not set(question.tasks) & set(board.task):
         return f"{question.text} Not asked on this board: it holds no cell of {and_list(question.tasks)}."
@@ -96,7 +96,8 @@ def answer(board: pd.DataFrame, question: Question) -> str:
     untrained = table.comparison.str.startswith("not trained")
     counted = table[~untrained]
     parts = [f"{outcome} on {len(hit)} ({and_list(hit.task)})" if len(hit) else f"{outcome} on none"
-             for outcome in (AHEAD, BEHIND, TIED, FLOOR) for hit in [counted[counted.comparison == outcome]]]
+             for outcome in (AHEAD, BEHIND, TIED, FLOOR) for hit in [counted[counted.comparison == outcome]]
+             if len(hit) or outcome == AHEAD]  # the question's own outcome always, the others where they occur
     text = (f"{question.text} {question.mechanism} against {question.against}, on the {len(counted)} task"
             f"{'' if len(counted) == 1 else 's'} where both fit: {'; '.join(parts)}.")
     return text + "".join(f" On {r.task}, {r.comparison}." for r in table[untrained].itertuples())

@@ -45,3 +45,12 @@ def test_the_headline_table_judges_ours_at_the_peers_length(name, fit, at_longes
     if not at_longest:
         return
     assert row.ours == sorted(at_longest)[1] and row.seeds == f"{min(at_longest):.0f}-{max(at_longest):.0f} (3)"
+    assert row["past training (median)"] == f"{HEADLINES[name].tests[-1]}: {sorted(at_longest)[1]:.1f}"
+
+
+def test_the_headline_table_gives_ours_at_every_length_past_training():
+    lengths = HEADLINES["coupling 1-30"].tests  # 30 (training's longest), 50, 100, 200
+    runs = [{"task": "coupling 1-30", "variant": "coupling", "seed": seed, "length": n, "metric": "accuracy",
+             "value": value}
+            for seed in range(3) for n, value in zip(lengths, (100.0, 40.0 + 10 * seed, 2.0, 0.0), strict=True)]
+    assert headline_table(pd.DataFrame(runs)).iloc[0]["past training (median)"] == "50: 50.0, 100: 2.0, 200: 0.0"
