@@ -47,8 +47,8 @@ QUESTIONS = Registry("question", {
                          "gru+content"),
     "coupling": Question("Does position coupling beat RoPE where a task couples its ids?", "coupling", "rope"),
     "abacus fire": Question("Does FIRE add to Abacus embeddings?", "abacus+fire", "coupling"),
-    "ppc recopy": Question("Does PPC beat RoPE where a task's coupled ids follow its input (ReCopy's digits)?", "ppc",
-                           "rope"),
+    "ppc input": Question("Does PPC beat RoPE where a task's coupled ids follow its input (ReCopy's digits, SCAN's "
+                          "words)?", "ppc", "rope"),
     "ppc": Question("Does PPC beat RoPE with PoSE (the sparsity paper's baseline) on variable assignment?", "ppc",
                     "pose", ("variable_assignment",)),
 })

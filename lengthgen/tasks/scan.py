@@ -16,7 +16,7 @@ import torch
 from lengthgen.data import Example
 from lengthgen.errors import LengthgenError
 from lengthgen.seeding import generator
-from lengthgen.tasks.seq2seq import ListedTask, Split
+from lengthgen.tasks.seq2seq import CoupledIds, ListedTask, Split
 
 PRIMITIVES = {"walk": "I_WALK", "look": "I_LOOK", "run": "I_RUN", "jump": "I_JUMP"}
 DIRECTIONS = {"left": "I_TURN_LEFT", "right": "I_TURN_RIGHT"}
@@ -43,21 +43,23 @@ def commands() -> list[tuple[str, ...]]:
     return sentences + pairs
 
 
-def interpret(command: Iterable[str]) -> tuple[str, ...]:
-    """The action sequence of a command (raises LengthgenError for a word sequence outside the grammar)."""
+def aligned(command: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """The action sequence of a command, each action with the index of the word it acts out: a primitive's action
+    its verb's, a turn its direction's ("walk left": the turn from "left", the walk from "walk"); raises
+    LengthgenError for a word sequence outside the grammar."""
     words = tuple(command)
     for conj in ("and", "after"):
         if conj in words:
             i = words.index(conj)
-            first, second = interpret(words[:i]), interpret(words[i + 1:])
+            first, second = aligned(words[:i]), tuple((a, j + i + 1) for a, j in aligned(words[i + 1:]))
             return first + second if conj == "and" else second + first
     if words and words[-1] in ("twice", "thrice"):
-        return interpret(words[:-1]) * (2 if words[-1] == "twice" else 3)
+        return aligned(words[:-1]) * (2 if words[-1] == "twice" else 3)
     if len(words) == 1 and words[0] in PRIMITIVES:
-        return (PRIMITIVES[words[0]],)
+        return ((PRIMITIVES[words[0]], 0),)
     if len(words) in (2, 3) and words[0] in (*PRIMITIVES, "turn") and words[-1] in DIRECTIONS:
-        base = (PRIMITIVES[words[0]],) if words[0] in PRIMITIVES else ()
-        turn = (DIRECTIONS[words[-1]],)
+        base = ((PRIMITIVES[words[0]], 0),) if words[0] in PRIMITIVES else ()
+        turn = ((DIRECTIONS[words[-1]], len(words) - 1),)
         if len(words) == 2:
             return turn + base
         if words[1] == "opposite":
@@ -65,6 +67,11 @@ def interpret(command: Iterable[str]) -> tuple[str, ...]:
         if words[1] == "around":
             return (turn + base) * 4
     raise LengthgenError(f"not a SCAN command: {' '.join(words)!r}")
+
+
+def interpret(command: Iterable[str]) -> tuple[str, ...]:
+    """The action sequence of a command (`aligned` without the words)."""
+    return tuple(action for action, _ in aligned(command))
 
 
 def to_line(example: Example) -> str:
@@ -89,6 +96,7 @@ class Scan(ListedTask):
 
     name = "scan"
     tokens = WORDS + ACTIONS
+    ids_follow_input = True
 
     def __init__(self, data_seed: int = 0):
         super().__init__(data_seed)
@@ -102,6 +110,15 @@ class Scan(ListedTask):
             "test": [p for p in pairs if len(p[1]) >= MIN_TEST_ACTIONS],
         }
         self.splits = {k: Split(0, 0, len(v)) for k, v in self._splits.items()}
+
+    def coupled_ids(self, source, target):
+        """Source 2, 3, ..., n + 1; each action the id of the word it acts out (`aligned`), so the ids follow the
+        command (jumping back and forth through it, "after" reading its second half first): predictive position
+        coupling's kind; the separator 1."""
+        pairs = aligned(source)
+        if tuple(action for action, _ in pairs) != tuple(target):
+            raise LengthgenError(f"not the actions of {' '.join(source)!r}: {' '.join(target)!r}")
+        return CoupledIds(list(range(2, len(source) + 2)), 1, [i + 2 for _, i in pairs])
 
     def construction(self, source):
         """"and" (the two halves run in the order read), "after" (in the reverse order: "X after Y" runs Y, then

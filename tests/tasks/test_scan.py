@@ -6,6 +6,7 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks import TASKS
 from lengthgen.tasks import scan as scan_mod
+from lengthgen.tasks.prompted import Prompted
 
 
 def test_scan_grammar_counts_and_split():
@@ -64,3 +65,24 @@ def test_scan_by_action_count_draws_commands_of_exactly_that_many_actions():
         task.draw(23, gen)
     batch = task.sample(4, 6, torch.Generator().manual_seed(1))  # sources of one batch differ in length: padded
     assert batch.tgt.shape[0] == 4
+
+
+def test_each_action_is_aligned_with_the_word_it_acts_out():
+    assert scan_mod.aligned("jump twice after walk left".split()) == (
+        ("I_TURN_LEFT", 4), ("I_WALK", 3), ("I_JUMP", 0), ("I_JUMP", 0))  # "after": the second half first
+    assert scan_mod.aligned("look opposite left and turn right".split()) == (
+        ("I_TURN_LEFT", 2), ("I_TURN_LEFT", 2), ("I_LOOK", 0), ("I_TURN_RIGHT", 5))
+    assert scan_mod.aligned("run around right".split()) == (("I_TURN_RIGHT", 2), ("I_RUN", 0)) * 4
+    verbs = {**{a: w for w, a in scan_mod.PRIMITIVES.items()}, **{a: w for w, a in scan_mod.DIRECTIONS.items()}}
+    for command in scan_mod.commands():  # every command: each action's word is its own verb or direction
+        assert all(command[i] == verbs[action] for action, i in scan_mod.aligned(command))
+
+
+def test_scans_coupled_ids_give_each_action_its_words_id():
+    task, source = TASKS["scan_length"](), "jump twice after walk left".split()
+    ids = task.coupled_ids(source, scan_mod.interpret(source))
+    assert ids == ([2, 3, 4, 5, 6], 1, [6, 5, 2, 2]) and task.ids_follow_input
+    with pytest.raises(LengthgenError, match="not the actions of 'jump twice after walk left'"):
+        task.coupled_ids(source, ("I_JUMP",))
+    prompted = Prompted(task, coupled=True).sequence(4, torch.Generator().manual_seed(0))
+    assert len(prompted.ids) == len(prompted.tokens)  # one id per token, the answer's from its command's words
