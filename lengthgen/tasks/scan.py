@@ -114,7 +114,8 @@ class Scan(ListedTask):
     def coupled_ids(self, source, target):
         """Source 2, 3, ..., n + 1; each action the id of the word it acts out (`aligned`), so the ids follow the
         command (jumping back and forth through it, "after" reading its second half first): predictive position
-        coupling's kind; the separator 1."""
+        coupling's kind. The answer's ids lie on no line, so the separator's 1 stands before the command's first
+        word, as in ReCopy."""
         pairs = aligned(source)
         if tuple(action for action, _ in pairs) != tuple(target):
             raise LengthgenError(f"not the actions of {' '.join(source)!r}: {' '.join(target)!r}")
