@@ -116,10 +116,10 @@ class Scan(ListedTask):
         command (jumping back and forth through it, "after" reading its second half first): predictive position
         coupling's kind. The answer's ids lie on no line, so the separator's 1 stands before the command's first
         word, as in ReCopy."""
-        pairs = aligned(source)
-        if tuple(action for action, _ in pairs) != tuple(target):
+        actions, words = zip(*aligned(source), strict=True)
+        if actions != tuple(target):
             raise LengthgenError(f"not the actions of {' '.join(source)!r}: {' '.join(target)!r}")
-        return CoupledIds(list(range(2, len(source) + 2)), 1, [i + 2 for _, i in pairs])
+        return CoupledIds(list(range(2, len(source) + 2)), 1, [i + 2 for i in words])
 
     def construction(self, source):
         """"and" (the two halves run in the order read), "after" (in the reverse order: "X after Y" runs Y, then
