@@ -388,10 +388,13 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_merge)
 
     s = sub.add_parser("leaderboard", help="every mechanism on every task: the stored runs scored and ranked by the "
-                                           "leaderboard's protocol (no training)")
-    s.add_argument("--profile", choices=PROFILES, help="default: the leaderboard's stored profile")
+                                           "leaderboard's protocol (no training), then the CPU-thread hours of each "
+                                           "row")
+    s.add_argument("--profile", help=f"one of: {', '.join(EXPERIMENTS['leaderboard'].profiles)} (default: the "
+                                     "leaderboard's stored profile)")
     s.add_argument("--task", help="only these tasks, comma-separated (default all)")
-    s.add_argument("--mechanism", help="only these mechanisms, comma-separated (default all)")
+    s.add_argument("--mechanism", help="only these mechanisms, comma-separated (default all); the ranks are then "
+                                       "among these")
     s.add_argument("--results", default="results", help="results store folder (default: results)")
     s.add_argument("--out", help="write the table to this CSV instead of printing it")
     s.set_defaults(fn=cmd_leaderboard)

@@ -475,7 +475,7 @@ def test_leaderboard_scores_and_ranks_the_stored_runs_and_refuses_what_it_cannot
     assert lines[1].split()[:5] == ["copy", "rope", "100.0", "50.0", "15.0"]  # beyond: (95 + 5) / 2
     assert lines[2].split()[:5] == ["copy", "nope", "100.0", "20.0", "10.0"]
     assert lines[1].split()[-1] == "1.0" and lines[2].split()[-1] == "2.0"
-    assert "CPU-thread hours per row (every task and seed it ran, each cell at its median run's time): " in out
+    assert "CPU-thread hours per row (every task and seed it ran, each cell at its median run's time; its " in out
     assert main(["leaderboard", "--profile", "smoke", "--results", results, "--out", str(tmp_path / "b.csv")]) == 0
     assert pd.read_csv(tmp_path / "b.csv")["rank"].tolist() == [1.0, 2.0]
     # a mechanism the profile does not list: its row runs on the profile's tasks and ranks beside the grid

@@ -79,6 +79,17 @@ def headline_of(cfg: LeaderboardRun) -> str:
     raise ValueError(f"no headline runs {cfg.mechanism} on {cfg.task} with {cfg.model.layers} layers")
 
 
+def headline_shape(profile: str) -> str:
+    """How a profile runs the headlines, in a sentence: each one's depth, and the width, heads, steps, batch and
+    learning rate they share."""
+    sizes = HEADLINE_PROFILES[profile]
+    depths = "; ".join(f"{name}: {h.layers} layer{'' if h.layers == 1 else 's'}" for name, h in HEADLINES.items())
+    return (f"Ours ({profile}): {depths}; each of width {sizes.width} with {sizes.heads} heads, trained "
+            f"{sizes.steps:,} steps of batch {sizes.batch} (AdamW, learning rate {sizes.lr:g}) on additions whose "
+            "operands are drawn at one length from the training lengths, at seeds "
+            f"{', '.join(map(str, sizes.seeds))}.")
+
+
 def headline_labels(cfg: LeaderboardRun) -> dict:
     return {"task": headline_of(cfg), "model": MECHANISMS[cfg.mechanism].model_name, "variant": cfg.mechanism,
             "seed": cfg.seed}

@@ -11,9 +11,11 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
   nothing, and it is shown so, never ranked. Beside the median, the cell counts the seeds that fit on their own (in
   distribution at least 90%): a trained cell can hold a seed that did not.
 - A **task's ranking** places a trained cell behind each cell *clearly ahead* of it: one whose lowest seed's beyond
-  score is above this cell's highest, or, where their beyond ranges overlap, whose lowest reach is above this cell's
-  highest. Its rank is one more than the number of cells clearly ahead of it, so cells that the seeds' spread cannot
-  tell apart share a rank (with one seed: by beyond, then reach, exact ties sharing).
+  score is at least `MARGIN` (one point of exact match) above this cell's highest, or, where neither beyond range is
+  that far above the other, whose lowest reach is above this cell's highest. Its rank is one more than the number of
+  cells clearly ahead of it, so cells that the seeds' spread cannot tell apart share a rank (with one seed: by beyond,
+  beyond the margin, then reach). The margin keeps a few examples (one is 0.2 points of 500) or the rounding of a mean
+  from ordering two cells; a cell whose every seed scores under it beyond is *at the floor*.
 - A **row's cost** (a mechanism on every task it ran, all seeds) is, summed over its tasks, the median wall time of a
   cell's runs times its number of runs, in CPU-thread hours where each run had one thread: the median, because a run
   that shared the machine with more processes than its siblings can take several times as long.
@@ -27,6 +29,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.metrics import ACCURACY
 
 RANKED = "ranked"  # a cell's status when its runs fit their training lengths
+MARGIN = 1.0  # points of exact match: the least difference of beyond scores that orders two cells, and the floor
 CELL = ["task", "variant"]  # the columns that name a cell (variant: the mechanism)
 SCORES = ("in distribution", "beyond", "reach")
 
@@ -77,11 +80,17 @@ def cell_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def clearly_ahead(a: pd.Series, b: pd.Series) -> bool:
-    """Whether cell `a` is clearly ahead of cell `b` (the module's rule): its seeds' lowest beyond score above b's
-    highest, or, where the two beyond ranges overlap, its lowest reach above b's highest."""
-    if a["beyond lo"] > b["beyond hi"]:
+    """Whether cell `a` is clearly ahead of cell `b` (the module's rule): its seeds' lowest beyond score at least
+    MARGIN above b's highest, or, where neither beyond range is that far above the other, its lowest reach above b's
+    highest."""
+    if a["beyond lo"] >= b["beyond hi"] + MARGIN:
         return True
-    return not a["beyond hi"] < b["beyond lo"] and a["reach lo"] > b["reach hi"]
+    return b["beyond lo"] < a["beyond hi"] + MARGIN and a["reach lo"] > b["reach hi"]
+
+
+def at_floor(cell: pd.Series) -> bool:
+    """Whether every seed of a cell scores under MARGIN beyond its training lengths."""
+    return cell["beyond hi"] < MARGIN
 
 
 def ranking(cells: pd.DataFrame) -> pd.DataFrame:

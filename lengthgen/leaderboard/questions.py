@@ -1,29 +1,37 @@
 """The questions that cross the papers, answered from a board (`protocol.board`).
 
 Each question sets a mechanism against a control, task by task, by the ranking's rule (`protocol.clearly_ahead`): where
-both cells are trained and some seed of either scores past the training lengths, the mechanism is *ahead* when it is
-clearly ahead of the control (its lowest seed's beyond score above the control's highest, or, where the beyond ranges
-overlap, its lowest reach above the control's highest), *behind* in the reverse case, and *within the seeds' spread*
-otherwise (so one seed's luck cannot make an answer, and a mechanism that is worse can come out behind); where every
-seed of both scores 0% past them, the two are *both at 0% beyond*, counted apart: that floor says nothing of which
-extrapolates further. A task where either cell is not trained is named apart, never counted. Which positional scheme is
-best on average ranks the decoder's schemes by their mean beyond score over the tasks every one of them ran, a cell that
-did not fit its training lengths counting 0 (of two at the same mean, the one that fits more tasks first), with the mean
-of each cell's lowest seed and of its highest beside it; the first is *clearly best* only when its mean of lowest seeds
-is above every other scheme's mean of highest, as a cell is clearly ahead of another. It says where each fails: the
-tasks it does not fit, and those where another scheme is ahead of it by the same rule.
+both cells are trained and some seed of either scores at least `protocol.MARGIN` past the training lengths, the
+mechanism is *ahead* when it is clearly ahead of the control (its lowest seed's beyond score at least the margin above
+the control's highest, or, where neither range is that far above the other, its lowest reach above the control's
+highest), *behind* in the reverse case, and *within the seeds' spread* otherwise; where every seed of both scores under
+the margin past them, the two are *both at the floor*, counted apart: that says nothing of which extrapolates further. A
+task where either cell is not trained is named apart, never counted. The rule is not proof against chance: with three
+seeds a side, a mechanism no better than its control has every seed above every seed of the control in 1 of the 20
+equally likely ways the six runs' places fall to the two cells, so of many comparisons some aheads and behinds are
+luck (`chance_words` counts how many to expect).
+
+Which positional scheme is best on average compares the decoder's schemes over the tasks every one of them ran, two at
+a time, each pair over the tasks both fit (a cell not trained is left out, never counted as 0): a scheme is *ahead on
+average* of another when the mean of its lowest seeds' beyond scores is at least the margin above the mean of the
+other's highest, as a cell is clearly ahead of another. A scheme ahead on average of every other it shares a fitted
+task with is *clearly best*. The table orders the schemes by how many others each is ahead of on average, less
+those it is behind, then by how many it shares a fitted task with, then by its mean beyond score over the tasks it
+fits, and says where each fails: the tasks it does not fit, and those where another scheme is clearly ahead of it.
 """
 
 from dataclasses import dataclass
+from math import comb
 
 import pandas as pd
 
 from lengthgen.display import and_list
 from lengthgen.leaderboard.grid import MECHANISMS
-from lengthgen.leaderboard.protocol import RANKED, clearly_ahead
+from lengthgen.leaderboard.protocol import MARGIN, RANKED, at_floor, clearly_ahead
 from lengthgen.registry import Registry
 
-AHEAD, BEHIND, TIED, FLOOR = "ahead", "behind", "within the seeds' spread", "both at 0% beyond"
+AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
+FLOOR = f"both under {MARGIN:g}% beyond"
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,12 @@ class Question:
 
 
 RECOPY = ("recopy", "reverse_recopy", "inv_recopy", "inv_reverse_recopy")
+PROBING = ("copy", "reverse_copy", *RECOPY, "dedupe", "posretrieve", "lookup_length", "reverse_lookup_length")
 QUESTIONS = Registry("question", {
-    "ln rope": Question("Does LayerNorm after attention (the vanishing-variance paper) help RoPE extrapolate?",
-                        "rope+ln", "rope"),
-    "ln nope": Question("Does LayerNorm after attention help a decoder without positions?", "nope+ln", "nope"),
+    "ln rope": Question("Does LayerNorm after attention (the vanishing-variance paper) help RoPE extrapolate on "
+                        "monotonic attention's probing tasks?", "rope+ln", "rope", PROBING),
+    "ln nope": Question("Does LayerNorm after attention help a decoder without positions on the probing tasks?",
+                        "nope+ln", "nope", PROBING),
     "abc": Question("Does ABC's calibrated bias take its encoder-decoder further?", "abc", "encdec"),
     "abc recopy": Question("Does ABC rescue the ReCopy tasks of monotonic attention?", "abc", "encdec", RECOPY),
     "location": Question("Does location attention take the GRU further than content attention?", "gru+locattn",
@@ -59,7 +69,7 @@ SCHEMES = tuple(name for name, m in MECHANISMS.items() if not (m.seq2seq or m.co
 
 def _against(a: pd.Series, b: pd.Series) -> str:
     """The rule, for two trained cells of one task."""
-    if a["beyond hi"] == b["beyond hi"] == 0:
+    if at_floor(a) and at_floor(b):
         return FLOOR
     return AHEAD if clearly_ahead(a, b) else BEHIND if clearly_ahead(b, a) else TIED
 
@@ -128,10 +138,21 @@ def outside_board(question: Question, sizing: pd.DataFrame, names: tuple[str, st
             f"smallest size where {names[0]} fits, the two cannot be compared past the training lengths.")
 
 
+def _pair_means(cells: pd.DataFrame, a: str, b: str) -> tuple[pd.Series, pd.Series] | None:
+    """The means over the tasks where both schemes' cells are trained (None where there is none) of each one's beyond
+    scores: median, lowest and highest seed."""
+    fit = (cells.xs(a, level="variant").status == RANKED) & (cells.xs(b, level="variant").status == RANKED)
+    if not fit.any():
+        return None
+    return tuple(cells.xs(s, level="variant")[fit][["beyond", "beyond lo", "beyond hi"]].mean() for s in (a, b))
+
+
 def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
-    """The schemes of `schemes` on the board ranked by mean beyond score over the tasks every one of them ran (a
-    cell not trained counting 0), with the means of its cells' lowest and highest seeds, the tasks each does not fit
-    and those where another scheme is ahead of it."""
+    """The schemes of `schemes` on the board, over the tasks every one of them ran, by the module's rule: per scheme,
+    the tasks it fits and its mean beyond score (median, lowest and highest seed) over them, the schemes it is ahead
+    of and behind on average (each pair over the tasks both fit), those it shares no fitted task with, the tasks it
+    does not fit and those where another scheme is clearly ahead of it; ordered by ahead less behind, then by how
+    many it can be compared with, then by mean beyond."""
     present = [s for s in schemes if s in set(board.variant)]
     cells = board[board.variant.isin(present)]
     shared = [t for t, group in cells.groupby("task", sort=False) if set(group.variant) == set(present)]
@@ -140,36 +161,76 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
     for scheme in present:
         mine = cells.xs(scheme, level="variant")
         trained = mine.status == RANKED
+        ahead, behind, apart = [], [], []
+        for other in present:
+            means = _pair_means(cells, scheme, other) if other != scheme else ()
+            if means is None:
+                apart.append(other)
+            elif means and means[0]["beyond lo"] >= means[1]["beyond hi"] + MARGIN:
+                ahead.append(other)
+            elif means and means[1]["beyond lo"] >= means[0]["beyond hi"] + MARGIN:
+                behind.append(other)
         beaten = []
         for task in mine.index[trained]:
-            ahead = [other for other in present if other != scheme and cells.loc[(task, other)].status == RANKED
-                     and _against(cells.loc[(task, other)], mine.loc[task]) == AHEAD]
-            if ahead:
-                beaten.append(f"{task} (by {and_list(ahead)})")
-        means = {name: mine[score].where(trained, 0.0).mean() for name, score in
-                 (("mean beyond", "beyond"), ("mean of lowest", "beyond lo"), ("mean of highest", "beyond hi"))}
-        rows.append({"scheme": scheme, **means, "tasks": len(mine), "not trained on": and_list(mine.index[~trained]),
-                     "beaten on": "; ".join(beaten), "untrained": int((~trained).sum())})
-    columns = ["scheme", "mean beyond", "mean of lowest", "mean of highest", "tasks", "not trained on", "beaten on",
-               "untrained"]
-    order = pd.DataFrame(rows, columns=columns).sort_values(["mean beyond", "untrained"], ascending=[False, True],
-                                                            kind="stable")  # a tie: the scheme that fits more first
-    return order.drop(columns="untrained").reset_index(drop=True)
+            by = [other for other in present if other != scheme and cells.loc[(task, other)].status == RANKED
+                  and _against(cells.loc[(task, other)], mine.loc[task]) == AHEAD]
+            if by:
+                beaten.append(f"{task} (by {and_list(by)})")
+        fitted = mine[trained]
+        rows.append({"scheme": scheme, "fits": f"{len(fitted)} of {len(mine)}",
+                     "mean beyond": fitted.beyond.mean(), "mean of lowest": fitted["beyond lo"].mean(),
+                     "mean of highest": fitted["beyond hi"].mean(), "ahead of": and_list(ahead),
+                     "behind": and_list(behind), "no fitted task with": and_list(apart),
+                     "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten),
+                     "tasks": len(mine), "net": len(ahead) - len(behind), "short of": and_list(
+                         o for o in present if o not in (scheme, *ahead, *apart)), "comparable": len(present) - 1 -
+                     len(apart)})
+    columns = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
+               "no fitted task with", "not trained on", "beaten on", "tasks", "net", "short of", "comparable"]
+    return (pd.DataFrame(rows, columns=columns)
+            .sort_values(["net", "comparable", "mean beyond"], ascending=False, kind="stable", na_position="last")
+            .reset_index(drop=True))
+
+
+SHOWN = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
+         "no fitted task with", "not trained on", "beaten on"]  # the columns of `best_on_average` a reader sees
 
 
 def best_words(table: pd.DataFrame) -> str:
     """Whether the first scheme of `best_on_average` is clearly best on average (the module's rule), in a sentence."""
     if table.empty:
         return "No positional scheme of the decoder is on the board yet."
-    first, rest = table.iloc[0], table.iloc[1:]
-    head = (f"{first.scheme} has the highest mean beyond score ({first['mean beyond']:.1f}%, its seeds' means "
-            f"{first['mean of lowest']:.1f}-{first['mean of highest']:.1f}) over the {first.tasks} tasks every scheme "
-            "ran")
-    if rest.empty:
-        return head + ", the one scheme on the board."
-    rivals = rest[rest["mean of highest"] >= first["mean of lowest"]]
-    if rivals.empty:
-        return head + ": it is clearly best on average, its mean of lowest seeds above every other scheme's mean of " \
-                      "highest."
-    return head + f"; no scheme is clearly best on average: the means of highest seeds of {and_list(rivals.scheme)} " \
-                  f"reach its mean of lowest."
+    first = table.iloc[0]
+    if len(table) == 1:
+        return f"{first.scheme} is the one positional scheme of the decoder on the board."
+    if first.comparable == 0:
+        return "No two schemes fit a task that every scheme ran: none is compared."
+    head = f"Over the {first.tasks} task{'' if first.tasks == 1 else 's'} every scheme ran, {first.scheme} leads"
+    apart = f" (it shares no fitted task with {first['no fitted task with']})" if first["no fitted task with"] else ""
+    if not first["short of"]:
+        return (f"{head}: it is clearly best on average, ahead on average of every other scheme it shares a fitted "
+                f"task with{apart}.")
+    ahead = f"ahead on average of {first['ahead of']}" if first["ahead of"] else "ahead on average of no other scheme"
+    return (f"{head} the table, {ahead}{apart}; no scheme is clearly best on average: it is not ahead of "
+            f"{first['short of']}.")
+
+
+def chance_words(board: pd.DataFrame, questions=None) -> str:
+    """How many of the questions' counted comparisons (both cells trained, not both at the floor) would come out
+    ahead or behind by chance alone if no mechanism differed from its control, beside how many did: each comparison of
+    cells with m and n seeds counts 2 / C(m + n, m), the chance that, of the equally likely orders of its runs, one
+    puts every seed of one cell above every seed of the other (an upper bound: the margin can only lower it)."""
+    seeds = board.set_index(["task", "variant"]).seeds
+    expected, found, counted = 0.0, 0, 0
+    for q in (questions or QUESTIONS).values():
+        for row in compare(board, q).itertuples():
+            if row.comparison in (AHEAD, BEHIND, TIED):
+                m, n = int(seeds[(row.task, q.mechanism)]), int(seeds[(row.task, q.against)])
+                expected += 2 / comb(m + n, m)
+                counted += 1
+                found += row.comparison != TIED
+    if not counted:
+        return "No comparison of the questions is counted yet (none has both cells trained and off the floor)."
+    return (f"Of the {counted} comparison{'' if counted == 1 else 's'} counted above (both cells trained, not both "
+            f"at the floor), {found} came out ahead or behind; if no mechanism differed from its control, about "
+            f"{expected:.1f} would by chance alone.")

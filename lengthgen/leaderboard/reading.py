@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lengthgen.display import and_list
-from lengthgen.leaderboard.protocol import RANKED, row_costs
+from lengthgen.leaderboard.protocol import MARGIN, RANKED, at_floor, row_costs
 from lengthgen.metrics import ACCURACY, OPEN_SHARE
 
 
@@ -30,14 +30,16 @@ def _hover(cell: pd.Series, curve: pd.DataFrame) -> str:
     return "<br>".join(lines)
 
 
-def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str) -> go.Figure:
+def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str, runs_on=None) -> go.Figure:
     """Mechanisms (rows) x tasks (columns), each ranked cell coloured by its median beyond score (0-100%), its text the
     score and its rank; a cell not trained is grey with its status as text (never coloured by a score); hover: the
-    scores and the per-length curve (`curves`)."""
+    scores and the per-length curve (`curves`). With `runs_on` (mechanism, task -> whether the mechanism runs there:
+    `grid.runs_on`), a cell the table lacks reads "does not run" or "not stored yet"; without it, it is blank."""
     mechanisms, tasks = list(dict.fromkeys(table.variant)), list(dict.fromkeys(table.task))
     by_length = curves(runs)
     scored, grey = np.full((len(mechanisms), len(tasks)), np.nan), np.full((len(mechanisms), len(tasks)), np.nan)
-    text = [["" for _ in tasks] for _ in mechanisms]
+    text = [["" if runs_on is None else "not stored yet" if runs_on(m, t) else "does not run" for t in tasks]
+            for m in mechanisms]
     hover = [["" for _ in tasks] for _ in mechanisms]
     for _, cell in table.iterrows():
         r, c = mechanisms.index(cell["variant"]), tasks.index(cell["task"])
@@ -84,8 +86,8 @@ def board_table(table: pd.DataFrame, steps: dict[str, int] | None = None) -> pd.
 
 def ranking_words(table: pd.DataFrame) -> str:
     """Each task's ranking in a sentence: the first-ranked mechanisms with their beyond score (its seeds' range where
-    there are several) and reach, how many cells are ranked, and the cells not trained; where no trained cell scores
-    beyond the training lengths, that."""
+    there are several) and reach, how many cells are ranked, and the cells not trained; where every trained cell is at
+    the floor (`protocol.at_floor`), that."""
     def first_words(cell: dict) -> str:
         spread = seed_range(cell["beyond lo"], cell["beyond hi"], cell["seeds"])
         spread = f", seeds {spread}" if spread else ""
@@ -98,10 +100,11 @@ def ranking_words(table: pd.DataFrame) -> str:
         if ranked.empty:
             sentences.append(f"On {task} no mechanism fits its training lengths ({and_list(untrained)} not trained).")
             continue
-        if ranked.beyond.max() == 0:
-            who = (f"the one trained mechanism, {ranked.variant.iloc[0]}, scores nothing" if len(ranked) == 1 else
-                   f"none of the {len(ranked)} trained mechanisms scores")
-            text = f"On {task}, {who} beyond its training lengths (0% exact match past them)"
+        if ranked.apply(at_floor, axis=1).all():
+            who = (f"the one trained mechanism, {ranked.variant.iloc[0]}, is" if len(ranked) == 1 else
+                   f"all {len(ranked)} trained mechanisms are")
+            text = (f"On {task}, {who} at the floor beyond the training lengths (every seed under {MARGIN:g}% exact "
+                    "match past them)")
             sentences.append(text + (f"; not trained: {and_list(untrained)}." if untrained else "."))
             continue
         first = ranked[ranked["rank"] == ranked["rank"].min()]
@@ -147,10 +150,11 @@ def length_explorer(runs: pd.DataFrame):
 
 def cost_words(runs: pd.DataFrame) -> str:
     """What each row (a mechanism on every task and seed it ran) cost, from the runs' wall time (`protocol.row_costs`),
-    in a sentence."""
-    costs = row_costs(runs)
-    return ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's time): "
-            + ", ".join(f"{mechanism} {hours:.2f}" for mechanism, hours in costs.items()) + ".")
+    with its number of tasks, in a sentence."""
+    costs, tasks = row_costs(runs), runs.groupby("variant").task.nunique()
+    return ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's time; its number of "
+            "tasks in brackets): " + ", ".join(f"{mechanism} {hours:.2f} ({tasks[mechanism]})"
+                                               for mechanism, hours in costs.items()) + ".")
 
 
 def open_words(runs: pd.DataFrame, board: pd.DataFrame) -> str:

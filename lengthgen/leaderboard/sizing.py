@@ -191,24 +191,43 @@ def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
 
 
 def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
-    """Why each task the sizing study has runs of is not in `grid` (task, reason), read from the study's runs
-    (`sizing_table`): the decoder fits it with neither RoPE nor NoPE within the study's steps, or it fits and was left
-    out by choice."""
+    """Why each task the sizing study has runs of is not in `grid` (task, reason, and "fit by": the study's other
+    mechanisms that fit it, with their steps, "" for none), read from the study's runs (`sizing_table`): the decoder
+    fits it with neither RoPE nor NoPE within the study's steps, or it fits and was left out by choice."""
     table = sizing_table(runs).set_index(["task", "variant"])
     cap, rows = SIZING_PROFILES["cpu"].steps, []
     for task in dict.fromkeys(runs.task):
         if task in grid.tasks:
             continue
-        decoder = table.loc[task].reindex(["rope", "nope"])
+        decoder, others = table.loc[task].reindex(["rope", "nope"]), table.loc[task].drop(["rope", "nope"],
+                                                                                            errors="ignore")
+        fit_by = and_list(f"{m} at step {step:,.0f}" for m, step in others["fits at step"].dropna().items())
         if decoder.fits.eq(True).any():
             first = decoder["fits at step"].dropna()
             reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out by choice, not by a rule (the "
                       "grid keeps a few tasks of each paper's kind)")
         else:
             last = ", ".join(f"{v} {p:.0f}%" for v, p in decoder["last"].dropna().items())
-            reason = f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
-        rows.append({"task": task, "reason": reason})
-    return pd.DataFrame(rows, columns=["task", "reason"])
+            reason = (f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
+                      + (f"; fit by the study's {fit_by}" if fit_by else "; no mechanism the study sized fits it"))
+        rows.append({"task": task, "reason": reason, "fit by": fit_by})
+    return pd.DataFrame(rows, columns=["task", "reason", "fit by"])
+
+
+def selection_words(runs: pd.DataFrame, grid: LeaderboardSizes) -> str:
+    """What choosing the grid's tasks by the decoder's fit leaves off the board, from the sizing study's runs
+    (`left_out`), in a sentence: the tasks the decoder fits with neither RoPE nor NoPE that another mechanism fits."""
+    out = left_out(runs, grid)
+    unfit = out[out.reason.str.startswith("the decoder fits it with neither")]
+    if unfit.empty:
+        return "No task of the sizing study is left out for the decoder not fitting it."
+    fitted = unfit[unfit["fit by"] != ""]
+    where = "; ".join(f"{task}: {by}" for task, by in zip(fitted.task, fitted["fit by"], strict=True))
+    return (f"The grid takes a task only where the decoder fits it with RoPE or NoPE at the grid's size; the sizing "
+            f"study leaves out {len(unfit)} where it does not ({and_list(unfit.task)}), and on {len(fitted)} of them "
+            f"another mechanism it sized fits" + (f" ({where})" if where else "") + ". So the board compares "
+            "mechanisms on tasks the plain decoder can learn, and cannot show what a mechanism gains by fitting a "
+            "task it cannot.")
 
 
 def idle_on(mechanism: str, grid: LeaderboardSizes) -> bool:
@@ -263,7 +282,8 @@ def sizing_methods(store: ResultStore) -> str:
                    f"The stored grid (`cpu`) trains {', '.join(grid.tasks)} at these budgets"
                    + (f"; the cap leaves less than {BUDGET_MARGIN}x the slowest fit on {short}" if short else "")
                    + f". Left out: {outside}. "
-                   f"So these mechanisms have no cell in it: {idle}. Registered but not in its profile: "
+                   + (f"So these mechanisms have no cell in it: {idle}. " if idle else "")
+                   + "Registered but not in its profile: "
                    f"{', '.join(m for m in MECHANISMS if m not in grid.mechanisms and not idle_on(m, grid))} "
                    "(`lengthgen run leaderboard --profile cpu --variant NAME` trains one's row).\n")
 

@@ -5,7 +5,13 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from lengthgen.leaderboard.headlines import HEADLINES, LEADERBOARD_HEADLINES, headline_of, headline_table
+from lengthgen.leaderboard.headlines import (
+    HEADLINES,
+    LEADERBOARD_HEADLINES,
+    headline_of,
+    headline_shape,
+    headline_table,
+)
 
 
 def test_each_headline_runs_the_peers_shape():
@@ -18,6 +24,16 @@ def test_each_headline_runs_the_peers_shape():
     assert coupling.training().max_positions <= coupling.model.max_positions  # every shifted id has an embedding
     with pytest.raises(ValueError, match="no headline"):
         headline_of(replace(coupling, model=replace(coupling.model, layers=3)))
+
+
+def test_the_headlines_shape_is_said_from_the_runs_configs():
+    coupling, abacus = (next(r for r in LEADERBOARD_HEADLINES.configs_for("cpu") if headline_of(r) == name)
+                        for name in ("coupling 1-30", "abacus 1-20"))
+    words = headline_shape("cpu")
+    assert f"coupling 1-30: {coupling.model.layers} layer;" in words and f"abacus 1-20: {abacus.model.layers} layers;" \
+        in words
+    assert f"width {coupling.model.width} with {coupling.model.heads} heads" in words
+    assert f"trained {coupling.train.steps:,} steps of batch {coupling.train.batch_size}" in words
 
 
 def _runs(name: str, fit: float, at_longest: list[float]) -> list[dict]:

@@ -6,7 +6,16 @@ import pandas as pd
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.leaderboard.protocol import RANKED, cell_scores, ranking, row_costs, run_scores
+from lengthgen.leaderboard.protocol import (
+    MARGIN,
+    RANKED,
+    at_floor,
+    cell_scores,
+    clearly_ahead,
+    ranking,
+    row_costs,
+    run_scores,
+)
 from lengthgen.metrics import ACCURACY, FINAL_TRAIN_LOSS
 
 
@@ -104,3 +113,19 @@ def test_cells_the_seeds_spread_cannot_tell_apart_share_a_rank():
     assert dict(zip(ranked.variant, ranked["rank"], strict=True)) == pytest.approx(
         {"c": 1, "d": 2, "b": 3, "a": 3, "e": 5, "f": 5, "g": math.nan}, nan_ok=True)  # b: behind c and d
     assert ranked.variant.tolist() == ["c", "d", "b", "a", "e", "f", "g"]  # by rank, then median beyond, then reach
+
+
+def test_beyond_scores_less_than_the_margin_apart_do_not_order_two_cells():
+    def cell(variant, lo, hi):  # every seed reaching 10
+        return {"task": "copy", "variant": variant, "beyond lo": lo, "beyond": (lo + hi) / 2, "beyond hi": hi,
+                "reach lo": 10, "reach": 10, "reach hi": 10, "status": RANKED}
+
+    # the lookup-table case: 3 of 2,500 examples right on every seed of both, one mean rounded up by 2e-17
+    rounded = pd.DataFrame([cell("learned", 0.12000000000000002, 0.16), cell("sinusoidal", 0.04, 0.12)])
+    assert ranking(rounded)["rank"].tolist() == [1, 1]
+    assert not clearly_ahead(rounded.iloc[0], rounded.iloc[1])
+    near = pd.DataFrame([cell("a", 10.0 + MARGIN - 0.1, 12.0), cell("b", 8.0, 10.0)])  # 0.9 points apart
+    assert ranking(near)["rank"].tolist() == [1, 1]
+    apart = pd.DataFrame([cell("a", 10.0 + MARGIN, 12.0), cell("b", 8.0, 10.0)])  # one point apart: ordered
+    assert ranking(apart).set_index("variant")["rank"].to_dict() == {"a": 1, "b": 2}
+    assert at_floor(cell("x", 0.0, MARGIN - 0.01)) and not at_floor(cell("x", 0.0, MARGIN))

@@ -13,6 +13,7 @@ from lengthgen.leaderboard.questions import (
     answer,
     best_on_average,
     best_words,
+    chance_words,
     compare,
     outside_board,
 )
@@ -68,25 +69,40 @@ def test_a_question_asked_on_some_tasks_reads_only_those_and_one_without_cells_s
     assert answer(BOARD, QUESTIONS["ppc"]).endswith("Not asked on this board: it holds no cell of variable_assignment.")
 
 
-def test_the_best_scheme_on_average_counts_an_untrained_cell_as_zero_over_the_tasks_all_ran():
+def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_never_counting_an_untrained_cell():
     table = board(runs({
         ("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([80, 90, 95], 100),  # alibi ahead on copy
+        ("copy", "nope"): ([0, 0, 0], 40),  # nope does not fit copy
         ("recopy", "rope"): ([40, 40, 40], 100), ("recopy", "alibi"): ([99, 99, 99], 50),  # alibi does not fit
-        ("dedupe", "rope"): ([100, 100, 100], 100),  # alibi did not run: not averaged
+        ("recopy", "nope"): ([0, 0, 0], 100),
+        ("dedupe", "rope"): ([100, 100, 100], 100),  # alibi and nope did not run: not compared
     }), TRAINED)
-    ranked = best_on_average(table, ("nope", "rope", "alibi")).set_index("scheme")  # nope: not on the board
-    assert ranked.index.tolist() == ["rope", "alibi"] and ranked.tasks.tolist() == [2, 2]
-    assert ranked["mean beyond"].tolist() == [50.0, 45.0]  # rope (60 + 40) / 2; alibi (90 + 0) / 2
+    ranked = best_on_average(table, ("nope", "rope", "alibi", "fire")).set_index("scheme")  # fire: not on the board
+    assert ranked.index.tolist() == ["alibi", "rope", "nope"] and ranked.tasks.tolist() == [2, 2, 2]
+    assert ranked["ahead of"].tolist() == ["rope", "nope", ""] and ranked.behind.tolist() == ["", "alibi", "rope"]
+    assert ranked.loc["alibi", "no fitted task with"] == "nope"  # alibi fits only copy, nope only recopy
+    assert ranked.fits.tolist() == ["1 of 2", "2 of 2", "1 of 2"]
+    assert ranked["mean beyond"].tolist() == [90.0, 50.0, 0.0]  # alibi's untrained recopy is not a 0 in its mean
+    assert ranked.loc["rope", "mean of lowest"] == 45.0 and ranked.loc["rope", "mean of highest"] == 55.0
     assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
-    assert ranked.loc["alibi", "beaten on"] == ""
-    assert ranked["mean of lowest"].tolist() == [45.0, 40.0] and ranked["mean of highest"].tolist() == [55.0, 47.5]
     assert best_words(ranked.reset_index()) == (
-        "rope has the highest mean beyond score (50.0%, its seeds' means 45.0-55.0) over the 2 tasks every scheme ran; "
-        "no scheme is clearly best on average: the means of highest seeds of alibi reach its mean of lowest.")
+        "Over the 2 tasks every scheme ran, alibi leads: it is clearly best on average, ahead on average of every "
+        "other scheme it shares a fitted task with (it shares no fitted task with nope).")
+    close = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([60, 65, 75], 100)}), TRAINED)
+    assert best_words(best_on_average(close, ("rope", "alibi"))) == (
+        "Over the 1 task every scheme ran, alibi leads the table, ahead on average of no other scheme; no scheme is "
+        "clearly best on average: it is not ahead of rope.")  # overlapping means: neither ahead; alibi's mean higher
     apart = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([0, 1, 2], 100)}), TRAINED)
     assert best_words(best_on_average(apart, ("rope", "alibi"))).endswith(
-        ": it is clearly best on average, its mean of lowest seeds above every other scheme's mean of highest.")
+        ": it is clearly best on average, ahead on average of every other scheme it shares a fitted task with.")
     assert best_words(best_on_average(apart, ("nope",))) == "No positional scheme of the decoder is on the board yet."
+
+
+def test_the_chance_count_sums_each_counted_comparisons_chance_of_a_clean_split():
+    one = {"ln rope": QUESTIONS["ln rope"]}  # on BOARD: ahead, behind, within the spread, and dedupe not trained
+    assert chance_words(BOARD, one) == ("Of the 3 comparisons counted above (both cells trained, not both at the "
+                                        "floor), 2 came out ahead or behind; if no mechanism differed from its "
+                                        "control, about 0.3 would by chance alone.")  # 3 x 2 / C(6, 3)
 
 
 def test_two_cells_at_0_beyond_on_every_seed_are_at_the_floor_not_within_the_spread_even_when_reaches_differ():
@@ -97,7 +113,7 @@ def test_two_cells_at_0_beyond_on_every_seed_are_at_the_floor_not_within_the_spr
     flat = board(pd.DataFrame(cell("rope+ln", 100) + cell("rope", 85)), TRAINED)  # reach 10 against 0
     assert flat.set_index("variant")["rank"].to_dict() == {"rope+ln": 1, "rope": 2}  # the ranking reads the reach
     assert compare(flat, QUESTIONS["ln rope"]).comparison.tolist() == [FLOOR]
-    assert answer(flat, QUESTIONS["ln rope"]).endswith("where both fit: ahead on none; both at 0% beyond on 1 "
+    assert answer(flat, QUESTIONS["ln rope"]).endswith("where both fit: ahead on none; both under 1% beyond on 1 "
                                                        "(copy).")  # whether it is ahead is always said
 
 
@@ -106,9 +122,11 @@ def test_the_average_ranks_the_decoders_schemes_that_run_everywhere():
     assert not {"coupling", "ppc", "rope+ln", "encdec", "abc", "gru+content"} & set(SCHEMES)
 
 
-def test_of_schemes_at_the_same_mean_the_one_that_fits_more_tasks_is_listed_first():
+def test_a_scheme_that_fits_no_task_is_listed_last_and_none_is_compared_without_a_common_fitted_task():
     flat = board(runs({("copy", "nope"): ([0, 0, 0], 40), ("copy", "rope"): ([0, 0, 0], 100)}), TRAINED)
-    assert best_on_average(flat, ("nope", "rope")).scheme.tolist() == ["rope", "nope"]  # both 0.0; nope not trained
+    table = best_on_average(flat, ("nope", "rope"))
+    assert table.scheme.tolist() == ["rope", "nope"]  # nope not trained: no mean
+    assert best_words(table) == "No two schemes fit a task that every scheme ran: none is compared."
 
 
 def test_a_question_off_the_board_is_read_from_the_first_size_at_which_its_mechanism_fits():

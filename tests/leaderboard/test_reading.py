@@ -39,6 +39,10 @@ def test_the_heatmap_colours_ranked_cells_by_beyond_and_leaves_untrained_ones_gr
     assert cells.text[0][0] == "50% (#1)" and cells.text[1][0] == "40% (#2)" and cells.text[2][0] == "not trained"
     hover = cells.customdata[0][0]
     assert "length 10: 100.0%" in hover and "length 30: 5.0%" in hover and "rank 1" in hover
+    # with the grid's rule of where a mechanism runs, a missing cell says whether it never runs or is yet to be stored
+    told = heatmap(BOARD, RUNS, "t", runs_on=lambda mechanism, task: task == "copy").data[1]
+    assert told.text[1][1] == "does not run" and told.text[0][0] == "50% (#1)"
+    assert heatmap(BOARD, RUNS, "t", runs_on=lambda mechanism, task: True).data[1].text[1][1] == "not stored yet"
 
 
 def test_curves_take_the_median_over_seeds():
@@ -94,19 +98,22 @@ def test_the_board_table_says_within_how_many_steps_a_cell_did_not_fit():
 def test_a_rows_cost_in_words_sums_its_runs_in_hours():
     runs = RUNS.assign(wall_seconds=RUNS.variant.map({"rope": 1800.0, "alibi": 90.0, "nope": 36.0}))
     assert cost_words(runs) == ("CPU-thread hours per row (every task and seed it ran, each cell at its median run's "
-                                "time): rope 1.00, alibi 0.03, nope 0.01.")  # rope: copy and reverse_copy, 0.5 h each
+                                "time; its number of tasks in brackets): rope 1.00 (2), alibi 0.03 (1), nope 0.01 "
+                                "(1).")  # rope: copy and reverse_copy, 0.5 h each
 
 
-def test_a_task_where_no_trained_cell_scores_beyond_says_so_instead_of_naming_a_first():
-    flat = runs_of({("copy", "rope"): [100.0, 0.0, 0.0], ("copy", "alibi"): [100.0, 0.0, 0.0],
+def test_a_task_where_every_trained_cell_is_at_the_floor_says_so_instead_of_naming_a_first():
+    flat = runs_of({("copy", "rope"): [100.0, 0.0, 0.0], ("copy", "alibi"): [100.0, 1.8, 0.0],  # beyond 0.9
                     ("copy", "nope"): [20.0, 0.0, 0.0]})
     assert ranking_words(board(flat, {"copy": 10})) == (
-        "On copy, none of the 2 trained mechanisms scores beyond its training lengths (0% exact match past them); "
-        "not trained: nope.")
+        "On copy, all 2 trained mechanisms are at the floor beyond the training lengths (every seed under 1% exact "
+        "match past them); not trained: nope.")
     alone = runs_of({("copy", "rope"): [100.0, 0.0, 0.0]})
     assert ranking_words(board(alone, {"copy": 10})) == (
-        "On copy, the one trained mechanism, rope, scores nothing beyond its training lengths (0% exact match past "
-        "them).")
+        "On copy, the one trained mechanism, rope, is at the floor beyond the training lengths (every seed under 1% "
+        "exact match past them).")
+    off = runs_of({("copy", "rope"): [100.0, 0.0, 0.0], ("copy", "alibi"): [100.0, 2.0, 0.0]})  # beyond 1.0
+    assert ranking_words(board(off, {"copy": 10})).startswith("On copy, alibi (1.0% beyond, reaching 10) ranks first")
 
 
 def test_abcs_open_share_is_read_per_task_as_a_median_with_its_range_beside_the_cells_status():

@@ -68,8 +68,8 @@ def test_the_stored_grid_trains_each_task_for_the_budget_its_stored_sizing_study
     assert {"fire", "randomized", "abacus+fire", "coupling", "gru+locattn", "rope+ln", "abc"} <= set(grid.mechanisms)
 
 
-def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost():
-    from lengthgen.leaderboard.sizing import left_out
+def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost_and_says_what_else_fits_it():
+    from lengthgen.leaderboard.sizing import left_out, selection_words
 
     def course(task, variant, values):
         return [{"task": task, "variant": variant, "seed": 100, "length": 10, "metric": COURSE, "step": 500 * (i + 1),
@@ -77,13 +77,24 @@ def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost(
 
     runs = pd.DataFrame(course("copy", "rope", [99]) + course("dedupe", "rope", [50, 92])
                         + course("dedupe", "nope", [10] * 20) + course("addition", "rope", [0] * 19 + [3])
-                        + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95]))
+                        + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95])
+                        + course("parity", "rope", [0] * 20) + course("parity", "encdec", [0] * 20))
     grid = replace(LEADERBOARD_PROFILES["quick"], tasks=("copy",))
     assert left_out(runs, grid).to_dict("records") == [
         {"task": "dedupe", "reason": "fits (rope at step 1,000); left out by choice, not by a rule (the grid keeps a "
-                                     "few tasks of each paper's kind)"},
+                                     "few tasks of each paper's kind)", "fit by": ""},
         {"task": "addition", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
-                                       "(last: rope 3%, nope 1%)"}]  # the scaffold fitting it is not the decoder
+                                       "(last: rope 3%, nope 1%); fit by the study's scaffold at step 500",
+         "fit by": "scaffold at step 500"},  # the scaffold fitting it is not the decoder
+        {"task": "parity", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
+                                     "(last: rope 0%); no mechanism the study sized fits it", "fit by": ""}]
+    assert selection_words(runs, grid) == (
+        "The grid takes a task only where the decoder fits it with RoPE or NoPE at the grid's size; the sizing study "
+        "leaves out 2 where it does not (addition and parity), and on 1 of them another mechanism it sized fits "
+        "(addition: scaffold at step 500). So the board compares mechanisms on tasks the plain decoder can learn, and "
+        "cannot show what a mechanism gains by fitting a task it cannot.")
+    assert selection_words(runs[runs.task != "addition"].pipe(lambda r: r[r.task != "parity"]), grid).startswith(
+        "No task of the sizing study is left out")
 
 
 def test_the_nope_depth_control_is_the_sizing_run_of_nope_on_the_copy_tasks_at_twice_the_depth():
