@@ -10,7 +10,7 @@ import pandas as pd
 
 from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
-from lengthgen.display import and_list
+from lengthgen.display import and_list, markdown_table, model_size
 from lengthgen.leaderboard.grid import (
     LEADERBOARD_PROFILES,
     MECHANISMS,
@@ -24,6 +24,7 @@ from lengthgen.leaderboard.grid import (
     run_steps,
     runs_on,
 )
+from lengthgen.leaderboard.headlines import HEADLINE_PROFILES, HEADLINES
 from lengthgen.metrics import COURSE
 from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
@@ -288,4 +289,38 @@ def sizing_methods(store: ResultStore) -> str:
                    "(`lengthgen run leaderboard --profile cpu --variant NAME` trains one's row).\n")
 
 
-METHODS = (("leaderboard-sizing.md", sizing_methods),)  # the Methods page's generated sections (`book`)
+def sizes_methods(_store: ResultStore | None = None) -> str:
+    """The Methods page's table of the leaderboard's runs, read from their profiles (not the store): per experiment
+    and profile, the model, training, test answers per length (with the largest standard error of a length's exact
+    match they allow, at 50%), the seeds, tasks and mechanisms."""
+    def row(what, experiment, profile, sizes, layers=None, tasks=None, mechanisms=None):
+        steps = sorted({sizes.steps_for(t) for t in sizes.tasks} or {sizes.steps})
+        budget = f"{steps[0]:,} steps" if len(steps) == 1 else f"{steps[0]:,}-{steps[-1]:,} steps by task"
+        if sizes.course:
+            budget = f"up to {budget}, read every {sizes.course:,}" + (", stopped where it fits" if sizes.stop_fitted
+                                                                      else "")
+        return {"runs": what, "experiment": f"`{experiment}` `{profile}`",
+                "model": f"{layers or model_size(sizes.layers, sizes.width)}, {sizes.heads} heads",
+                "training": f"{budget}, batch {sizes.batch}, AdamW {sizes.lr:g}",
+                "test answers per length": f"{sizes.samples} (standard error <= {50 / sizes.samples ** 0.5:.1f})",
+                "seeds": ", ".join(map(str, sizes.seeds)), "tasks": tasks or ", ".join(sizes.tasks),
+                "mechanisms": mechanisms or ", ".join(sizes.mechanisms)}
+
+    headlines = HEADLINE_PROFILES["cpu"]
+    depths = and_list(model_size(h.layers, headlines.width) for h in HEADLINES.values())
+    rows = [row("the live slice", "leaderboard", "quick", LEADERBOARD_PROFILES["quick"]),
+            row("the sizing study", "leaderboard-sizing", "cpu", SIZING_PROFILES["cpu"],
+                tasks="every leaderboard task"),
+            row("the NoPE depth control", "leaderboard-control-nope", "cpu", CONTROL_PROFILES["cpu"]),
+            row("the budget control", "leaderboard-control-budget", "cpu", BUDGET_PROFILES["cpu"]),
+            row("the grid", "leaderboard", "cpu", LEADERBOARD_PROFILES["cpu"]),
+            row("the headlines", "leaderboard-headlines", "cpu", headlines, layers=depths,
+                tasks=", ".join(HEADLINES), mechanisms=", ".join(dict.fromkeys(h.mechanism for h in
+                                                                              HEADLINES.values())))]
+    return ("**The leaderboard's runs and their sizes** (read from the profiles: `LEADERBOARD_PROFILES`, "
+            "`SIZING_PROFILES`, `CONTROL_PROFILES`, `BUDGET_PROFILES`, `HEADLINE_PROFILES`):\n\n"
+            + markdown_table(pd.DataFrame(rows)) + "\n")
+
+
+METHODS = (("leaderboard-sizes.md", sizes_methods), ("leaderboard-sizing.md", sizing_methods))  # the Methods page's
+# generated sections (`book`)

@@ -176,3 +176,17 @@ def test_the_budget_control_sizes_every_other_mechanism_on_the_tasks_whose_budge
     assert all((c.seed, c.course, c.stop_fitted, c.train.steps, c.model.width, c.model.layers) == (
         sized[0].seed, sized[0].course, sized[0].stop_fitted, cap, sized[0].model.width, sized[0].model.layers)
         for c in control)
+
+
+def test_the_methods_sizes_table_reads_each_profile():
+    from lengthgen.leaderboard.sizing import CONTROL_PROFILES, sizes_methods
+
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in sizes_methods().splitlines()
+            if line.startswith("| the ")}
+    grid, control = LEADERBOARD_PROFILES["cpu"], CONTROL_PROFILES["cpu"]
+    assert rows["the grid"][2] == f"{grid.layers}x{grid.width}, {grid.heads} heads"
+    low, high = min(dict(grid.task_steps).values()), max(dict(grid.task_steps).values())
+    assert rows["the grid"][3].startswith(f"{low:,}-{high:,} steps by task, batch {grid.batch}")
+    assert rows["the grid"][4] == "500 (standard error <= 2.2)" and rows["the grid"][5] == "0, 1, 2"  # 50 / sqrt(500)
+    assert rows["the NoPE depth control"][2].startswith(f"{control.layers}x") and control.layers != grid.layers
+    assert rows["the headlines"][2].startswith("1x64 and 2x64")  # each headline's own depth
