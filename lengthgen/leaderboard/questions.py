@@ -15,9 +15,11 @@ Which positional scheme is best on average compares the decoder's schemes over t
 a time, each pair over the tasks both fit (a cell not trained is left out, never counted as 0): a scheme is *ahead on
 average* of another when the mean of its lowest seeds' beyond scores is at least the margin above the mean of the
 other's highest, as a cell is clearly ahead of another. A scheme ahead on average of every other it shares a fitted
-task with is *clearly best*. The table orders the schemes by how many others each is ahead of on average, less
-those it is behind, then by how many it shares a fitted task with, then by its mean beyond score over the tasks it
-fits, and says where each fails: the tasks it does not fit, and those where another scheme is clearly ahead of it.
+task with, and that fits every task every scheme ran (an average over fewer tasks is no average of them), is *clearly
+best*. The table lists first the schemes that fit every one of those tasks, and orders each group by how many others
+a scheme is ahead of on average, less those it is behind, then by how many it shares a fitted task with, then by its
+mean beyond score over the tasks it fits; it says where each fails: the tasks it does not fit, and those where another
+scheme is clearly ahead of it.
 """
 
 from dataclasses import dataclass
@@ -98,7 +100,7 @@ def answer(board: pd.DataFrame, question: Question) -> str:
     trained; or that the board holds no task with both."""
     table = compare(board, question)
     if question.tasks and not set(question.tasks) & set(board.task):
-        return f"{question.text} Not asked on this board: it holds no cell of {and_list(question.tasks)}."
+        return f"{question.text} Not asked: the board holds no cell of {and_list(question.tasks)}."
     if table.empty:
         among = f" (of {and_list(question.tasks)})" if question.tasks else ""
         return f"{question.text} Not asked yet: no task of the board{among} holds both {question.mechanism} and " \
@@ -151,8 +153,8 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
     """The schemes of `schemes` on the board, over the tasks every one of them ran, by the module's rule: per scheme,
     the tasks it fits and its mean beyond score (median, lowest and highest seed) over them, the schemes it is ahead
     of and behind on average (each pair over the tasks both fit), those it shares no fitted task with, the tasks it
-    does not fit and those where another scheme is clearly ahead of it; ordered by ahead less behind, then by how
-    many it can be compared with, then by mean beyond."""
+    does not fit and those where another scheme is clearly ahead of it; the schemes that fit every one of the tasks
+    first, each group ordered by ahead less behind, then by how many it can be compared with, then by mean beyond."""
     present = [s for s in schemes if s in set(board.variant)]
     cells = board[board.variant.isin(present)]
     shared = [t for t, group in cells.groupby("task", sort=False) if set(group.variant) == set(present)]
@@ -182,13 +184,16 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
                      "mean of highest": fitted["beyond hi"].mean(), "ahead of": and_list(ahead),
                      "behind": and_list(behind), "no fitted task with": and_list(apart),
                      "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten),
-                     "tasks": len(mine), "net": len(ahead) - len(behind), "short of": and_list(
+                     "tasks": len(mine), "fits all": bool(trained.all()), "net": len(ahead) - len(behind),
+                     "short of": and_list(
                          o for o in present if o not in (scheme, *ahead, *apart)), "comparable": len(present) - 1 -
                      len(apart)})
     columns = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
-               "no fitted task with", "not trained on", "beaten on", "tasks", "net", "short of", "comparable"]
+               "no fitted task with", "not trained on", "beaten on", "tasks", "fits all", "net", "short of",
+               "comparable"]
     return (pd.DataFrame(rows, columns=columns)
-            .sort_values(["net", "comparable", "mean beyond"], ascending=False, kind="stable", na_position="last")
+            .sort_values(["fits all", "net", "comparable", "mean beyond"], ascending=False, kind="stable",
+                         na_position="last")
             .reset_index(drop=True))
 
 
@@ -203,13 +208,16 @@ def best_words(table: pd.DataFrame) -> str:
     first = table.iloc[0]
     if len(table) == 1:
         return f"{first.scheme} is the one positional scheme of the decoder on the board."
+    tasks = f"the {first.tasks} task{'' if first.tasks == 1 else 's'} every scheme ran"
+    if not first["fits all"]:
+        return f"No scheme fits all of {tasks}: none can be best on average over them."
     if first.comparable == 0:
-        return "No two schemes fit a task that every scheme ran: none is compared."
-    head = f"Over the {first.tasks} task{'' if first.tasks == 1 else 's'} every scheme ran, {first.scheme} leads"
+        return f"{first.scheme} fits all of {tasks}, and no other scheme fits any of them: none is compared."
+    head = f"Of the schemes that fit all of {tasks}, {first.scheme} leads"
     apart = f" (it shares no fitted task with {first['no fitted task with']})" if first["no fitted task with"] else ""
     if not first["short of"]:
-        return (f"{head}: it is clearly best on average, ahead on average of every other scheme it shares a fitted "
-                f"task with{apart}.")
+        return (f"{head}: it is clearly best on average, ahead on average of every other scheme over the tasks both "
+                f"fit{apart}.")
     ahead = f"ahead on average of {first['ahead of']}" if first["ahead of"] else "ahead on average of no other scheme"
     return (f"{head} the table, {ahead}{apart}; no scheme is clearly best on average: it is not ahead of "
             f"{first['short of']}.")

@@ -66,7 +66,7 @@ def test_a_question_asked_on_some_tasks_reads_only_those_and_one_without_cells_s
     assert "ahead on none; behind on 1 (recopy)" in answer(renamed, QUESTIONS["abc recopy"])
     assert answer(BOARD, QUESTIONS["abc"]).endswith("Not asked yet: no task of the board holds both abc and encdec.")
     assert "no task of the board (of recopy, reverse_recopy, " in answer(BOARD, QUESTIONS["abc recopy"])
-    assert answer(BOARD, QUESTIONS["ppc"]).endswith("Not asked on this board: it holds no cell of variable_assignment.")
+    assert answer(BOARD, QUESTIONS["ppc"]).endswith("Not asked: the board holds no cell of variable_assignment.")
 
 
 def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_never_counting_an_untrained_cell():
@@ -78,23 +78,26 @@ def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_n
         ("dedupe", "rope"): ([100, 100, 100], 100),  # alibi and nope did not run: not compared
     }), TRAINED)
     ranked = best_on_average(table, ("nope", "rope", "alibi", "fire")).set_index("scheme")  # fire: not on the board
-    assert ranked.index.tolist() == ["alibi", "rope", "nope"] and ranked.tasks.tolist() == [2, 2, 2]
-    assert ranked["ahead of"].tolist() == ["rope", "nope", ""] and ranked.behind.tolist() == ["", "alibi", "rope"]
+    assert ranked.index.tolist() == ["rope", "alibi", "nope"] and ranked.tasks.tolist() == [2, 2, 2]  # rope fits all
+    assert ranked["ahead of"].tolist() == ["nope", "rope", ""] and ranked.behind.tolist() == ["alibi", "", "rope"]
     assert ranked.loc["alibi", "no fitted task with"] == "nope"  # alibi fits only copy, nope only recopy
-    assert ranked.fits.tolist() == ["1 of 2", "2 of 2", "1 of 2"]
-    assert ranked["mean beyond"].tolist() == [90.0, 50.0, 0.0]  # alibi's untrained recopy is not a 0 in its mean
+    assert ranked.fits.tolist() == ["2 of 2", "1 of 2", "1 of 2"]
+    assert ranked["mean beyond"].tolist() == [50.0, 90.0, 0.0]  # alibi's untrained recopy is not a 0 in its mean
     assert ranked.loc["rope", "mean of lowest"] == 45.0 and ranked.loc["rope", "mean of highest"] == 55.0
     assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
-    assert best_words(ranked.reset_index()) == (
-        "Over the 2 tasks every scheme ran, alibi leads: it is clearly best on average, ahead on average of every "
-        "other scheme it shares a fitted task with (it shares no fitted task with nope).")
+    assert best_words(ranked.reset_index()) == (  # alibi, ahead of every scheme it meets, fits only copy
+        "Of the schemes that fit all of the 2 tasks every scheme ran, rope leads the table, ahead on average of nope; "
+        "no scheme is clearly best on average: it is not ahead of alibi.")
+    alone = best_on_average(table, ("nope", "alibi"))
+    assert best_words(alone) == ("No scheme fits all of the 2 tasks every scheme ran: none can be best on average "
+                                 "over them.")
     close = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([60, 65, 75], 100)}), TRAINED)
     assert best_words(best_on_average(close, ("rope", "alibi"))) == (
-        "Over the 1 task every scheme ran, alibi leads the table, ahead on average of no other scheme; no scheme is "
-        "clearly best on average: it is not ahead of rope.")  # overlapping means: neither ahead; alibi's mean higher
+        "Of the schemes that fit all of the 1 task every scheme ran, alibi leads the table, ahead on average of no "
+        "other scheme; no scheme is clearly best on average: it is not ahead of rope.")  # neither ahead; alibi higher
     apart = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([0, 1, 2], 100)}), TRAINED)
     assert best_words(best_on_average(apart, ("rope", "alibi"))).endswith(
-        ": it is clearly best on average, ahead on average of every other scheme it shares a fitted task with.")
+        ": it is clearly best on average, ahead on average of every other scheme over the tasks both fit.")
     assert best_words(best_on_average(apart, ("nope",))) == "No positional scheme of the decoder is on the board yet."
 
 
@@ -126,7 +129,8 @@ def test_a_scheme_that_fits_no_task_is_listed_last_and_none_is_compared_without_
     flat = board(runs({("copy", "nope"): ([0, 0, 0], 40), ("copy", "rope"): ([0, 0, 0], 100)}), TRAINED)
     table = best_on_average(flat, ("nope", "rope"))
     assert table.scheme.tolist() == ["rope", "nope"]  # nope not trained: no mean
-    assert best_words(table) == "No two schemes fit a task that every scheme ran: none is compared."
+    assert best_words(table) == ("rope fits all of the 1 task every scheme ran, and no other scheme fits any of them: "
+                                 "none is compared.")
 
 
 def test_a_question_off_the_board_is_read_from_the_first_size_at_which_its_mechanism_fits():
