@@ -292,34 +292,35 @@ def sizing_methods(store: ResultStore) -> str:
 def sizes_methods(_store: ResultStore | None = None) -> str:
     """The Methods page's table of the leaderboard's runs, read from their profiles (not the store): per experiment
     and profile, the model, training, test answers per length (with the largest standard error of a length's exact
-    match they allow, at 50%), the seeds, tasks and mechanisms."""
-    def row(what, experiment, profile, sizes, layers=None, tasks=None, mechanisms=None):
+    match they allow, at 50%), the seeds and how many tasks and mechanisms; then each one's tasks and mechanisms."""
+    headlines = HEADLINE_PROFILES["cpu"]
+    runs = [("the live slice", "leaderboard", "quick", LEADERBOARD_PROFILES["quick"], None, None, None),
+            ("the sizing study", "leaderboard-sizing", "cpu", SIZING_PROFILES["cpu"], None, None, None),
+            ("the NoPE depth control", "leaderboard-control-nope", "cpu", CONTROL_PROFILES["cpu"], None, None, None),
+            ("the budget control", "leaderboard-control-budget", "cpu", BUDGET_PROFILES["cpu"], None, None, None),
+            ("the grid", "leaderboard", "cpu", LEADERBOARD_PROFILES["cpu"], None, None, None),
+            ("the headlines", "leaderboard-headlines", "cpu", headlines,
+             and_list(model_size(h.layers, headlines.width) for h in HEADLINES.values()), tuple(HEADLINES),
+             tuple(dict.fromkeys(h.mechanism for h in HEADLINES.values())))]
+    rows, lists = [], []
+    for what, experiment, profile, sizes, layers, tasks, mechanisms in runs:
+        tasks, mechanisms = tasks or sizes.tasks, mechanisms or sizes.mechanisms
         steps = sorted({sizes.steps_for(t) for t in sizes.tasks} or {sizes.steps})
         budget = f"{steps[0]:,} steps" if len(steps) == 1 else f"{steps[0]:,}-{steps[-1]:,} steps by task"
         if sizes.course:
             budget = f"up to {budget}, read every {sizes.course:,}" + (", stopped where it fits" if sizes.stop_fitted
                                                                       else "")
-        return {"runs": what, "experiment": f"`{experiment}` `{profile}`",
-                "model": f"{layers or model_size(sizes.layers, sizes.width)}, {sizes.heads} heads",
-                "training": f"{budget}, batch {sizes.batch}, AdamW {sizes.lr:g}",
-                "test answers per length": f"{sizes.samples} (standard error <= {50 / sizes.samples ** 0.5:.1f})",
-                "seeds": ", ".join(map(str, sizes.seeds)), "tasks": tasks or ", ".join(sizes.tasks),
-                "mechanisms": mechanisms or ", ".join(sizes.mechanisms)}
-
-    headlines = HEADLINE_PROFILES["cpu"]
-    depths = and_list(model_size(h.layers, headlines.width) for h in HEADLINES.values())
-    rows = [row("the live slice", "leaderboard", "quick", LEADERBOARD_PROFILES["quick"]),
-            row("the sizing study", "leaderboard-sizing", "cpu", SIZING_PROFILES["cpu"],
-                tasks="every leaderboard task"),
-            row("the NoPE depth control", "leaderboard-control-nope", "cpu", CONTROL_PROFILES["cpu"]),
-            row("the budget control", "leaderboard-control-budget", "cpu", BUDGET_PROFILES["cpu"]),
-            row("the grid", "leaderboard", "cpu", LEADERBOARD_PROFILES["cpu"]),
-            row("the headlines", "leaderboard-headlines", "cpu", headlines, layers=depths,
-                tasks=", ".join(HEADLINES), mechanisms=", ".join(dict.fromkeys(h.mechanism for h in
-                                                                              HEADLINES.values())))]
+        rows.append({"runs": what, "model": f"{layers or model_size(sizes.layers, sizes.width)}, {sizes.heads} heads",
+                     "training": f"{budget}, batch {sizes.batch}, AdamW {sizes.lr:g}",
+                     "test answers per length": f"{sizes.samples} (standard error <= {50 / sizes.samples ** 0.5:.1f})",
+                     "seeds": ", ".join(map(str, sizes.seeds)),
+                     "cells": f"{len(tasks)} task{'' if len(tasks) == 1 else 's'} x {len(mechanisms)} mechanism"
+                              f"{'' if len(mechanisms) == 1 else 's'}"})
+        lists.append(f"- {what} (`{experiment}`, `{profile}`): {', '.join(tasks)}; {', '.join(mechanisms)}")
     return ("**The leaderboard's runs and their sizes** (read from the profiles: `LEADERBOARD_PROFILES`, "
             "`SIZING_PROFILES`, `CONTROL_PROFILES`, `BUDGET_PROFILES`, `HEADLINE_PROFILES`):\n\n"
-            + markdown_table(pd.DataFrame(rows)) + "\n")
+            + markdown_table(pd.DataFrame(rows)).rstrip("\n") + "\n\nTheir tasks and mechanisms:\n\n"
+            + "\n".join(lists) + "\n")
 
 
 METHODS = (("leaderboard-sizes.md", sizes_methods), ("leaderboard-sizing.md", sizing_methods))  # the Methods page's

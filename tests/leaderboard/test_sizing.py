@@ -184,9 +184,12 @@ def test_the_methods_sizes_table_reads_each_profile():
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in sizes_methods().splitlines()
             if line.startswith("| the ")}
     grid, control = LEADERBOARD_PROFILES["cpu"], CONTROL_PROFILES["cpu"]
-    assert rows["the grid"][2] == f"{grid.layers}x{grid.width}, {grid.heads} heads"
+    assert rows["the grid"][1] == f"{grid.layers}x{grid.width}, {grid.heads} heads"
     low, high = min(dict(grid.task_steps).values()), max(dict(grid.task_steps).values())
-    assert rows["the grid"][3].startswith(f"{low:,}-{high:,} steps by task, batch {grid.batch}")
-    assert rows["the grid"][4] == "500 (standard error <= 2.2)" and rows["the grid"][5] == "0, 1, 2"  # 50 / sqrt(500)
-    assert rows["the NoPE depth control"][2].startswith(f"{control.layers}x") and control.layers != grid.layers
-    assert rows["the headlines"][2].startswith("1x64 and 2x64")  # each headline's own depth
+    assert rows["the grid"][2].startswith(f"{low:,}-{high:,} steps by task, batch {grid.batch}")
+    assert rows["the grid"][3] == "500 (standard error <= 2.2)" and rows["the grid"][4] == "0, 1, 2"  # 50 / sqrt(500)
+    assert rows["the NoPE depth control"][1].startswith(f"{control.layers}x") and control.layers != grid.layers
+    assert rows["the headlines"][1].startswith("1x64 and 2x64")  # each headline's own depth
+    assert rows["the grid"][5] == f"{len(grid.tasks)} tasks x {len(grid.mechanisms)} mechanisms |"
+    listed = f"- the grid (`leaderboard`, `cpu`): {', '.join(grid.tasks)}; {', '.join(grid.mechanisms)}"
+    assert listed in sizes_methods()
