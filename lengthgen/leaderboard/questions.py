@@ -140,13 +140,15 @@ def outside_board(question: Question, sizing: pd.DataFrame, names: tuple[str, st
             f"smallest size where {names[0]} fits, the two cannot be compared past the training lengths.")
 
 
-def _pair_means(cells: pd.DataFrame, a: str, b: str) -> tuple[pd.Series, pd.Series] | None:
-    """The means over the tasks where both schemes' cells are trained (None where there is none) of each one's beyond
-    scores: median, lowest and highest seed."""
+def _on_average(cells: pd.DataFrame, a: str, b: str) -> str | None:
+    """AHEAD, BEHIND or TIED: scheme `a` against `b` on average over the tasks where both cells are trained (the
+    module's rule); None where there is no such task."""
     fit = (cells.xs(a, level="variant").status == RANKED) & (cells.xs(b, level="variant").status == RANKED)
     if not fit.any():
         return None
-    return tuple(cells.xs(s, level="variant")[fit][["beyond", "beyond lo", "beyond hi"]].mean() for s in (a, b))
+    mine, other = (cells.xs(s, level="variant")[fit][["beyond lo", "beyond hi"]].mean() for s in (a, b))
+    return (AHEAD if mine["beyond lo"] >= other["beyond hi"] + MARGIN else
+            BEHIND if other["beyond lo"] >= mine["beyond hi"] + MARGIN else TIED)
 
 
 def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
@@ -163,15 +165,9 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
     for scheme in present:
         mine = cells.xs(scheme, level="variant")
         trained = mine.status == RANKED
-        ahead, behind, apart = [], [], []
-        for other in present:
-            means = _pair_means(cells, scheme, other) if other != scheme else ()
-            if means is None:
-                apart.append(other)
-            elif means and means[0]["beyond lo"] >= means[1]["beyond hi"] + MARGIN:
-                ahead.append(other)
-            elif means and means[1]["beyond lo"] >= means[0]["beyond hi"] + MARGIN:
-                behind.append(other)
+        against = {other: _on_average(cells, scheme, other) for other in present if other != scheme}
+        ahead, behind, apart, short = ([o for o, outcome in against.items() if outcome in want]
+                                       for want in ({AHEAD}, {BEHIND}, {None}, {BEHIND, TIED}))
         beaten = []
         for task in mine.index[trained]:
             by = [other for other in present if other != scheme and cells.loc[(task, other)].status == RANKED
@@ -185,9 +181,7 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
                      "behind": and_list(behind), "no fitted task with": and_list(apart),
                      "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten),
                      "tasks": len(mine), "fits all": bool(trained.all()), "net": len(ahead) - len(behind),
-                     "short of": and_list(
-                         o for o in present if o not in (scheme, *ahead, *apart)), "comparable": len(present) - 1 -
-                     len(apart)})
+                     "short of": and_list(short), "comparable": len(against) - len(apart)})
     columns = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
                "no fitted task with", "not trained on", "beaten on", "tasks", "fits all", "net", "short of",
                "comparable"]
