@@ -14,8 +14,9 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
   score is at least `MARGIN` (one point of exact match) above this cell's highest, or, where neither beyond range is
   that far above the other, whose lowest reach is above this cell's highest. Its rank is one more than the number of
   cells clearly ahead of it, so cells that the seeds' spread cannot tell apart share a rank (with one seed: by beyond,
-  beyond the margin, then reach). The margin keeps a few examples (one is 0.2 points of 500) or the rounding of a mean
-  from ordering two cells; a cell whose every seed scores under it beyond is *at the floor*.
+  beyond the margin, then reach). The margin keeps a few examples or the rounding of a mean from ordering two cells
+  (a difference is read to within `EPS`, so that a mean's float rounding cannot move it across the margin); a cell
+  whose every seed scores under it beyond is *at the floor*.
 - A **row's cost** (a mechanism on every task it ran, all seeds) is, summed over its tasks, the median wall time of a
   cell's runs times its number of runs, in CPU-thread hours where each run had one thread: the median, because a run
   that shared the machine with more processes than its siblings can take several times as long.
@@ -30,6 +31,7 @@ from lengthgen.metrics import ACCURACY
 
 RANKED = "ranked"  # a cell's status when its runs fit their training lengths
 MARGIN = 1.0  # points of exact match: the least difference of beyond scores that orders two cells, and the floor
+EPS = 1e-9  # a score's float rounding: differences are read to within it
 CELL = ["task", "variant"]  # the columns that name a cell (variant: the mechanism)
 SCORES = ("in distribution", "beyond", "reach")
 
@@ -83,14 +85,19 @@ def clearly_ahead(a: pd.Series, b: pd.Series) -> bool:
     """Whether cell `a` is clearly ahead of cell `b` (the module's rule): its seeds' lowest beyond score at least
     MARGIN above b's highest, or, where neither beyond range is that far above the other, its lowest reach above b's
     highest."""
-    if a["beyond lo"] >= b["beyond hi"] + MARGIN:
+    if apart(a["beyond lo"], b["beyond hi"]):
         return True
-    return b["beyond lo"] < a["beyond hi"] + MARGIN and a["reach lo"] > b["reach hi"]
+    return not apart(b["beyond lo"], a["beyond hi"]) and a["reach lo"] > b["reach hi"]
+
+
+def apart(high: float, low: float) -> bool:
+    """Whether a beyond score (or a mean of them) `high` is at least MARGIN above `low`, read to within EPS."""
+    return high - low >= MARGIN - EPS
 
 
 def at_floor(cell: pd.Series) -> bool:
-    """Whether every seed of a cell scores under MARGIN beyond its training lengths."""
-    return cell["beyond hi"] < MARGIN
+    """Whether every seed of a cell scores under MARGIN beyond its training lengths (to within EPS)."""
+    return not apart(cell["beyond hi"], 0.0)
 
 
 def ranking(cells: pd.DataFrame) -> pd.DataFrame:

@@ -7,19 +7,21 @@ the control's highest, or, where neither range is that far above the other, its 
 highest), *behind* in the reverse case, and *within the seeds' spread* otherwise; where every seed of both scores under
 the margin past them, the two are *both at the floor*, counted apart: that says nothing of which extrapolates further. A
 task where either cell is not trained is named apart, never counted. The rule is not proof against chance: with three
-seeds a side, a mechanism no better than its control has every seed above every seed of the control in 1 of the 20
-equally likely ways the six runs' places fall to the two cells, so of many comparisons some aheads and behinds are
-luck (`chance_words` counts how many to expect).
+seeds a side, a mechanism no better than its control has every seed's beyond score above every one of the control's in
+1 of the 20 equally likely ways the six runs' places fall to the two cells, and every reach above in as many, so it
+comes out ahead in up to 1 comparison in 10 and ahead or behind in up to 1 in 5 (`chance_words` counts how many to
+expect on the board).
 
 Which positional scheme is best on average compares the decoder's schemes over the tasks every one of them ran, two at
 a time, each pair over the tasks both fit (a cell not trained is left out, never counted as 0): a scheme is *ahead on
 average* of another when the mean of its lowest seeds' beyond scores is at least the margin above the mean of the
-other's highest, as a cell is clearly ahead of another. A scheme ahead on average of every other it shares a fitted
-task with, and that fits every task every scheme ran (an average over fewer tasks is no average of them), is *clearly
-best*. The table lists first the schemes that fit every one of those tasks, and orders each group by how many others
-a scheme is ahead of on average, less those it is behind, then by how many it shares a fitted task with, then by its
-mean beyond score over the tasks it fits; it says where each fails: the tasks it does not fit, and those where another
-scheme is clearly ahead of it.
+other's highest (the beyond scores alone: an average has no reach). A scheme that fits every task every scheme ran (an
+average over fewer tasks is no average of them) and is ahead on average of every other it shares a fitted task with is
+*clearly best*. The table lists first the schemes that fit every one of those tasks, each group in the order of how
+many others a scheme is ahead of on average, less those it is behind, then of how many it shares a fitted task with,
+then of its mean beyond score over the tasks it fits (to a tenth of a point): an order to read by, not a ranking, since
+each pair is compared over its own tasks. It says where each scheme fails: the tasks it does not fit, and those where
+another scheme is clearly ahead of it.
 """
 
 from dataclasses import dataclass
@@ -29,7 +31,7 @@ import pandas as pd
 
 from lengthgen.display import and_list
 from lengthgen.leaderboard.grid import MECHANISMS
-from lengthgen.leaderboard.protocol import MARGIN, RANKED, at_floor, clearly_ahead
+from lengthgen.leaderboard.protocol import MARGIN, RANKED, apart, at_floor, clearly_ahead
 from lengthgen.registry import Registry
 
 AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
@@ -96,7 +98,7 @@ def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:
 
 def answer(board: pd.DataFrame, question: Question) -> str:
     """The question and its answer in a sentence: on how many tasks the mechanism is ahead (none, if so), and of
-    behind, within the spread and both at 0% beyond those that occur (naming the tasks), and where a cell is not
+    behind, within the spread and both at the floor those that occur (naming the tasks), and where a cell is not
     trained; or that the board holds no task with both."""
     table = compare(board, question)
     if question.tasks and not set(question.tasks) & set(board.task):
@@ -147,27 +149,27 @@ def _on_average(cells: pd.DataFrame, a: str, b: str) -> str | None:
     if not fit.any():
         return None
     mine, other = (cells.xs(s, level="variant")[fit][["beyond lo", "beyond hi"]].mean() for s in (a, b))
-    return (AHEAD if mine["beyond lo"] >= other["beyond hi"] + MARGIN else
-            BEHIND if other["beyond lo"] >= mine["beyond hi"] + MARGIN else TIED)
+    return (AHEAD if apart(mine["beyond lo"], other["beyond hi"]) else
+            BEHIND if apart(other["beyond lo"], mine["beyond hi"]) else TIED)
 
 
 def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> pd.DataFrame:
     """The schemes of `schemes` on the board, over the tasks every one of them ran, by the module's rule: per scheme,
     the tasks it fits and its mean beyond score (median, lowest and highest seed) over them, the schemes it is ahead
-    of and behind on average (each pair over the tasks both fit), those it shares no fitted task with, the tasks it
-    does not fit and those where another scheme is clearly ahead of it; the schemes that fit every one of the tasks
-    first, each group ordered by ahead less behind, then by how many it can be compared with, then by mean beyond."""
+    of, behind and level with on average (each pair over the tasks both fit), those it shares no fitted task with, the
+    tasks it does not fit and those where another scheme is clearly ahead of it; in the module's order. Empty where no
+    task holds every scheme on the board."""
     present = [s for s in schemes if s in set(board.variant)]
     cells = board[board.variant.isin(present)]
     shared = [t for t, group in cells.groupby("task", sort=False) if set(group.variant) == set(present)]
     cells = cells[cells.task.isin(shared)].set_index(["task", "variant"])
     rows = []
-    for scheme in present:
+    for scheme in present if shared else []:
         mine = cells.xs(scheme, level="variant")
         trained = mine.status == RANKED
         against = {other: _on_average(cells, scheme, other) for other in present if other != scheme}
-        ahead, behind, apart, short = ([o for o, outcome in against.items() if outcome in want]
-                                       for want in ({AHEAD}, {BEHIND}, {None}, {BEHIND, TIED}))
+        ahead, behind, level, apart_from = ([o for o, outcome in against.items() if outcome == want]
+                                            for want in (AHEAD, BEHIND, TIED, None))
         beaten = []
         for task in mine.index[trained]:
             by = [other for other in present if other != scheme and cells.loc[(task, other)].status == RANKED
@@ -178,27 +180,26 @@ def best_on_average(board: pd.DataFrame, schemes: tuple[str, ...] = SCHEMES) -> 
         rows.append({"scheme": scheme, "fits": f"{len(fitted)} of {len(mine)}",
                      "mean beyond": fitted.beyond.mean(), "mean of lowest": fitted["beyond lo"].mean(),
                      "mean of highest": fitted["beyond hi"].mean(), "ahead of": and_list(ahead),
-                     "behind": and_list(behind), "no fitted task with": and_list(apart),
-                     "not trained on": and_list(mine.index[~trained]), "beaten on": "; ".join(beaten),
-                     "tasks": len(mine), "fits all": bool(trained.all()), "net": len(ahead) - len(behind),
-                     "short of": and_list(short), "comparable": len(against) - len(apart)})
-    columns = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
-               "no fitted task with", "not trained on", "beaten on", "tasks", "fits all", "net", "short of",
-               "comparable"]
-    return (pd.DataFrame(rows, columns=columns)
-            .sort_values(["fits all", "net", "comparable", "mean beyond"], ascending=False, kind="stable",
-                         na_position="last")
-            .reset_index(drop=True))
+                     "behind": and_list(behind), "level with": and_list(level),
+                     "no fitted task with": and_list(apart_from), "not trained on": and_list(mine.index[~trained]),
+                     "beaten on": "; ".join(beaten), "tasks": len(mine), "fits all": bool(trained.all()),
+                     "net": len(ahead) - len(behind), "comparable": len(against) - len(apart_from)})
+    table = pd.DataFrame(rows, columns=[*SHOWN, "tasks", "fits all", "net", "comparable"])
+    order = table.assign(tenths=table["mean beyond"].round(1))
+    order = order.sort_values(["fits all", "net", "comparable", "tenths"], ascending=False, kind="stable",
+                              na_position="last")
+    return table.loc[order.index].reset_index(drop=True)
 
 
-SHOWN = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind",
+SHOWN = ["scheme", "fits", "mean beyond", "mean of lowest", "mean of highest", "ahead of", "behind", "level with",
          "no fitted task with", "not trained on", "beaten on"]  # the columns of `best_on_average` a reader sees
 
 
 def best_words(table: pd.DataFrame) -> str:
-    """Whether the first scheme of `best_on_average` is clearly best on average (the module's rule), in a sentence."""
+    """Whether the first scheme of `best_on_average` is clearly best on average (the module's rule), in a sentence:
+    if not, where the first in the table stands against the others."""
     if table.empty:
-        return "No positional scheme of the decoder is on the board yet."
+        return "No task of the board holds every positional scheme of the decoder yet."
     first = table.iloc[0]
     if len(table) == 1:
         return f"{first.scheme} is the one positional scheme of the decoder on the board."
@@ -207,32 +208,34 @@ def best_words(table: pd.DataFrame) -> str:
         return f"No scheme fits all of {tasks}: none can be best on average over them."
     if first.comparable == 0:
         return f"{first.scheme} fits all of {tasks}, and no other scheme fits any of them: none is compared."
-    head = f"Of the schemes that fit all of {tasks}, {first.scheme} leads"
-    apart = f" (it shares no fitted task with {first['no fitted task with']})" if first["no fitted task with"] else ""
-    if not first["short of"]:
-        return (f"{head}: it is clearly best on average, ahead on average of every other scheme over the tasks both "
-                f"fit{apart}.")
-    ahead = f"ahead on average of {first['ahead of']}" if first["ahead of"] else "ahead on average of no other scheme"
-    return (f"{head} the table, {ahead}{apart}; no scheme is clearly best on average: it is not ahead of "
-            f"{first['short of']}.")
+    apart_from = (f" (it shares no fitted task with {first['no fitted task with']})" if first["no fitted task with"]
+                  else "")
+    if not (first.behind or first["level with"]):
+        return (f"Of the schemes that fit all of {tasks}, {first.scheme} is clearly best on average: ahead on average "
+                f"of every other scheme over the tasks both fit{apart_from}.")
+    stands = [f"ahead on average of {first['ahead of'] or 'no other scheme'}"]
+    stands += [f"{how} {first[column]}" for how, column in (("behind", "behind"), ("level with", "level with"))
+               if first[column]]
+    return (f"No scheme is clearly best on average over {tasks}. The first in the table, {first.scheme}, which fits "
+            f"all of them, is {and_list(stands)}{apart_from}.")
 
 
-def chance_words(board: pd.DataFrame, questions=None) -> str:
-    """How many of the questions' counted comparisons (both cells trained, not both at the floor) would come out
-    ahead or behind by chance alone if no mechanism differed from its control, beside how many did: each comparison of
-    cells with m and n seeds counts 2 / C(m + n, m), the chance that, of the equally likely orders of its runs, one
-    puts every seed of one cell above every seed of the other (an upper bound: the margin can only lower it)."""
+def chance_words(board: pd.DataFrame, questions: dict[str, Question] | None = None) -> str:
+    """How many of the questions' counted comparisons (both cells trained, not both at the floor; a comparison that
+    two questions make counted once) could come out ahead or behind by chance alone if no mechanism differed from its
+    control, beside how many did: a comparison of cells with m and n seeds counts 4 / C(m + n, m), the chance, at
+    most, that the beyond scores or the reaches of one cell's seeds all lie above the other's (of the C(m + n, m)
+    equally likely ways their places fall to the two cells, one each way for each score)."""
     seeds = board.set_index(["task", "variant"]).seeds
-    expected, found, counted = 0.0, 0, 0
-    for q in (questions or QUESTIONS).values():
+    counted = {}
+    for q in (QUESTIONS if questions is None else questions).values():
         for row in compare(board, q).itertuples():
             if row.comparison in (AHEAD, BEHIND, TIED):
                 m, n = int(seeds[(row.task, q.mechanism)]), int(seeds[(row.task, q.against)])
-                expected += 2 / comb(m + n, m)
-                counted += 1
-                found += row.comparison != TIED
+                counted[(row.task, q.mechanism, q.against)] = (4 / comb(m + n, m), row.comparison != TIED)
     if not counted:
         return "No comparison of the questions is counted yet (none has both cells trained and off the floor)."
-    return (f"Of the {counted} comparison{'' if counted == 1 else 's'} counted above (both cells trained, not both "
-            f"at the floor), {found} came out ahead or behind; if no mechanism differed from its control, about "
-            f"{expected:.1f} would by chance alone.")
+    expected, found = sum(p for p, _ in counted.values()), sum(hit for _, hit in counted.values())
+    return (f"Of the {len(counted)} comparison{'' if len(counted) == 1 else 's'} counted above (both cells trained, "
+            f"not both at the floor), {found} came out ahead or behind; if no mechanism differed from its control, up "
+            f"to about {expected:.1f} could by chance alone.")

@@ -12,6 +12,7 @@ from lengthgen.analysis.sizing import sizing_markdown, sizing_table
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.display import and_list, markdown_table, model_size
 from lengthgen.leaderboard.grid import (
+    LEADERBOARD,
     LEADERBOARD_PROFILES,
     MECHANISMS,
     TASK_LENGTHS,
@@ -24,7 +25,7 @@ from lengthgen.leaderboard.grid import (
     run_steps,
     runs_on,
 )
-from lengthgen.leaderboard.headlines import HEADLINE_PROFILES, HEADLINES
+from lengthgen.leaderboard.headlines import HEADLINE_PROFILES, HEADLINES, LEADERBOARD_HEADLINES
 from lengthgen.metrics import COURSE
 from lengthgen.results.experiment import Experiment
 from lengthgen.results.store import ResultStore
@@ -292,20 +293,19 @@ def sizing_methods(store: ResultStore) -> str:
 def sizes_methods(_store: ResultStore | None = None) -> str:
     """The Methods page's table of the leaderboard's runs, read from their profiles (not the store): per experiment
     and profile, the model, training, test answers per length (with the largest standard error of a length's exact
-    match they allow, at 50%), the seeds and how many tasks and mechanisms; then each one's tasks and mechanisms."""
+    match they allow, at 50%), the seeds and the number of runs; then each one's tasks and mechanisms."""
     headlines = HEADLINE_PROFILES["cpu"]
-    runs = [("the live slice", "leaderboard", "quick", LEADERBOARD_PROFILES["quick"], None, None, None),
-            ("the sizing study", "leaderboard-sizing", "cpu", SIZING_PROFILES["cpu"], None, None, None),
-            ("the NoPE depth control", "leaderboard-control-nope", "cpu", CONTROL_PROFILES["cpu"], None, None, None),
-            ("the budget control", "leaderboard-control-budget", "cpu", BUDGET_PROFILES["cpu"], None, None, None),
-            ("the grid", "leaderboard", "cpu", LEADERBOARD_PROFILES["cpu"], None, None, None),
-            ("the headlines", "leaderboard-headlines", "cpu", headlines,
-             and_list(model_size(h.layers, headlines.width) for h in HEADLINES.values()), tuple(HEADLINES),
-             tuple(dict.fromkeys(h.mechanism for h in HEADLINES.values())))]
+    runs = [("the live slice", LEADERBOARD, "quick", LEADERBOARD_PROFILES["quick"], None),
+            ("the sizing study", LEADERBOARD_SIZING, "cpu", SIZING_PROFILES["cpu"], None),
+            ("the NoPE depth control", LEADERBOARD_CONTROL_NOPE, "cpu", CONTROL_PROFILES["cpu"], None),
+            ("the budget control", LEADERBOARD_CONTROL_BUDGET, "cpu", BUDGET_PROFILES["cpu"], None),
+            ("the grid", LEADERBOARD, "cpu", LEADERBOARD_PROFILES["cpu"], None),
+            ("the headlines", LEADERBOARD_HEADLINES, "cpu", headlines,
+             and_list(model_size(h.layers, headlines.width) for h in HEADLINES.values()))]
     rows, lists = [], []
-    for what, experiment, profile, sizes, layers, tasks, mechanisms in runs:
-        tasks, mechanisms = tasks or sizes.tasks, mechanisms or sizes.mechanisms
-        steps = sorted({sizes.steps_for(t) for t in sizes.tasks} or {sizes.steps})
+    for what, experiment, profile, sizes, layers in runs:
+        configs = experiment.configs_for(profile)
+        steps = sorted({c.train.steps for c in configs})
         budget = f"{steps[0]:,} steps" if len(steps) == 1 else f"{steps[0]:,}-{steps[-1]:,} steps by task"
         if sizes.course:
             budget = f"up to {budget}, read every {sizes.course:,}" + (", stopped where it fits" if sizes.stop_fitted
@@ -313,10 +313,10 @@ def sizes_methods(_store: ResultStore | None = None) -> str:
         rows.append({"runs": what, "model": f"{layers or model_size(sizes.layers, sizes.width)}, {sizes.heads} heads",
                      "training": f"{budget}, batch {sizes.batch}, AdamW {sizes.lr:g}",
                      "test answers per length": f"{sizes.samples} (standard error <= {50 / sizes.samples ** 0.5:.1f})",
-                     "seeds": ", ".join(map(str, sizes.seeds)),
-                     "cells": f"{len(tasks)} task{'' if len(tasks) == 1 else 's'} x {len(mechanisms)} mechanism"
-                              f"{'' if len(mechanisms) == 1 else 's'}"})
-        lists.append(f"- {what} (`{experiment}`, `{profile}`): {', '.join(tasks)}; {', '.join(mechanisms)}")
+                     "seeds": ", ".join(map(str, sizes.seeds)), "runs stored when complete": f"{len(configs)}"})
+        tasks = dict.fromkeys(experiment.labels(c)["task"] for c in configs)
+        lists.append(f"- {what} (`{experiment.name}`, `{profile}`): {', '.join(tasks)}; "
+                     f"{', '.join(dict.fromkeys(c.mechanism for c in configs))}")
     return ("**The leaderboard's runs and their sizes** (read from the profiles: `LEADERBOARD_PROFILES`, "
             "`SIZING_PROFILES`, `CONTROL_PROFILES`, `BUDGET_PROFILES`, `HEADLINE_PROFILES`):\n\n"
             + markdown_table(pd.DataFrame(rows)).rstrip("\n") + "\n\nTheir tasks and mechanisms:\n\n"

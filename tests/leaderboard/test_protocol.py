@@ -129,3 +129,21 @@ def test_beyond_scores_less_than_the_margin_apart_do_not_order_two_cells():
     apart = pd.DataFrame([cell("a", 10.0 + MARGIN, 12.0), cell("b", 8.0, 10.0)])  # one point apart: ordered
     assert ranking(apart).set_index("variant")["rank"].to_dict() == {"a": 1, "b": 2}
     assert at_floor(cell("x", 0.0, MARGIN - 0.01)) and not at_floor(cell("x", 0.0, MARGIN))
+
+
+def test_a_difference_of_one_point_in_computed_means_orders_cells_despite_float_rounding():
+    cells = cell_scores(run_scores(tidy({
+        **{("copy", "a", s): {10: 100.0, 15: 4.6, 30: 0.0, 100: 0.0} for s in range(3)},  # beyond 4.6 / 3
+        **{("copy", "b", s): {10: 100.0, 15: 1.6, 30: 0.0, 100: 0.0} for s in range(3)}}), TRAINED))  # 1.6 / 3
+    a, b = (cells.set_index("variant").loc[v] for v in ("a", "b"))
+    assert a["beyond lo"] - b["beyond hi"] < MARGIN  # 0.9999999999999999: one point, as the floats have it
+    assert clearly_ahead(a, b) and ranking(cells).set_index("variant")["rank"].to_dict() == {"a": 1, "b": 2}
+
+
+def test_within_the_margin_the_higher_reach_decides():
+    def cell(variant, beyond, reach):  # every seed alike
+        return pd.Series({"task": "copy", "variant": variant, "beyond lo": beyond, "beyond": beyond,
+                          "beyond hi": beyond, "reach lo": reach, "reach": reach, "reach hi": reach, "status": RANKED})
+
+    a, b = cell("a", 10.0, 15), cell("b", 10.5, 10)  # b higher by half a point, a reaching further
+    assert clearly_ahead(a, b) and not clearly_ahead(b, a)

@@ -86,26 +86,42 @@ def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_n
     assert ranked.loc["rope", "mean of lowest"] == 45.0 and ranked.loc["rope", "mean of highest"] == 55.0
     assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
     assert best_words(ranked.reset_index()) == (  # alibi, ahead of every scheme it meets, fits only copy
-        "Of the schemes that fit all of the 2 tasks every scheme ran, rope leads the table, ahead on average of nope; "
-        "no scheme is clearly best on average: it is not ahead of alibi.")
+        "No scheme is clearly best on average over the 2 tasks every scheme ran. The first in the table, rope, which "
+        "fits all of them, is ahead on average of nope and behind alibi.")
     alone = best_on_average(table, ("nope", "alibi"))
     assert best_words(alone) == ("No scheme fits all of the 2 tasks every scheme ran: none can be best on average "
                                  "over them.")
     close = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([60, 65, 75], 100)}), TRAINED)
     assert best_words(best_on_average(close, ("rope", "alibi"))) == (
-        "Of the schemes that fit all of the 1 task every scheme ran, alibi leads the table, ahead on average of no "
-        "other scheme; no scheme is clearly best on average: it is not ahead of rope.")  # neither ahead; alibi higher
+        "No scheme is clearly best on average over the 1 task every scheme ran. The first in the table, alibi, which "
+        "fits all of them, is ahead on average of no other scheme and level with rope.")  # alibi's mean higher
     apart = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("copy", "alibi"): ([0, 1, 2], 100)}), TRAINED)
-    assert best_words(best_on_average(apart, ("rope", "alibi"))).endswith(
-        ": it is clearly best on average, ahead on average of every other scheme over the tasks both fit.")
-    assert best_words(best_on_average(apart, ("nope",))) == "No positional scheme of the decoder is on the board yet."
+    assert best_words(best_on_average(apart, ("rope", "alibi"))) == (
+        "Of the schemes that fit all of the 1 task every scheme ran, rope is clearly best on average: ahead on average "
+        "of every other scheme over the tasks both fit.")
+    assert best_words(best_on_average(apart, ("nope",))) == "No task of the board holds every positional scheme of " \
+                                                            "the decoder yet."
+    disjoint = board(runs({("copy", "rope"): ([50, 60, 70], 100), ("recopy", "alibi"): ([0, 1, 2], 100)}), TRAINED)
+    assert best_on_average(disjoint, ("rope", "alibi")).empty  # no task holds both: nothing to average over
+    near = board(runs({("copy", "rope"): ([10, 10.03, 10.08], 100), ("copy", "alibi"): ([10, 10.01, 10.03], 100),
+                       ("copy", "fire"): ([10, 10.04, 10.1], 100)}), TRAINED)  # medians 10.03, 10.01, 10.04
+    assert best_on_average(near, ("alibi", "rope", "fire")).scheme.tolist() == ["alibi", "rope", "fire"]  # 10.0 each
 
 
-def test_the_chance_count_sums_each_counted_comparisons_chance_of_a_clean_split():
+def test_the_chance_count_bounds_each_counted_comparisons_chance_of_a_clean_split_once():
     one = {"ln rope": QUESTIONS["ln rope"]}  # on BOARD: ahead, behind, within the spread, and dedupe not trained
     assert chance_words(BOARD, one) == ("Of the 3 comparisons counted above (both cells trained, not both at the "
                                         "floor), 2 came out ahead or behind; if no mechanism differed from its "
-                                        "control, about 0.3 would by chance alone.")  # 3 x 2 / C(6, 3)
+                                        "control, up to about 0.6 could by chance alone.")  # 3 x 4 / C(6, 3)
+    renamed = BOARD.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
+    both = {k: QUESTIONS[k] for k in ("abc", "abc recopy")}  # both compare abc with encdec on recopy
+    assert chance_words(renamed, both).startswith("Of the 3 comparisons counted above")  # recopy counted once
+    uneven = board(pd.concat([runs({("copy", "rope+ln"): ([60], 100)}), runs({("copy", "rope"): ([10, 20, 30], 100)})]),
+                   TRAINED)  # one seed against three: 4 / C(4, 1) = 1.0
+    assert chance_words(uneven, one).endswith("1 came out ahead or behind; if no mechanism differed from its control, "
+                                              "up to about 1.0 could by chance alone.")
+    assert chance_words(BOARD, {}) == ("No comparison of the questions is counted yet (none has both cells trained "
+                                       "and off the floor).")  # an empty set of questions is not every question
 
 
 def test_two_cells_at_0_beyond_on_every_seed_are_at_the_floor_not_within_the_spread_even_when_reaches_differ():
