@@ -11,6 +11,7 @@ from lengthgen.leaderboard.questions import (
     SCHEMES,
     TIED,
     answer,
+    average_table,
     best_on_average,
     best_words,
     chance_words,
@@ -85,6 +86,8 @@ def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_n
     assert ranked["mean beyond"].tolist() == [50.0, 90.0, 0.0]  # alibi's untrained recopy is not a 0 in its mean
     assert ranked.loc["rope", "mean of lowest"] == 45.0 and ranked.loc["rope", "mean of highest"] == 55.0
     assert ranked.loc["rope", "beaten on"] == "copy (by alibi)" and ranked.loc["alibi", "not trained on"] == "recopy"
+    shown = average_table(ranked.reset_index()).set_index("scheme")
+    assert shown.loc["rope", "mean beyond (seeds' means)"] == "50.0 (45.0-55.0)" and "tasks" not in shown
     assert best_words(ranked.reset_index()) == (  # alibi, ahead of every scheme it meets, fits only copy
         "No scheme is clearly best on average over the 2 tasks every scheme ran. The first in the table, rope, which "
         "fits all of them, is ahead on average of nope and behind alibi.")
