@@ -38,8 +38,13 @@ def heatmap(table: pd.DataFrame, runs: pd.DataFrame, title: str, runs_on=None) -
     mechanisms, tasks = list(dict.fromkeys(table.variant)), list(dict.fromkeys(table.task))
     by_length = curves(runs)
     scored, grey = np.full((len(mechanisms), len(tasks)), np.nan), np.full((len(mechanisms), len(tasks)), np.nan)
-    text = [["" if runs_on is None else "not stored yet" if runs_on(m, t) else "does not run" for t in tasks]
-            for m in mechanisms]
+
+    def missing(mechanism: str, task: str) -> str:
+        if runs_on is None:
+            return ""
+        return "not stored yet" if runs_on(mechanism, task) else "does not run"
+
+    text = [[missing(m, t) for t in tasks] for m in mechanisms]
     hover = [["" for _ in tasks] for _ in mechanisms]
     for _, cell in table.iterrows():
         r, c = mechanisms.index(cell["variant"]), tasks.index(cell["task"])

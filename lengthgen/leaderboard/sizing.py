@@ -193,9 +193,10 @@ def task_budgets(runs: pd.DataFrame, cap: int) -> pd.Series:
 
 
 def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
-    """Why each task the sizing study has runs of is not in `grid` (task, reason, and "fit by": the study's other
-    mechanisms that fit it, with their steps, "" for none), read from the study's runs (`sizing_table`): the decoder
-    fits it with neither RoPE nor NoPE within the study's steps, or it fits and was left out by choice."""
+    """Why each task the sizing study has runs of is not in `grid` (task; "decoder fits": whether RoPE or NoPE fits
+    it within the study's steps; reason; and "fit by": the study's other mechanisms that fit it, with their steps, ""
+    for none), read from the study's runs (`sizing_table`): the decoder fits it with neither, or it fits and was left
+    out by choice."""
     table = sizing_table(runs).set_index(["task", "variant"])
     cap, rows = SIZING_PROFILES["cpu"].steps, []
     for task in dict.fromkeys(runs.task):
@@ -204,7 +205,8 @@ def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
         decoder, others = table.loc[task].reindex(["rope", "nope"]), table.loc[task].drop(["rope", "nope"],
                                                                                             errors="ignore")
         fit_by = and_list(f"{m} at step {step:,.0f}" for m, step in others["fits at step"].dropna().items())
-        if decoder.fits.eq(True).any():
+        fits = bool(decoder.fits.eq(True).any())
+        if fits:
             first = decoder["fits at step"].dropna()
             reason = (f"fits ({first.index[0]} at step {first.iloc[0]:,.0f}); left out by choice, not by a rule (the "
                       "grid keeps a few tasks of each paper's kind)")
@@ -212,15 +214,15 @@ def left_out(runs: pd.DataFrame, grid: LeaderboardSizes) -> pd.DataFrame:
             last = ", ".join(f"{v} {p:.0f}%" for v, p in decoder["last"].dropna().items())
             reason = (f"the decoder fits it with neither RoPE nor NoPE within {cap:,} steps (last: {last})"
                       + (f"; fit by the study's {fit_by}" if fit_by else "; no mechanism the study sized fits it"))
-        rows.append({"task": task, "reason": reason, "fit by": fit_by})
-    return pd.DataFrame(rows, columns=["task", "reason", "fit by"])
+        rows.append({"task": task, "decoder fits": fits, "reason": reason, "fit by": fit_by})
+    return pd.DataFrame(rows, columns=["task", "decoder fits", "reason", "fit by"])
 
 
 def selection_words(runs: pd.DataFrame, grid: LeaderboardSizes) -> str:
     """What choosing the grid's tasks by the decoder's fit leaves off the board, from the sizing study's runs
     (`left_out`), in a sentence: the tasks the decoder fits with neither RoPE nor NoPE that another mechanism fits."""
     out = left_out(runs, grid)
-    unfit = out[out.reason.str.startswith("the decoder fits it with neither")]
+    unfit = out[~out["decoder fits"]]
     if unfit.empty:
         return "No task of the sizing study is left out for the decoder not fitting it."
     fitted = unfit[unfit["fit by"] != ""]

@@ -80,14 +80,16 @@ def test_a_task_is_left_out_of_the_grid_for_not_fitting_the_decoder_or_for_cost_
                         + course("addition", "nope", [1] * 20) + course("addition", "scaffold", [95])
                         + course("parity", "rope", [0] * 20) + course("parity", "encdec", [0] * 20))
     grid = replace(LEADERBOARD_PROFILES["quick"], tasks=("copy",))
+    unfit = "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
     assert left_out(runs, grid).to_dict("records") == [
-        {"task": "dedupe", "reason": "fits (rope at step 1,000); left out by choice, not by a rule (the grid keeps a "
-                                     "few tasks of each paper's kind)", "fit by": ""},
-        {"task": "addition", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
-                                       "(last: rope 3%, nope 1%); fit by the study's scaffold at step 500",
+        {"task": "dedupe", "decoder fits": True, "reason": "fits (rope at step 1,000); left out by choice, not by a "
+                                                           "rule (the grid keeps a few tasks of each paper's kind)",
+         "fit by": ""},
+        {"task": "addition", "decoder fits": False,
+         "reason": unfit + "(last: rope 3%, nope 1%); fit by the study's scaffold at step 500",
          "fit by": "scaffold at step 500"},  # the scaffold fitting it is not the decoder
-        {"task": "parity", "reason": "the decoder fits it with neither RoPE nor NoPE within 10,000 steps "
-                                     "(last: rope 0%); no mechanism the study sized fits it", "fit by": ""}]
+        {"task": "parity", "decoder fits": False,
+         "reason": unfit + "(last: rope 0%); no mechanism the study sized fits it", "fit by": ""}]
     assert selection_words(runs, grid) == (
         "The grid takes a task only where the decoder fits it with RoPE or NoPE at the grid's size; the sizing study "
         "leaves out 2 where it does not (addition and parity), and on 1 of them another mechanism it sized fits "
