@@ -14,6 +14,7 @@ below: they change the ids a batch carries, never the scheme.
 """
 
 import math
+from collections.abc import Iterable
 
 import torch
 from torch import nn
@@ -45,12 +46,15 @@ class Positional(nn.Module):
         layers: the number of attention layers (a per-layer bias has one table each).
         max_positions: ids must lie in 0 .. max_positions - 1 for schemes with a table (learned, bias).
         period: T of cyclic indexing (ids mod T).
+        causal: the attention layers (by index) whose queries see no later key: a decoder's self-attention (T5 buckets
+            them apart from bidirectional ones).
     """
 
-    def __init__(self, width: int, heads: int = 1, layers: int = 1, max_positions: int = 1024, period: int = 3):
+    def __init__(self, width: int, heads: int = 1, layers: int = 1, max_positions: int = 1024, period: int = 3,
+                 causal: Iterable[int] = ()):
         super().__init__()
         self.width, self.heads, self.layers = width, heads, layers
-        self.max_positions, self.period = max_positions, period
+        self.max_positions, self.period, self.causal = max_positions, period, frozenset(causal)
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor | None:
         """(..., D) added to the embeddings of tokens at position ids (...); None adds nothing."""
@@ -80,8 +84,8 @@ class Positional(nn.Module):
 class Learned(Positional):
     """A learned vector per absolute position id (GPT-2 style), added to the embeddings; ids < max_positions."""
 
-    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
-        super().__init__(width, heads, layers, max_positions, period)
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3, causal=()):
+        super().__init__(width, heads, layers, max_positions, period, causal)
         self.table = nn.Embedding(max_positions, width)
         nn.init.normal_(self.table.weight, std=0.02)
 
@@ -128,33 +132,44 @@ class ALiBi(Positional):
         return -slopes[:, None, None] * distance[..., None, :, :]  # (..., H, T, S)
 
 
-T5_BUCKETS, T5_EXACT, T5_FAR = 16, 8, 128  # T5's bidirectional buckets: 16 each way, offsets below 8 exact, log-spaced
-# to 128, one bucket for everything beyond
+T5_BUCKETS, T5_FAR = 32, 128  # T5's buckets per table, and the distance from which all share a side's last bucket
 
 
-def t5_bucket(offset: torch.Tensor) -> torch.Tensor:
-    """The T5 bucket (0 .. 2 T5_BUCKETS - 1) of each key's offset from its query (key id - query id): the past and the
-    query itself in 0 .. T5_BUCKETS - 1, the future in the rest; within each, distances below T5_EXACT have a bucket
-    each, longer ones share buckets whose width grows geometrically up to T5_FAR, and all from T5_FAR share the last."""
-    distance = offset.abs()
-    wide = T5_EXACT + (torch.log(distance.clamp(min=T5_EXACT).float() / T5_EXACT) / math.log(T5_FAR / T5_EXACT)
-                       * (T5_BUCKETS - T5_EXACT)).long()
-    within = torch.where(distance < T5_EXACT, distance, wide.clamp(max=T5_BUCKETS - 1))
-    return within + T5_BUCKETS * (offset > 0)
+def t5_bucket(offset: torch.Tensor, causal: bool = False) -> torch.Tensor:
+    """The T5 bucket (0 .. T5_BUCKETS - 1) of each key's offset from its query (key id - query id). Bidirectional (an
+    encoder's layers): the past and the query itself take the first half of the buckets, the future the second; causal
+    (a decoder's self-attention): the past takes them all, and a later key (masked) shares the query's bucket 0. On a
+    side of n buckets, distances below n / 2 have a bucket each, longer ones share buckets whose width grows
+    geometrically up to T5_FAR, and all from T5_FAR share the side's last."""
+    side = T5_BUCKETS if causal else T5_BUCKETS // 2
+    exact = side // 2
+    distance = (-offset).clamp(min=0) if causal else offset.abs()
+    wide = exact + (torch.log(distance.clamp(min=exact).float() / exact) / math.log(T5_FAR / exact)
+                    * (side - exact)).long()
+    within = torch.where(distance < exact, distance, wide.clamp(max=side - 1))
+    return within if causal else within + side * (offset > 0)
 
 
 class T5Bias(Positional):
     """T5's relative bias (Raffel et al. 2020): a learned scalar per head and bucket of the key's offset from its query
-    (`t5_bucket`), added to the scores; one table for every attention layer, as T5 shares it across its layers."""
+    (`t5_bucket`), added to the scores. As in T5, one table serves every bidirectional layer (an encoder's) and another
+    every causal one (a decoder's self-attention), each bucketing its own way; a model holds the tables of the kinds of
+    layer it has."""
 
-    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
-        super().__init__(width, heads, layers, max_positions, period)
-        self.table = nn.Embedding(2 * T5_BUCKETS, heads)
-        nn.init.normal_(self.table.weight, std=0.02)
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3, causal=()):
+        super().__init__(width, heads, layers, max_positions, period, causal)
+        kinds = dict.fromkeys(self._kind(layer) for layer in range(layers))
+        self.tables = nn.ModuleDict({kind: nn.Embedding(T5_BUCKETS, heads) for kind in kinds})
+        for table in self.tables.values():
+            nn.init.normal_(table.weight, std=0.02)
+
+    def _kind(self, layer: int) -> str:
+        return "causal" if layer in self.causal else "bidirectional"
 
     def bias(self, query_ids, key_ids, layer=0):
         offset = key_ids[..., None, :] - query_ids[..., :, None]  # (..., T, S)
-        return self.table(t5_bucket(offset)).movedim(-1, -3)  # (..., H, T, S)
+        buckets = t5_bucket(offset, causal=layer in self.causal)
+        return self.tables[self._kind(layer)](buckets).movedim(-1, -3)  # (..., H, T, S)
 
 
 FIRE_HIDDEN = 32  # the width of FIRE's MLP (Li et al. 2024)
@@ -167,8 +182,8 @@ class FIRE(Positional):
     models are causal (i >= j); for a key after its query (bidirectional layers) the input is -psi(j - i) / psi(max(L,
     i)), so f tells the two sides apart."""
 
-    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
-        super().__init__(width, heads, layers, max_positions, period)
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3, causal=()):
+        super().__init__(width, heads, layers, max_positions, period, causal)
         self.mlps = nn.ModuleList(nn.Sequential(nn.Linear(1, FIRE_HIDDEN), nn.ReLU(), nn.Linear(FIRE_HIDDEN, heads))
                                   for _ in range(layers))
         self.log_c = nn.Parameter(torch.zeros(layers))  # c = exp(log_c) > 0
@@ -211,8 +226,8 @@ class TableBias(Positional):
     (layers, H, max_positions, max_positions): zeros until `set_table` fills it (e.g. with Attention Bias
     Calibration's bias, or a windowed bias). A buffer, not a parameter: training never changes it."""
 
-    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3):
-        super().__init__(width, heads, layers, max_positions, period)
+    def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3, causal=()):
+        super().__init__(width, heads, layers, max_positions, period, causal)
         self.register_buffer("table", torch.zeros(layers, heads, max_positions, max_positions))
 
     def set_table(self, table: torch.Tensor) -> None:
@@ -253,7 +268,7 @@ class Composite(Positional):
 
     def __init__(self, parts: list[Positional]):
         first = parts[0]
-        super().__init__(first.width, first.heads, first.layers, first.max_positions, first.period)
+        super().__init__(first.width, first.heads, first.layers, first.max_positions, first.period, first.causal)
         self.parts = nn.ModuleList(parts)
 
     def embed(self, ids):
@@ -275,7 +290,7 @@ class CrossView(Positional):
     """What cross-attention sees of a scheme: its `cross_bias` as the bias, nothing else."""
 
     def __init__(self, scheme: Positional):
-        super().__init__(scheme.width, scheme.heads, scheme.layers, scheme.max_positions, scheme.period)
+        super().__init__(scheme.width, scheme.heads, scheme.layers, scheme.max_positions, scheme.period, scheme.causal)
         self.__dict__["scheme"] = scheme  # not a child module: the model owns the scheme
 
     def bias(self, query_ids, key_ids, layer=0):
@@ -289,9 +304,9 @@ def _total(terms) -> torch.Tensor | None:
 
 
 def build_scheme(name: str, width: int, heads: int = 1, layers: int = 1, max_positions: int = 1024,
-                 period: int = 3) -> Positional:
+                 period: int = 3, causal: Iterable[int] = ()) -> Positional:
     """The POSITIONAL scheme `name`, or for "a+b+..." a `Composite` of those schemes."""
-    parts = [POSITIONAL[part](width, heads, layers, max_positions, period) for part in name.split("+")]
+    parts = [POSITIONAL[part](width, heads, layers, max_positions, period, causal) for part in name.split("+")]
     return parts[0] if len(parts) == 1 else Composite(parts)
 
 

@@ -70,10 +70,11 @@ class TransformerConfig:
         if self.memory_from not in MEMORY_FRAMES:
             raise ValueError(f"unknown memory_from {self.memory_from!r}; valid: {', '.join(MEMORY_FRAMES)}")
 
-    def scheme(self, attention_layers: int) -> Positional:
-        """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers."""
+    def scheme(self, attention_layers: int, causal: range) -> Positional:
+        """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers, of which
+        `causal` are a decoder's self-attention."""
         return build_scheme(self.positional, self.width, self.heads, attention_layers, self.max_positions,
-                            self.period)
+                            self.period, causal)
 
 
 class Block(nn.Module):
@@ -176,7 +177,7 @@ class DecoderOnly(nn.Module):
     def __init__(self, cfg: TransformerConfig, vocab_size: int):
         super().__init__()
         self.cfg = cfg
-        self.positional = cfg.scheme(cfg.layers)
+        self.positional = cfg.scheme(cfg.layers, causal=range(cfg.layers))
         self.stack = Stack(cfg, vocab_size, self.positional, cfg.layers)
         self.head = nn.Linear(cfg.width, vocab_size)
         self.position_head = nn.Linear(cfg.width, cfg.max_positions) if cfg.ppc else None
@@ -271,7 +272,7 @@ class EncoderDecoder(nn.Module):
     def __init__(self, cfg: TransformerConfig, vocab_size: int):
         super().__init__()
         self.cfg = cfg
-        self.positional = cfg.scheme(cfg.encoder_layers + 2 * cfg.layers)
+        self.positional = cfg.scheme(cfg.encoder_layers + 2 * cfg.layers, causal=self.decoder_layers[0])
         self.encoder = Stack(cfg, vocab_size, self.positional, cfg.encoder_layers)
         self.decoder = Stack(cfg, vocab_size, self.positional, cfg.layers, first=cfg.encoder_layers, cross=True)
         self.head = nn.Linear(cfg.width, vocab_size)

@@ -108,12 +108,17 @@ def test_t5_buckets_by_hand():
     # offsets (key - query): 8 exact buckets each way, then 8 + floor(8 log(d / 8) / log 16) up to 15; future + 16
     offsets = torch.tensor([0, -1, -7, -8, -11, -19, -20, -63, -127, -128, -5000, 1, 9, 17, 63, 200])
     assert t5_bucket(offsets).tolist() == [0, 1, 7, 8, 8, 10, 10, 13, 15, 15, 15, 17, 24, 26, 29, 31]
+    # causal (T5's decoder): 16 exact buckets for the past, then 16 + floor(16 log(d / 16) / log 8) up to 31; a later
+    # key (masked) shares the query's bucket 0
+    offsets = torch.tensor([0, -1, -15, -16, -20, -32, -64, -127, -500, 1, 40])
+    assert t5_bucket(offsets, causal=True).tolist() == [0, 1, 15, 16, 17, 21, 26, 31, 31, 0, 0]
 
 
 def test_t5_bias_looks_up_one_learned_scalar_per_head_and_bucket():
     t5 = POSITIONAL["t5"](8, heads=2, layers=3)
     with torch.no_grad():
-        t5.table.weight.copy_(torch.arange(32.0)[:, None] + torch.tensor([0.0, 100.0]))  # head h, bucket b: 100 h + b
+        # head h, bucket b: 100 h + b
+        t5.tables["bidirectional"].weight.copy_(torch.arange(32.0)[:, None] + torch.tensor([0.0, 100.0]))
     bias = t5.bias(torch.tensor([0, 20]), torch.tensor([0, 1, 9, 17, 63, 200]), layer=2)  # every layer alike
     assert bias.shape == (2, 2, 6)
     assert bias[0].tolist() == [[0, 17, 24, 26, 29, 31], [10, 10, 8, 3, 28, 31]]  # offsets 43 -> 28, 180 -> 31
@@ -121,6 +126,19 @@ def test_t5_bias_looks_up_one_learned_scalar_per_head_and_bucket():
     batched = t5.bias(torch.tensor([[0, 20], [5, 25]]), torch.tensor([[0, 1, 9, 17, 63, 200]] * 2) + torch.tensor(
         [[0], [5]]))  # the second example shifted by 5: the same offsets
     assert batched.shape == (2, 2, 2, 6) and torch.equal(batched[0], bias) and torch.equal(batched[1], bias)
+
+
+def test_t5_gives_causal_layers_a_table_of_their_own_with_the_decoders_buckets():
+    t5 = POSITIONAL["t5"](8, heads=2, layers=3, causal=(1, 2))  # an encoder layer, then two decoder layers
+    assert sorted(t5.tables) == ["bidirectional", "causal"]
+    with torch.no_grad():
+        t5.tables["bidirectional"].weight.copy_(torch.arange(32.0)[:, None].expand(32, 2))
+        t5.tables["causal"].weight.copy_(1000 + torch.arange(32.0)[:, None].expand(32, 2))
+    query, keys = torch.tensor([40]), torch.tensor([0, 8, 20, 39, 40])  # offsets -40, -32, -20, -1, 0
+    assert t5.bias(query, keys, layer=0)[0, 0].tolist() == [12, 12, 10, 1, 0]  # the encoder's buckets (above)
+    for layer in (1, 2):  # 16 + floor(16 log(d / 16) / log 8) past 15
+        assert t5.bias(query, keys, layer=layer)[0, 0].tolist() == [1000 + b for b in (23, 21, 17, 1, 0)]
+    assert list(POSITIONAL["t5"](8, layers=2, causal=range(2)).tables) == ["causal"]  # a decoder's model: one table
 
 
 def test_fire_bias_by_hand():

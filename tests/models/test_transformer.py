@@ -251,6 +251,14 @@ def test_encoder_decoder_fits_a_batch_and_decodes_it_with_the_cache(encoder_laye
     assert torch.equal(model.predict(batch), batch.tgt)  # greedy, cached decoding reproduces the fitted targets
 
 
+def test_a_models_scheme_knows_its_decoders_self_attention_layers_as_causal():
+    cfg = TransformerConfig(width=32, heads=4, layers=2, ff=64, encoder_layers=3, positional="t5")
+    assert decoder("t5").positional.causal == {0, 1} and list(decoder("t5").positional.tables) == ["causal"]
+    both = EncoderDecoder(cfg, 16)
+    assert both.positional.causal == {3, 4} == set(both.decoder_layers[0])  # the encoder's 0-2 and cross 5-6 are not
+    assert sorted(both.positional.tables) == ["bidirectional", "causal"]  # T5's encoder table and decoder table
+
+
 def test_registry_builds_both_transformers_from_the_config_over_the_tasks_vocabulary():
     """A task of 13 tokens (not the width, 16): each name builds its own class with the config's layers, embeddings
     and output head over those 13 tokens, the very parameters the class itself draws from the same random state."""
