@@ -20,7 +20,7 @@ from lengthgen.analysis.calibration import ABC_DIRECTIONS, PAPER, calibrated_tab
 from lengthgen.analysis.verdicts import TRAINED
 from lengthgen.config import added, ignored
 from lengthgen.errors import LengthgenError
-from lengthgen.leaderboard.protocol import board
+from lengthgen.leaderboard.protocol import board, run_scores
 from lengthgen.metrics import FINAL_TRAIN_LOSS, OPEN_SHARE
 from lengthgen.models import build_model
 from lengthgen.models.gru_seq2seq import Seq2SeqConfig
@@ -178,9 +178,18 @@ def in_distribution(task: str) -> int:
     return TASK_LENGTHS[task].train[1]
 
 
+def _trained(runs: pd.DataFrame) -> dict[str, int]:
+    return {task: in_distribution(task) for task in set(runs.task)}
+
+
 def scored(runs: pd.DataFrame) -> pd.DataFrame:
     """The board of tidy runs (`protocol.board`), each task judged against its own training lengths."""
-    return board(runs, {task: in_distribution(task) for task in set(runs.task)})
+    return board(runs, _trained(runs))
+
+
+def seed_scores(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each run's scores (`protocol.run_scores`) of tidy runs, each task judged against its own training lengths."""
+    return run_scores(runs, _trained(runs))
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ highest), *behind* in the reverse case, and *within the seeds' spread* otherwise
 the margin past them, the two are *both at the floor*, counted apart: that says nothing of which extrapolates further. A
 task where either cell is not trained is named apart, never counted. The rule is not proof against chance: with three
 seeds a side, a mechanism no better than its control has every seed's beyond score above every one of the control's in
-1 of the 20 equally likely ways the six runs' places fall to the two cells, and every reach above in as many, so it
-comes out ahead in up to 1 comparison in 10 and ahead or behind in up to 1 in 5 (`chance_words` counts how many to
-expect on the board).
+1 of the 20 equally likely ways the six runs could fall to the two cells, and every reach above in as many, so it comes
+out ahead in up to 1 comparison in 10 and ahead or behind in up to 1 in 5. `chance_apart` deals each comparison's own
+runs to its two cells in every way and counts the share the rule calls ahead or behind; `chance_words` sums it over the
+board's comparisons: how many to expect by chance.
 
 Which positional scheme is best on average compares the decoder's schemes over the tasks every one of them ran, two at
 a time, each pair over the tasks both fit (a cell not trained is left out, never counted as 0): a scheme is *ahead on
@@ -25,13 +26,14 @@ another scheme is clearly ahead of it.
 """
 
 from dataclasses import dataclass
-from math import comb
+from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
 from lengthgen.display import and_list
 from lengthgen.leaderboard.grid import MECHANISMS
-from lengthgen.leaderboard.protocol import MARGIN, RANKED, apart, at_floor, clearly_ahead
+from lengthgen.leaderboard.protocol import CELL, MARGIN, RANKED, apart, at_floor, cell_scores, clearly_ahead
 from lengthgen.registry import Registry
 
 AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
@@ -228,22 +230,36 @@ def best_words(table: pd.DataFrame) -> str:
             f"all of them, is {and_list(stands)}{apart_from}.")
 
 
-def chance_words(board: pd.DataFrame, questions: dict[str, Question] | None = None) -> str:
+def chance_apart(a: np.ndarray, b: np.ndarray) -> float:
+    """The chance that the rule (`_against`) calls one of two trained cells ahead of the other if their runs were
+    exchangeable (neither mechanism differing from the other): the share of the C(m + n, m) ways to deal the cells' m
+    and n runs (rows of beyond score and reach) back to two cells of m and n runs in which it does."""
+    pooled, every = np.concatenate([a, b]), range(len(a) + len(b))
+
+    def cell(runs: np.ndarray) -> pd.Series:
+        (beyond_lo, reach_lo), (beyond_hi, reach_hi) = runs.min(axis=0), runs.max(axis=0)
+        return pd.Series({"beyond lo": beyond_lo, "beyond hi": beyond_hi, "reach lo": reach_lo, "reach hi": reach_hi})
+
+    outcomes = [_against(cell(pooled[list(dealt)]), cell(pooled[[i for i in every if i not in dealt]]))
+                for dealt in combinations(every, len(a))]
+    return sum(outcome in (AHEAD, BEHIND) for outcome in outcomes) / len(outcomes)
+
+
+def chance_words(scores: pd.DataFrame, questions: dict[str, Question] | None = None) -> str:
     """How many of the questions' counted comparisons (both cells trained, not both at the floor; a comparison that
-    two questions make counted once) could come out ahead or behind by chance alone if no mechanism differed from its
-    control, beside how many did: a comparison of cells with m and n seeds counts 4 / C(m + n, m), the chance, at
-    most, that the beyond scores or the reaches of one cell's seeds all lie above the other's (of the C(m + n, m)
-    equally likely ways their places fall to the two cells, one each way for each score)."""
-    seeds = board.set_index(["task", "variant"]).seeds
-    counted = {}
+    two questions make counted once) would come out ahead or behind by chance alone if no mechanism differed from its
+    control (the sum of their `chance_apart`), beside how many did, from each run's scores (`protocol.run_scores`)."""
+    runs = {cell: seeds[["beyond", "reach"]].to_numpy(float) for cell, seeds in scores.groupby(CELL, sort=False)}
+    cells, counted = cell_scores(scores), {}
     for q in (QUESTIONS if questions is None else questions).values():
-        for row in compare(board, q).itertuples():
+        for row in compare(cells, q).itertuples():
             if row.comparison in (AHEAD, BEHIND, TIED):
-                m, n = int(seeds[(row.task, q.mechanism)]), int(seeds[(row.task, q.against)])
-                counted[(row.task, q.mechanism, q.against)] = (4 / comb(m + n, m), row.comparison != TIED)
+                chance = chance_apart(runs[(row.task, q.mechanism)], runs[(row.task, q.against)])
+                counted[(row.task, q.mechanism, q.against)] = (chance, row.comparison != TIED)
     if not counted:
         return "No comparison of the questions is counted yet (none has both cells trained and off the floor)."
     expected, found = sum(p for p, _ in counted.values()), sum(hit for _, hit in counted.values())
     return (f"Of the {len(counted)} comparison{'' if len(counted) == 1 else 's'} counted above (both cells trained, "
-            f"not both at the floor), {found} came out ahead or behind; if no mechanism differed from its control, up "
-            f"to about {expected:.1f} could by chance alone.")
+            f"not both at the floor), {found} came out ahead or behind; if no mechanism differed from its control, "
+            f"{expected:.1f} would by chance alone, on average (of the ways to deal a comparison's runs to its two "
+            "cells, the share the rule calls ahead or behind, summed).")

@@ -1,8 +1,9 @@
 """The cross-paper questions: the ahead / behind / spread rule on hand-made boards, and the average ranking."""
 
+import numpy as np
 import pandas as pd
 
-from lengthgen.leaderboard.protocol import board
+from lengthgen.leaderboard.protocol import board, run_scores
 from lengthgen.leaderboard.questions import (
     AHEAD,
     BEHIND,
@@ -14,6 +15,7 @@ from lengthgen.leaderboard.questions import (
     average_table,
     best_on_average,
     best_words,
+    chance_apart,
     chance_words,
     compare,
     outside_board,
@@ -32,12 +34,13 @@ def runs(cells: dict[tuple[str, str], tuple[list[float], float]]) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-BOARD = board(runs({
+CELLS = {
     ("copy", "rope+ln"): ([60, 70, 80], 100), ("copy", "rope"): ([10, 20, 30], 100),  # apart: ahead
     ("recopy", "rope+ln"): ([1, 2, 3], 100), ("recopy", "rope"): ([10, 20, 30], 100),  # apart: behind
     ("reverse_copy", "rope+ln"): ([25, 50, 70], 100), ("reverse_copy", "rope"): ([10, 20, 30], 100),  # overlap
     ("dedupe", "rope+ln"): ([90, 90, 90], 40), ("dedupe", "rope"): ([0, 0, 0], 100),  # rope+ln did not fit
-}), TRAINED)
+}
+BOARD = board(runs(CELLS), TRAINED)
 
 
 def test_a_mechanism_is_ahead_only_when_every_seed_is_and_an_untrained_cell_is_named_not_counted():
@@ -111,20 +114,32 @@ def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_n
     assert best_on_average(near, ("alibi", "rope", "fire")).scheme.tolist() == ["alibi", "rope", "fire"]  # 10.0 each
 
 
-def test_the_chance_count_bounds_each_counted_comparisons_chance_of_a_clean_split_once():
-    one = {"ln rope": QUESTIONS["ln rope"]}  # on BOARD: ahead, behind, within the spread, and dedupe not trained
-    assert chance_words(BOARD, one) == ("Of the 3 comparisons counted above (both cells trained, not both at the "
-                                        "floor), 2 came out ahead or behind; if no mechanism differed from its "
-                                        "control, up to about 0.6 could by chance alone.")  # 3 x 4 / C(6, 3)
-    renamed = BOARD.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
+def test_the_chance_of_a_comparison_is_the_share_of_the_ways_to_deal_its_runs_that_the_rule_calls_apart():
+    # rows of (beyond, reach). Only the deal of the top three beyond scores apart from the rest (30 is 5 over 25) and
+    # the deal of the three reaches of 20 apart from the three of 10 are called apart, each both ways: 4 of 20
+    a, b = np.array([[10, 20], [20, 20], [30, 20]]), np.array([[25, 10], [35, 10], [40, 10]])
+    assert chance_apart(a, b) == chance_apart(b, a) == 4 / 20
+    # where the beyond scores and the reaches split the runs the same way, that one split counts once: 2 of 20
+    assert chance_apart(np.array([[60, 15], [70, 15], [80, 15]]), np.array([[10, 10], [20, 10], [30, 10]])) == 2 / 20
+    assert chance_apart(np.array([[60, 15], [60, 15], [60, 15]]), np.array([[60.5, 15]] * 3)) == 0  # within margin
+    assert chance_apart(np.array([[60, 10]]), np.array([[10, 10], [20, 10], [30, 10]])) == 2 / 4  # 60 or 10 alone
+
+
+def test_the_chance_count_sums_each_counted_comparisons_chance_once():
+    scores = run_scores(runs(CELLS), TRAINED)
+    one = {"ln rope": QUESTIONS["ln rope"]}  # ahead, behind, within the spread, and dedupe not trained
+    assert chance_words(scores, one) == (
+        "Of the 3 comparisons counted above (both cells trained, not both at the floor), 2 came out ahead or behind; "
+        "if no mechanism differed from its control, 0.3 would by chance alone, on average (of the ways to deal a "
+        "comparison's runs to its two cells, the share the rule calls ahead or behind, summed).")  # 3 x 2 / 20
+    renamed = scores.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
     both = {k: QUESTIONS[k] for k in ("abc", "abc recopy")}  # both compare abc with encdec on recopy
     assert chance_words(renamed, both).startswith("Of the 3 comparisons counted above")  # recopy counted once
-    uneven = board(pd.concat([runs({("copy", "rope+ln"): ([60], 100)}), runs({("copy", "rope"): ([10, 20, 30], 100)})]),
-                   TRAINED)  # one seed against three: 4 / C(4, 1) = 1.0
-    assert chance_words(uneven, one).endswith("1 came out ahead or behind; if no mechanism differed from its control, "
-                                              "up to about 1.0 could by chance alone.")
-    assert chance_words(BOARD, {}) == ("No comparison of the questions is counted yet (none has both cells trained "
-                                       "and off the floor).")  # an empty set of questions is not every question
+    uneven = run_scores(pd.concat([runs({("copy", "rope+ln"): ([60], 100)}),
+                                   runs({("copy", "rope"): ([10, 20, 30], 100)})]), TRAINED)
+    assert ", 0.5 would by chance alone" in chance_words(uneven, one)  # one seed against three: 2 of 4 deals
+    assert chance_words(scores, {}) == ("No comparison of the questions is counted yet (none has both cells trained "
+                                        "and off the floor).")  # an empty set of questions is not every question
 
 
 def test_two_cells_at_0_beyond_on_every_seed_are_at_the_floor_not_within_the_spread_even_when_reaches_differ():
