@@ -472,6 +472,20 @@ def mechanism_rows(profile: str, seeds: tuple[int, ...] | None, mechanisms: tupl
     return profile_runs(replace(LEADERBOARD_PROFILES[profile], mechanisms=mechanisms), seeds)
 
 
+def added_configs(profile: str) -> list[LeaderboardRun]:
+    """The runs of every registered mechanism that a profile does not list (readers' rows, `mechanism_rows`)."""
+    listed = LEADERBOARD_PROFILES[profile].mechanisms
+    return mechanism_rows(profile, None, tuple(m for m in MECHANISMS if m not in listed))
+
+
+def added_board(grid_runs: pd.DataFrame, added_runs: pd.DataFrame) -> pd.DataFrame:
+    """The board of rows added beside a grid (tidy runs of mechanisms it does not list, `added_configs`): each cell
+    ranked among the grid's cells of its task and the other added rows' (where it would stand on the board), the
+    grid's own cells left out."""
+    both = scored(pd.concat([grid_runs, added_runs], ignore_index=True))
+    return both[both.variant.isin(set(added_runs.variant))].reset_index(drop=True)
+
+
 def complete_cells(runs: pd.DataFrame, seeds: tuple[int, ...]) -> pd.DataFrame:
     """The rows of `runs` (tidy rows of stored runs) at `seeds` of the cells (task, mechanism) that hold every one of
     them: a grid still running is read a whole cell at a time (a median over fewer seeds would be another statistic).

@@ -383,6 +383,24 @@ def test_a_grid_still_running_is_read_a_whole_cell_at_a_time():
     assert grid_progress(runs.iloc[:0], configs, (0, 1, 2)).startswith("0 of the grid's 12 runs are stored: 0 of")
 
 
+def test_rows_added_beside_the_grid_are_every_unlisted_mechanism_ranked_among_the_grids_cells():
+    from lengthgen.leaderboard.grid import MECHANISMS, added_board, added_configs, scored
+
+    cpu = LEADERBOARD_PROFILES["cpu"]
+    added = added_configs("cpu")
+    assert {c.mechanism for c in added} == {m for m in MECHANISMS if m not in cpu.mechanisms} >= {"t5", "pose"}
+    assert {c.seed for c in added} == set(cpu.seeds) and {c.task for c in added} <= set(cpu.tasks)
+
+    def cell(variant, beyond):  # copy: trained on up to 10, 100% there; per seed, `beyond` at 20
+        return [{"task": "copy", "variant": variant, "seed": s, "length": n, "metric": ACCURACY, "value": v}
+                for s, b in enumerate(beyond) for n, v in ((10, 100.0), (20, b))]
+
+    grid_runs = pd.DataFrame(cell("rope", [10, 11, 12]) + cell("alibi", [50, 60, 70]))
+    board = added_board(grid_runs, pd.DataFrame(cell("t5", [30, 31, 32]) + cell("pose", [80, 85, 90])))
+    assert dict(zip(board.variant, board["rank"], strict=True)) == {"pose": 1, "t5": 3}  # behind pose and alibi
+    assert scored(grid_runs).set_index("variant")["rank"].to_dict() == {"alibi": 1, "rope": 2}  # the grid's own
+
+
 def test_a_mechanisms_parameters_are_its_models_own():
     from lengthgen.leaderboard.grid import parameters
 
