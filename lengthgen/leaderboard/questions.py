@@ -6,12 +6,15 @@ mechanism is *ahead* when it is clearly ahead of the control (its lowest seed's 
 the control's highest, or, where neither range is that far above the other, its lowest reach above the control's
 highest), *behind* in the reverse case, and *within the seeds' spread* otherwise; where every seed of both scores under
 the margin past them, the two are *both at the floor*, counted apart: that says nothing of which extrapolates further. A
-task where either cell is not trained is named apart, never counted. The rule is not proof against chance: with three
-seeds a side, a mechanism no better than its control has every seed's beyond score above every one of the control's in
-1 of the 20 equally likely ways the six runs could fall to the two cells, and every reach above in as many, so it comes
-out ahead in up to 1 comparison in 10 and ahead or behind in up to 1 in 5. `chance_apart` deals each comparison's own
-runs to its two cells in every way and counts the share the rule calls ahead or behind; `chance_words` sums it over the
-board's comparisons: how many to expect by chance.
+task where either cell is not trained is named apart, never counted. The rule is not proof against chance. The runs of
+one seed share their training data and first draws, so were a mechanism no different from its control, only a seed's two
+runs could be swapped between the cells as equally likely: with three seeds, 8 ways, in at most one of which the
+mechanism's every beyond score lies above every one of the control's (two such ways would put a seed's runs each above
+the other), and as many for the reach; so where every swap leaves both cells trained, the rule calls such a mechanism
+ahead in up to 1 comparison in 4, and ahead or behind in up to 1 in 2. `chance_apart` swaps a comparison's own runs
+every such way and counts the share the rule calls ahead or behind among those that leave both cells trained;
+`chance_words` sums it over the questions' counted comparisons, each once: how many to expect by chance (an expectation,
+not a test: comparisons share cells).
 
 Which positional scheme is best on average compares the decoder's schemes over the tasks every one of them ran, two at
 a time, each pair over the tasks both fit (a cell not trained is left out, never counted as 0): a scheme is *ahead on
@@ -26,14 +29,14 @@ another scheme is clearly ahead of it.
 """
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import product
 
-import numpy as np
 import pandas as pd
 
 from lengthgen.display import and_list
+from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.grid import MECHANISMS
-from lengthgen.leaderboard.protocol import CELL, MARGIN, RANKED, apart, at_floor, cell_scores, clearly_ahead
+from lengthgen.leaderboard.protocol import CELL, EPS, MARGIN, RANKED, apart, at_floor, cell_scores, clearly_ahead
 from lengthgen.registry import Registry
 
 AHEAD, BEHIND, TIED = "ahead", "behind", "within the seeds' spread"
@@ -230,26 +233,38 @@ def best_words(table: pd.DataFrame) -> str:
             f"all of them, is {and_list(stands)}{apart_from}.")
 
 
-def chance_apart(a: np.ndarray, b: np.ndarray) -> float:
-    """The chance that the rule (`_against`) calls one of two trained cells ahead of the other if their runs were
-    exchangeable (neither mechanism differing from the other): the share of the C(m + n, m) ways to deal the cells' m
-    and n runs (rows of beyond score and reach) back to two cells of m and n runs in which it does."""
-    pooled, every = np.concatenate([a, b]), range(len(a) + len(b))
+def chance_apart(a: pd.DataFrame, b: pd.DataFrame) -> float:
+    """The chance that the rule (`_against`) calls one of two cells ahead of the other, were neither mechanism
+    different from the other: of the 2^k ways to swap each of the k seeds' two runs between the cells, those that
+    leave both cells trained and not both at the floor (as the questions count a comparison), the share in which the
+    rule calls one ahead. Only a seed's own two runs are swapped: they share their training data and first draws, so
+    runs of different seeds need not be alike.
 
-    def cell(runs: np.ndarray) -> pd.Series:
-        (beyond_lo, reach_lo), (beyond_hi, reach_hi) = runs.min(axis=0), runs.max(axis=0)
-        return pd.Series({"beyond lo": beyond_lo, "beyond hi": beyond_hi, "reach lo": reach_lo, "reach hi": reach_hi})
-
-    outcomes = [_against(cell(pooled[list(dealt)]), cell(pooled[[i for i in every if i not in dealt]]))
-                for dealt in combinations(every, len(a))]
-    return sum(outcome in (AHEAD, BEHIND) for outcome in outcomes) / len(outcomes)
+    Args:
+        a, b: the two cells' runs (`protocol.run_scores` rows of one task), one per seed, the same seeds; one of the
+            ways (no swap) must be counted.
+    """
+    if sorted(a.seed) != sorted(b.seed):
+        raise LengthgenError(f"cells of seeds {sorted(a.seed)} and {sorted(b.seed)}: a swap needs the same seeds")
+    a, b = (cell.sort_values("seed").reset_index(drop=True) for cell in (a, b))
+    called = []
+    for swap in product((False, True), repeat=len(a)):
+        first = pd.DataFrame([(b if s else a).iloc[i] for i, s in enumerate(swap)]).assign(variant="a")
+        second = pd.DataFrame([(a if s else b).iloc[i] for i, s in enumerate(swap)]).assign(variant="b")
+        cells = cell_scores(pd.concat([first, second], ignore_index=True)).set_index("variant")
+        if (cells.status == RANKED).all() and (outcome := _against(cells.loc["a"], cells.loc["b"])) != FLOOR:
+            called.append(outcome in (AHEAD, BEHIND))
+    if not called:
+        raise LengthgenError("no swap of the two cells' runs leaves both trained and off the floor")
+    return sum(called) / len(called)
 
 
 def chance_words(scores: pd.DataFrame, questions: dict[str, Question] | None = None) -> str:
     """How many of the questions' counted comparisons (both cells trained, not both at the floor; a comparison that
-    two questions make counted once) would come out ahead or behind by chance alone if no mechanism differed from its
-    control (the sum of their `chance_apart`), beside how many did, from each run's scores (`protocol.run_scores`)."""
-    runs = {cell: seeds[["beyond", "reach"]].to_numpy(float) for cell, seeds in scores.groupby(CELL, sort=False)}
+    two questions make counted once) would come out ahead or behind by chance alone, were no mechanism different from
+    its control (the sum of their `chance_apart`), beside how many did, from each run's scores
+    (`protocol.run_scores`)."""
+    runs = dict(list(scores.groupby(CELL, sort=False)))
     cells, counted = cell_scores(scores), {}
     for q in (QUESTIONS if questions is None else questions).values():
         for row in compare(cells, q).itertuples():
@@ -260,6 +275,8 @@ def chance_words(scores: pd.DataFrame, questions: dict[str, Question] | None = N
         return "No comparison of the questions is counted yet (none has both cells trained and off the floor)."
     expected, found = sum(p for p, _ in counted.values()), sum(hit for _, hit in counted.values())
     return (f"Of the {len(counted)} comparison{'' if len(counted) == 1 else 's'} counted above (both cells trained, "
-            f"not both at the floor), {found} came out ahead or behind; if no mechanism differed from its control, "
-            f"{expected:.1f} would by chance alone, on average (of the ways to deal a comparison's runs to its two "
-            "cells, the share the rule calls ahead or behind, summed).")
+            f"not both at the floor), {found} came out ahead or behind; were no mechanism different from its "
+            f"control, {expected:.1f} would by chance alone, on average (for each comparison, of the ways to swap a "
+            "seed's two runs between its cells that leave both trained, the share the rule calls ahead or behind; "
+            "summed over comparisons that share cells, so an expectation, not a test)."
+            + (" No more came out than chance would give." if found <= expected + EPS else ""))

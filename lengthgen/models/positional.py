@@ -132,15 +132,17 @@ class ALiBi(Positional):
         return -slopes[:, None, None] * distance[..., None, :, :]  # (..., H, T, S)
 
 
-T5_BUCKETS, T5_FAR = 32, 128  # T5's buckets per table, and the distance from which all share a side's last bucket
+T5_BUCKETS, T5_FAR = 32, 128  # T5's buckets per table, and the distance its log-spaced buckets span: every distance
+# from it on shares a side's last bucket (with the shorter ones that bucket's width takes in)
 
 
 def t5_bucket(offset: torch.Tensor, causal: bool = False) -> torch.Tensor:
     """The T5 bucket (0 .. T5_BUCKETS - 1) of each key's offset from its query (key id - query id). Bidirectional (an
     encoder's layers): the past and the query itself take the first half of the buckets, the future the second; causal
-    (a decoder's self-attention): the past takes them all, and a later key (masked) shares the query's bucket 0. On a
-    side of n buckets, distances below n / 2 have a bucket each, longer ones share buckets whose width grows
-    geometrically up to T5_FAR, and all from T5_FAR share the side's last."""
+    (a decoder's self-attention): the past takes them all, and a key whose id is above the query's shares the query's
+    bucket 0 (a later key, masked, where the ids follow the order). On a side of n buckets, distances below n / 2 have
+    a bucket each, longer ones share buckets whose width grows geometrically up to T5_FAR, and all from T5_FAR share
+    the side's last."""
     side = T5_BUCKETS if causal else T5_BUCKETS // 2
     exact = side // 2
     distance = (-offset).clamp(min=0) if causal else offset.abs()
@@ -153,8 +155,9 @@ def t5_bucket(offset: torch.Tensor, causal: bool = False) -> torch.Tensor:
 class T5Bias(Positional):
     """T5's relative bias (Raffel et al. 2020): a learned scalar per head and bucket of the key's offset from its query
     (`t5_bucket`), added to the scores. As in T5, one table serves every bidirectional layer (an encoder's) and another
-    every causal one (a decoder's self-attention), each bucketing its own way; a model holds the tables of the kinds of
-    layer it has."""
+    every causal one (a decoder's self-attention), each bucketing its own way. A scheme holds a table for each kind
+    among its layer indices, where cross-attention layers count as bidirectional though T5 adds no bias there (an
+    encoder-decoder without encoder layers holds a bidirectional table it does not use)."""
 
     def __init__(self, width, heads=1, layers=1, max_positions=1024, period=3, causal=()):
         super().__init__(width, heads, layers, max_positions, period, causal)

@@ -13,6 +13,7 @@ Attention weights of every layer and head are read through the hook points `bloc
 (and `.cross_attn.` in the encoder-decoder); while one is watched, that layer computes attention explicitly.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -70,7 +71,7 @@ class TransformerConfig:
         if self.memory_from not in MEMORY_FRAMES:
             raise ValueError(f"unknown memory_from {self.memory_from!r}; valid: {', '.join(MEMORY_FRAMES)}")
 
-    def scheme(self, attention_layers: int, causal: range) -> Positional:
+    def scheme(self, attention_layers: int, causal: Iterable[int]) -> Positional:
         """A fresh positional scheme ("a+b" composes) for a model with `attention_layers` attention layers, of which
         `causal` are a decoder's self-attention."""
         return build_scheme(self.positional, self.width, self.heads, attention_layers, self.max_positions,

@@ -1,8 +1,9 @@
 """The cross-paper questions: the ahead / behind / spread rule on hand-made boards, and the average ranking."""
 
-import numpy as np
 import pandas as pd
+import pytest
 
+from lengthgen.errors import LengthgenError
 from lengthgen.leaderboard.protocol import board, run_scores
 from lengthgen.leaderboard.questions import (
     AHEAD,
@@ -114,15 +115,32 @@ def test_the_best_scheme_on_average_compares_each_pair_over_the_tasks_both_fit_n
     assert best_on_average(near, ("alibi", "rope", "fire")).scheme.tolist() == ["alibi", "rope", "fire"]  # 10.0 each
 
 
-def test_the_chance_of_a_comparison_is_the_share_of_the_ways_to_deal_its_runs_that_the_rule_calls_apart():
-    # rows of (beyond, reach). Only the deal of the top three beyond scores apart from the rest (30 is 5 over 25) and
-    # the deal of the three reaches of 20 apart from the three of 10 are called apart, each both ways: 4 of 20
-    a, b = np.array([[10, 20], [20, 20], [30, 20]]), np.array([[25, 10], [35, 10], [40, 10]])
-    assert chance_apart(a, b) == chance_apart(b, a) == 4 / 20
-    # where the beyond scores and the reaches split the runs the same way, that one split counts once: 2 of 20
-    assert chance_apart(np.array([[60, 15], [70, 15], [80, 15]]), np.array([[10, 10], [20, 10], [30, 10]])) == 2 / 20
-    assert chance_apart(np.array([[60, 15], [60, 15], [60, 15]]), np.array([[60.5, 15]] * 3)) == 0  # within margin
-    assert chance_apart(np.array([[60, 10]]), np.array([[10, 10], [20, 10], [30, 10]])) == 2 / 4  # 60 or 10 alone
+def cells_of(**runs: list[tuple[float, float, float]]) -> dict[str, pd.DataFrame]:
+    """Per cell name, its runs at seeds 0, 1, ... as `run_scores` rows: (in distribution, beyond, reach) each."""
+    return {name: pd.DataFrame([{"task": "copy", "variant": name, "seed": seed, "in distribution": fit,
+                                 "beyond": beyond, "reach": reach} for seed, (fit, beyond, reach) in enumerate(rows)])
+            for name, rows in runs.items()}
+
+
+def test_the_chance_of_a_comparison_is_the_share_of_the_swaps_of_a_seeds_runs_that_the_rule_calls_apart():
+    # each cell's runs at seeds 0-2; of the 8 ways to swap a seed's two runs between the cells, the rule calls apart
+    # only no swap and the swap of every seed: 2 of 8 (the six runs dealt every way would give 2 of 20)
+    c = cells_of(a=[(100, 60, 10), (100, 70, 10), (100, 80, 10)], b=[(100, 10, 10), (100, 20, 10), (100, 30, 10)])
+    assert chance_apart(c["a"], c["b"]) == chance_apart(c["b"], c["a"]) == 2 / 8
+    # the reach calls them apart, the beyond scores never (25 is under 30 + 1 whichever way): again 2 of 8
+    c = cells_of(a=[(100, 10, 20), (100, 20, 20), (100, 30, 20)], b=[(100, 25, 10), (100, 35, 10), (100, 40, 10)])
+    assert chance_apart(c["a"], c["b"]) == 2 / 8
+    # a seed's runs each side of the other's: no swap puts every run of one cell above the other's
+    c = cells_of(a=[(100, 25, 10), (100, 50, 10), (100, 70, 10)], b=[(100, 10, 10), (100, 20, 10), (100, 30, 10)])
+    assert chance_apart(c["a"], c["b"]) == 0
+    # a run that did not fit (40% in distribution): the 4 swaps that give a cell two of them leave it not trained,
+    # so they are not counted; of the other 4, 2 are apart
+    c = cells_of(a=[(100, 50, 0), (100, 55, 0), (40, 60, 0)], b=[(40, 0, 0), (100, 5, 0), (100, 6, 0)])
+    assert chance_apart(c["a"], c["b"]) == 2 / 4
+    one = cells_of(a=[(100, 60, 10)], b=[(100, 10, 10)])
+    assert chance_apart(one["a"], one["b"]) == 1  # one seed: a comparison apart is apart either way round
+    with pytest.raises(LengthgenError, match=r"seeds \[0\] and \[0, 1, 2\]"):
+        chance_apart(one["a"], c["b"])
 
 
 def test_the_chance_count_sums_each_counted_comparisons_chance_once():
@@ -130,14 +148,17 @@ def test_the_chance_count_sums_each_counted_comparisons_chance_once():
     one = {"ln rope": QUESTIONS["ln rope"]}  # ahead, behind, within the spread, and dedupe not trained
     assert chance_words(scores, one) == (
         "Of the 3 comparisons counted above (both cells trained, not both at the floor), 2 came out ahead or behind; "
-        "if no mechanism differed from its control, 0.3 would by chance alone, on average (of the ways to deal a "
-        "comparison's runs to its two cells, the share the rule calls ahead or behind, summed).")  # 3 x 2 / 20
+        "were no mechanism different from its control, 0.5 would by chance alone, on average (for each comparison, "
+        "of the ways to swap a seed's two runs between its cells that leave both trained, the share the rule calls "
+        "ahead or behind; summed over comparisons that share cells, so an expectation, not a test).")  # 2/8 + 2/8 + 0
     renamed = scores.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
     both = {k: QUESTIONS[k] for k in ("abc", "abc recopy")}  # both compare abc with encdec on recopy
     assert chance_words(renamed, both).startswith("Of the 3 comparisons counted above")  # recopy counted once
-    uneven = run_scores(pd.concat([runs({("copy", "rope+ln"): ([60], 100)}),
-                                   runs({("copy", "rope"): ([10, 20, 30], 100)})]), TRAINED)
-    assert ", 0.5 would by chance alone" in chance_words(uneven, one)  # one seed against three: 2 of 4 deals
+    single = run_scores(runs({("copy", "rope+ln"): ([60], 100), ("copy", "rope"): ([10], 100)}), TRAINED)
+    assert chance_words(single, one).endswith(
+        "1.0 would by chance alone, on average (for each comparison, of the ways to swap a seed's two runs between "
+        "its cells that leave both trained, the share the rule calls ahead or behind; summed over comparisons that "
+        "share cells, so an expectation, not a test). No more came out than chance would give.")  # one seed: 1 of 1
     assert chance_words(scores, {}) == ("No comparison of the questions is counted yet (none has both cells trained "
                                         "and off the floor).")  # an empty set of questions is not every question
 
