@@ -83,9 +83,14 @@ def _against(a: pd.Series, b: pd.Series) -> str:
     return AHEAD if clearly_ahead(a, b) else BEHIND if clearly_ahead(b, a) else TIED
 
 
-def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:
+COUNTED = (AHEAD, BEHIND, TIED)  # the comparisons the answers count (both cells trained, not both at the floor)
+
+
+def compare(board: pd.DataFrame, question: Question, scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per task where both cells are on the board (of `question.tasks`, if any): the two beyond scores (median and
-    seeds' range) and the comparison: AHEAD, BEHIND, TIED, FLOOR, or "not trained: <mechanisms>"."""
+    seeds' range) and the comparison: AHEAD, BEHIND, TIED, FLOOR, or "not trained: <mechanisms>". With `scores` (the
+    board's runs, `protocol.run_scores`), a column "chance apart": each counted comparison's `chance_apart` (NaN for
+    the others)."""
     cells = board.set_index(["task", "variant"])
     rows = []
     for task in dict.fromkeys(board.task):
@@ -97,8 +102,14 @@ def compare(board: pd.DataFrame, question: Question) -> pd.DataFrame:
         rows.append({"task": task, **{f"{m} beyond": f"{c.beyond:.1f} ({c['beyond lo']:.1f}-{c['beyond hi']:.1f})"
                                       for (_, m), c in zip(pair, (a, b), strict=True)},
                      "comparison": f"not trained: {and_list(untrained)}" if untrained else _against(a, b)})
-    return pd.DataFrame(rows, columns=["task", f"{question.mechanism} beyond", f"{question.against} beyond",
-                                       "comparison"])
+    table = pd.DataFrame(rows, columns=["task", f"{question.mechanism} beyond", f"{question.against} beyond",
+                                        "comparison"])
+    if scores is not None:
+        runs = dict(list(scores.groupby(CELL, sort=False)))
+        table["chance apart"] = [chance_apart(runs[(task, question.mechanism)], runs[(task, question.against)])
+                                 if comparison in COUNTED else float("nan")
+                                 for task, comparison in zip(table.task, table.comparison, strict=True)]
+    return table
 
 
 def answer(board: pd.DataFrame, question: Question) -> str:
@@ -264,13 +275,11 @@ def chance_words(scores: pd.DataFrame, questions: dict[str, Question] | None = N
     two questions make counted once) would come out ahead or behind by chance alone, were no mechanism different from
     its control (the sum of their `chance_apart`), beside how many did, from each run's scores
     (`protocol.run_scores`)."""
-    runs = dict(list(scores.groupby(CELL, sort=False)))
     cells, counted = cell_scores(scores), {}
     for q in (QUESTIONS if questions is None else questions).values():
-        for row in compare(cells, q).itertuples():
-            if row.comparison in (AHEAD, BEHIND, TIED):
-                chance = chance_apart(runs[(row.task, q.mechanism)], runs[(row.task, q.against)])
-                counted[(row.task, q.mechanism, q.against)] = (chance, row.comparison != TIED)
+        for row in compare(cells, q, scores).to_dict("records"):
+            if row["comparison"] in COUNTED:
+                counted[(row["task"], q.mechanism, q.against)] = (row["chance apart"], row["comparison"] != TIED)
     if not counted:
         return "No comparison of the questions is counted yet (none has both cells trained and off the floor)."
     expected, found = sum(p for p, _ in counted.values()), sum(hit for _, hit in counted.values())

@@ -151,6 +151,10 @@ def test_the_chance_count_sums_each_counted_comparisons_chance_once():
         "were no mechanism different from its control, 0.5 would by chance alone, on average (for each comparison, "
         "of the ways to swap a seed's two runs between its cells that leave both trained, the share the rule calls "
         "ahead or behind; summed over comparisons that share cells, so an expectation, not a test).")  # 2/8 + 2/8 + 0
+    chances = compare(BOARD, QUESTIONS["ln rope"], scores).set_index("task")["chance apart"]
+    assert chances.drop("dedupe").to_dict() == {"copy": 2 / 8, "recopy": 2 / 8, "reverse_copy": 0}
+    assert pd.isna(chances["dedupe"])  # not counted: no chance
+    assert "chance apart" not in compare(BOARD, QUESTIONS["ln rope"])  # without the runs, none
     renamed = scores.replace({"variant": {"rope+ln": "abc", "rope": "encdec"}})
     both = {k: QUESTIONS[k] for k in ("abc", "abc recopy")}  # both compare abc with encdec on recopy
     assert chance_words(renamed, both).startswith("Of the 3 comparisons counted above")  # recopy counted once
