@@ -14,9 +14,12 @@ cells of a task are ranked. One rule for every task and mechanism, stated here o
   score is at least `MARGIN` (one point of exact match) above this cell's highest, or, where neither beyond range is
   that far above the other, whose lowest reach is above this cell's highest. Its rank is one more than the number of
   cells clearly ahead of it, so cells that the seeds' spread cannot tell apart share a rank (with one seed: by beyond,
-  beyond the margin, then reach). The margin keeps a few examples or the rounding of a mean from ordering two cells
-  (a difference is read to within `EPS`, so that a mean's float rounding cannot move it across the margin); a cell
-  whose every seed scores under it beyond is *at the floor*.
+  beyond the margin, then reach). The margin keeps a few examples or the rounding of a mean from ordering two cells (a
+  difference is read to within `EPS`, so that a mean's float rounding cannot move it across the margin); a cell whose
+  every seed scores under it beyond is *at the floor*. A rank orders what three seeds can show, and is no test: were two
+  mechanisms no different, swapping each seed's two runs between their cells (they share the seed's training data and
+  first draws) would call one clearly ahead in up to 1 of the 8 ways each way round by beyond score and as many by reach
+  (the questions count this chance, `questions.chance_apart`).
 - A **row's cost** (a mechanism on every task it ran, all seeds) is, summed over its tasks, the median wall time of a
   cell's runs times its number of runs, in CPU-thread hours where each run had one thread: the median, because a run
   that shared the machine with more processes than its siblings can take several times as long.
