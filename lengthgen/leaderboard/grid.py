@@ -314,11 +314,12 @@ ABC_SAMPLES = 256  # training examples whose attention ABC averages, as the ABC 
 
 
 def one_length(task: Seq2SeqTask, length: int, n: int, gen) -> object:
-    """A batch of up to `n` examples of a source length whose targets share one length, the commonest among 4 n drawn
-    (ABC averages attention cell by cell)."""
+    """A batch of up to `n` examples of `length` (in the task's unit) whose sources share one length and targets
+    another, the commonest pair among 4 n drawn (ABC averages attention cell by cell; SCAN's length counts actions,
+    and commands of one action count differ in words)."""
     drawn = [task.draw(length, gen) for _ in range(4 * n)]
-    common = Counter(len(target) for _, target in drawn).most_common(1)[0][0]
-    return task.batch([e for e in drawn if len(e[1]) == common][:n])
+    common = Counter((len(source), len(target)) for source, target in drawn).most_common(1)[0][0]
+    return task.batch([e for e in drawn if (len(e[0]), len(e[1])) == common][:n])
 
 
 def open_share(model, table: torch.Tensor, steps: int, source: int) -> float:

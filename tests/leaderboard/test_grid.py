@@ -279,6 +279,18 @@ def test_abc_retrains_the_encoder_decoder_with_the_bias_its_plain_cells_model_ca
     assert batch.src.shape[0] > 0 and bool((batch.tgt_len == batch.tgt_len[0]).all())
 
 
+def test_abc_calibrates_scan_on_commands_of_one_length_among_those_of_its_action_count():
+    import lengthgen.leaderboard.grid as grid
+    from lengthgen.seeding import generator
+
+    abc = grid.LEADERBOARD_PROFILES["smoke"].run("scan_length", "abc", 0)
+    task, model = build_run(abc)
+    batch = grid.one_length(task, in_distribution("scan_length"), 64, generator(0, "abc"))
+    assert batch.src.shape[0] > 1 and bool((batch.src_len == batch.src_len[0]).all())  # one command length
+    assert bool((batch.tgt_len == batch.tgt_len[0]).all())  # and one action count: the cells line up
+    assert 0 < grid.calibrate(abc, task, model) <= 100  # runs through (it stopped the grid when commands differed)
+
+
 def test_the_open_share_counts_the_first_cross_attention_layers_finite_cells_over_the_steps_and_source():
     import lengthgen.leaderboard.grid as grid
     from lengthgen.models.positional import windowed_table
