@@ -171,8 +171,8 @@ class T5Bias(Positional):
 
     def bias(self, query_ids, key_ids, layer=0):
         offset = key_ids[..., None, :] - query_ids[..., :, None]  # (..., T, S)
-        buckets = t5_bucket(offset, causal=layer in self.causal)
-        return self.tables[self._kind(layer)](buckets).movedim(-1, -3)  # (..., H, T, S)
+        kind = self._kind(layer)
+        return self.tables[kind](t5_bucket(offset, causal=kind == "causal")).movedim(-1, -3)  # (..., H, T, S)
 
 
 FIRE_HIDDEN = 32  # the width of FIRE's MLP (Li et al. 2024)
